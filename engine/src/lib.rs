@@ -1,0 +1,1 @@
+//! Porfiry's inference engine (placeholder crate doc; the engine work replaces it).
