@@ -1,0 +1,62 @@
+package app.porfiry.core;
+
+import java.util.List;
+
+/** An object wrapper over a {@link PorfiryNative} handle. */
+public final class Assistant implements AutoCloseable {
+    private final long handle;
+
+    private Assistant(long handle) {
+        this.handle = handle;
+    }
+
+    /** Loads a GGUF model with the given settings. */
+    public static Assistant open(String modelPath, String skillsDir, String toolsetsDir,
+                                 AssistantSettings settings) {
+        return new Assistant(PorfiryNative.create(modelPath, skillsDir, toolsetsDir,
+                settings.contextTokens(), settings.threads(), settings.language()));
+    }
+
+    /** An assistant over a scripted model (tests, demos). */
+    public static Assistant scripted(List<String> script, int pieceDelayMs, String skillsDir,
+                                     String toolsetsDir, String language) {
+        return new Assistant(PorfiryNative.createScripted(script.toArray(new String[0]),
+                pieceDelayMs, skillsDir, toolsetsDir, language));
+    }
+
+    /** The native handle. */
+    public long handle() {
+        return handle;
+    }
+
+    /** See {@link PorfiryNative#registerToolset}. */
+    public void registerToolset(String toolset, ToolExecutor executor, long timeoutMs) {
+        PorfiryNative.registerToolset(handle, toolset, executor, timeoutMs);
+    }
+
+    /** See {@link PorfiryNative#send}. */
+    public void send(String session, String text, PorfiryListener listener) {
+        PorfiryNative.send(handle, session, text, listener);
+    }
+
+    /** See {@link PorfiryNative#cancel}. */
+    public boolean cancel(String session) {
+        return PorfiryNative.cancel(handle, session);
+    }
+
+    /** See {@link PorfiryNative#prompt}. */
+    public String prompt(String session) {
+        return PorfiryNative.prompt(handle, session);
+    }
+
+    /** See {@link PorfiryNative#stats}. */
+    public String stats() {
+        return PorfiryNative.stats(handle);
+    }
+
+    /** See {@link PorfiryNative#close}. */
+    @Override
+    public void close() {
+        PorfiryNative.close(handle);
+    }
+}

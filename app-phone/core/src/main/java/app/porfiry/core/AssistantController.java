@@ -1,0 +1,246 @@
+package app.porfiry.core;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+/**
+ * The assistant's turn logic, independent of Android: what to send, what to speak, when to stop.
+ *
+ * <ul>
+ *   <li><b>Turn state:</b> IDLE → THINKING (sent, nothing to say yet) → SPEAKING (sentences queued
+ *       or playing) → IDLE when the turn is done and the last sentence was spoken.</li>
+ *   <li><b>Barge-in:</b> user speech cancels the current reply: {@link #userStartedSpeaking()}
+ *       stops the voice and cancels the turn at once; {@link #userSaid(String)} does the same and
+ *       then sends the new request. Events of a cancelled turn are ignored.</li>
+ *   <li><b>Sentence queue:</b> each sentence goes to the {@link Speaker} as soon as the model
+ *       completes it; the controller counts utterances until the speaker reports them spoken.</li>
+ *   <li><b>Activity:</b> tool calls, shown text and errors go to a {@link ToolActivityLog}.</li>
+ * </ul>
+ *
+ * <p>Thread-safe: listener events arrive on the native worker thread, user events on the UI
+ * thread. The speaker and display are called with the controller's lock held; their
+ * implementations must only enqueue work (the Android ones post to the main thread).
+ */
+public final class AssistantController {
+    /** Where the turn is. */
+    public enum State { IDLE, THINKING, SPEAKING }
+
+    /** Text-to-speech: speaks utterances in the order given. */
+    public interface Speaker {
+        /** Queue {@code text}; call {@link AssistantController#utteranceDone} with the id when spoken. */
+        void speak(String utteranceId, String text);
+
+        /** Stop speaking and drop everything queued. */
+        void stopAll();
+    }
+
+    /** The display (glasses or screen) the {@code show_text} tool writes to. */
+    public interface Display {
+        /** Show {@code text}. */
+        void showText(String text);
+    }
+
+    /** Observes the controller (UI updates). Called with the controller's lock held. */
+    public interface Observer {
+        /** The state changed. */
+        void onState(State state);
+
+        /** A piece of the reply arrived (for a live transcript). */
+        void onReplyText(String piece);
+
+        /** The turn ended; {@code statsJson} as given by the bridge, or null on error. */
+        void onTurnEnded(String statsJson, String error);
+    }
+
+    private final Assistant assistant;
+    private final String session;
+    private final Speaker speaker;
+    private final Display display;
+    private final Observer observer;
+    private final ToolActivityLog log;
+
+    private State state = State.IDLE;
+    private long turn = 0;
+    private boolean turnFinished = true;
+    private final Deque<String> pendingUtterances = new ArrayDeque<>();
+    private long utteranceCounter = 0;
+    private String lastStats;
+
+    /** A controller for one conversation ({@code session}) of {@code assistant}. */
+    public AssistantController(Assistant assistant, String session, Speaker speaker, Display display,
+                               Observer observer, ToolActivityLog log) {
+        this.assistant = assistant;
+        this.session = session;
+        this.speaker = speaker;
+        this.display = display;
+        this.observer = observer;
+        this.log = log;
+    }
+
+    /** The current state. */
+    public synchronized State state() {
+        return state;
+    }
+
+    /** The stats JSON of the last finished turn, or null. */
+    public synchronized String lastStats() {
+        return lastStats;
+    }
+
+    /** Utterances handed to the speaker and not yet reported spoken. */
+    public synchronized int pendingUtterances() {
+        return pendingUtterances.size();
+    }
+
+    /** The activity log. */
+    public ToolActivityLog log() {
+        return log;
+    }
+
+    /**
+     * The recognizer heard the user start to speak. If the assistant is busy, this is a barge-in:
+     * the voice stops and the current turn is cancelled. Returns whether something was interrupted.
+     */
+    public synchronized boolean userStartedSpeaking() {
+        if (state == State.IDLE) {
+            return false;
+        }
+        interrupt();
+        return true;
+    }
+
+    /** The recognizer produced the user's words: interrupt whatever runs, then send them. */
+    public synchronized void userSaid(String text) {
+        if (text == null || text.trim().isEmpty()) {
+            return;
+        }
+        if (state != State.IDLE) {
+            interrupt();
+        }
+        turn++;
+        turnFinished = false;
+        setState(State.THINKING);
+        final long myTurn = turn;
+        assistant.send(session, text, new TurnListener(myTurn));
+    }
+
+    /** The speaker finished (or dropped) an utterance. */
+    public synchronized void utteranceDone(String utteranceId) {
+        pendingUtterances.remove(utteranceId);
+        maybeIdle();
+    }
+
+    private void interrupt() {
+        speaker.stopAll();
+        pendingUtterances.clear();
+        if (!turnFinished) {
+            assistant.cancel(session);
+        }
+        // Events still coming from the cancelled turn carry an old turn number and are ignored.
+        turn++;
+        turnFinished = true;
+        setState(State.IDLE);
+    }
+
+    private void setState(State s) {
+        if (state != s) {
+            state = s;
+            observer.onState(s);
+        }
+    }
+
+    private void maybeIdle() {
+        if (turnFinished && pendingUtterances.isEmpty()) {
+            setState(State.IDLE);
+        }
+    }
+
+    private synchronized boolean current(long t) {
+        return t == turn;
+    }
+
+    private final class TurnListener implements PorfiryListener {
+        private final long myTurn;
+
+        TurnListener(long myTurn) {
+            this.myTurn = myTurn;
+        }
+
+        @Override
+        public void onText(String piece) {
+            synchronized (AssistantController.this) {
+                if (current(myTurn)) {
+                    observer.onReplyText(piece);
+                }
+            }
+        }
+
+        @Override
+        public void onSentence(String sentence) {
+            synchronized (AssistantController.this) {
+                if (!current(myTurn) || sentence.trim().isEmpty()) {
+                    return;
+                }
+                String id = "u" + (++utteranceCounter);
+                pendingUtterances.addLast(id);
+                setState(State.SPEAKING);
+                speaker.speak(id, sentence);
+            }
+        }
+
+        @Override
+        public void onShowText(String text) {
+            synchronized (AssistantController.this) {
+                if (current(myTurn)) {
+                    log.add(ToolActivityLog.Entry.Kind.SHOW_TEXT, "show_text", text);
+                    display.showText(text);
+                }
+            }
+        }
+
+        @Override
+        public void onToolStarted(String tool, String args) {
+            synchronized (AssistantController.this) {
+                if (current(myTurn)) {
+                    log.add(ToolActivityLog.Entry.Kind.TOOL_STARTED, tool, args);
+                }
+            }
+        }
+
+        @Override
+        public void onToolFinished(String tool, String result, boolean ok) {
+            synchronized (AssistantController.this) {
+                if (current(myTurn)) {
+                    log.add(ok ? ToolActivityLog.Entry.Kind.TOOL_FINISHED
+                            : ToolActivityLog.Entry.Kind.TOOL_FAILED, tool, result);
+                }
+            }
+        }
+
+        @Override
+        public void onDone(String statsJson) {
+            synchronized (AssistantController.this) {
+                if (!current(myTurn)) {
+                    return;
+                }
+                lastStats = statsJson;
+                turnFinished = true;
+                observer.onTurnEnded(statsJson, null);
+                maybeIdle();
+            }
+        }
+
+        @Override
+        public void onError(String message) {
+            synchronized (AssistantController.this) {
+                if (!current(myTurn)) {
+                    return;
+                }
+                log.add(ToolActivityLog.Entry.Kind.ERROR, "", message);
+                turnFinished = true;
+                observer.onTurnEnded(null, message);
+                maybeIdle();
+            }
+        }
+    }
+}

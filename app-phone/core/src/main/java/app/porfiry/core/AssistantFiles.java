@@ -1,0 +1,175 @@
+package app.porfiry.core;
+
+import java.io.File;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * What the assistant needs in the app's files directory, what was found there and, for what is
+ * missing, how to put it there.
+ *
+ * <p>Layout (the push scripts in {@code app-phone/scripts/} write exactly this):
+ * <pre>
+ *   files/models/*.gguf      the language model (one is chosen in the settings)
+ *   files/skills/*.md        skills (knowledge the model reads on demand)
+ *   files/toolsets/*         toolset definitions (groups of tools)
+ *   files/settings.properties
+ * </pre>
+ */
+public final class AssistantFiles {
+    /** The app's package name (for the adb commands in the explanations). */
+    public static final String PACKAGE = "app.porfiry.phone";
+
+    private final File filesDir;
+    private final List<File> models;
+    private final List<File> skills;
+    private final List<File> toolsets;
+    private final File chosenModel;
+    private final List<String> problems;
+
+    private AssistantFiles(File filesDir, List<File> models, List<File> skills, List<File> toolsets,
+                           File chosenModel, List<String> problems) {
+        this.filesDir = filesDir;
+        this.models = models;
+        this.skills = skills;
+        this.toolsets = toolsets;
+        this.chosenModel = chosenModel;
+        this.problems = problems;
+    }
+
+    /** The models folder. */
+    public static File modelsDir(File filesDir) {
+        return new File(filesDir, "models");
+    }
+
+    /** The skills folder. */
+    public static File skillsDir(File filesDir) {
+        return new File(filesDir, "skills");
+    }
+
+    /** The toolsets folder. */
+    public static File toolsetsDir(File filesDir) {
+        return new File(filesDir, "toolsets");
+    }
+
+    /** The settings file. */
+    public static File settingsFile(File filesDir) {
+        return new File(filesDir, "settings.properties");
+    }
+
+    /** Looks at {@code filesDir} with the given settings. Never throws on a missing folder. */
+    public static AssistantFiles scan(File filesDir, AssistantSettings settings) {
+        List<File> models = list(modelsDir(filesDir), ".gguf");
+        List<File> skills = list(skillsDir(filesDir), ".md");
+        List<File> toolsets = list(toolsetsDir(filesDir), "");
+        List<String> problems = new ArrayList<>();
+        File chosen = null;
+        if (models.isEmpty()) {
+            problems.add("No model: " + modelsDir(filesDir) + " has no .gguf file. From a computer "
+                    + "with the repository run: app-phone/scripts/push-model --app "
+                    + "models/cache/gemma-3-270m-q4_k_m.gguf");
+        } else if (settings.modelFile().isEmpty()) {
+            chosen = models.get(0);
+        } else {
+            for (File m : models) {
+                if (m.getName().equals(settings.modelFile())) {
+                    chosen = m;
+                }
+            }
+            if (chosen == null) {
+                problems.add("The model chosen in the settings (" + settings.modelFile()
+                        + ") is not in " + modelsDir(filesDir) + "; choose one of: " + names(models));
+            }
+        }
+        if (skills.isEmpty()) {
+            problems.add("No skills: " + skillsDir(filesDir) + " has no .md file. The assistant "
+                    + "works without them but knows no recipes. Run: app-phone/scripts/push-skills --app");
+        }
+        if (toolsets.isEmpty()) {
+            problems.add("No toolsets: " + toolsetsDir(filesDir) + " is empty, so only the core tools "
+                    + "exist (no media_*). Run: app-phone/scripts/push-skills --app");
+        }
+        return new AssistantFiles(filesDir, models, skills, toolsets, chosen,
+                Collections.unmodifiableList(problems));
+    }
+
+    private static List<File> list(File dir, String suffix) {
+        File[] files = dir.listFiles();
+        if (files == null) {
+            return Collections.emptyList();
+        }
+        List<File> out = new ArrayList<>();
+        for (File f : files) {
+            if (f.isFile() && f.getName().endsWith(suffix) && !f.getName().startsWith(".")) {
+                out.add(f);
+            }
+        }
+        out.sort((a, b) -> a.getName().compareTo(b.getName()));
+        return Collections.unmodifiableList(out);
+    }
+
+    private static String names(List<File> files) {
+        List<String> n = new ArrayList<>();
+        for (File f : files) {
+            n.add(f.getName());
+        }
+        return String.join(", ", n);
+    }
+
+    /** Whether the assistant can start: a model was found and chosen. */
+    public boolean ready() {
+        return chosenModel != null;
+    }
+
+    /** The model to load, or null when {@link #ready()} is false. */
+    public File chosenModel() {
+        return chosenModel;
+    }
+
+    /** Every .gguf found, sorted by name. */
+    public List<File> models() {
+        return models;
+    }
+
+    /** Every skill file found. */
+    public List<File> skills() {
+        return skills;
+    }
+
+    /** Every toolset file found. */
+    public List<File> toolsets() {
+        return toolsets;
+    }
+
+    /** What is missing, each with how to fix it; empty when everything is there. */
+    public List<String> problems() {
+        return problems;
+    }
+
+    /** A human-readable summary: what was found, then what is missing. */
+    public String describe() {
+        StringBuilder sb = new StringBuilder();
+        sb.append("Files: ").append(filesDir).append('\n');
+        sb.append("Models (").append(models.size()).append("): ")
+                .append(models.isEmpty() ? "none" : names(models)).append('\n');
+        if (chosenModel != null) {
+            sb.append("Using model: ").append(chosenModel.getName()).append(" (")
+                    .append(chosenModel.length() / (1024 * 1024)).append(" MiB)\n");
+        }
+        sb.append("Skills (").append(skills.size()).append("): ")
+                .append(skills.isEmpty() ? "none" : names(skills)).append('\n');
+        sb.append("Toolsets (").append(toolsets.size()).append("): ")
+                .append(toolsets.isEmpty() ? "none" : names(toolsets)).append('\n');
+        for (String p : problems) {
+            sb.append("! ").append(p).append('\n');
+        }
+        return sb.toString();
+    }
+
+    @Override
+    public String toString() {
+        return "AssistantFiles" + Arrays.asList(models, skills, toolsets);
+    }
+}

@@ -1,0 +1,79 @@
+package app.porfiry.core;
+
+/**
+ * The JNI binding of {@code libporfiry.so} (the Rust crate {@code porfiry-ffi}).
+ *
+ * <p>An assistant is identified by a {@code long} handle. Handles are never reused: a closed or
+ * unknown handle makes every method throw {@link IllegalStateException} instead of crashing.
+ * Invalid arguments (null strings, a missing model file, ...) throw {@link IllegalArgumentException}.
+ * All methods are thread-safe. Most apps use the {@link Assistant} wrapper instead.
+ *
+ * <p>The library is loaded with {@code System.loadLibrary("porfiry")}, or from the absolute path in
+ * the system property {@code porfiry.library} when it is set (host tests).
+ */
+public final class PorfiryNative {
+    private PorfiryNative() {}
+
+    static {
+        String explicit = System.getProperty("porfiry.library");
+        if (explicit != null && !explicit.isEmpty()) {
+            System.load(explicit);
+        } else {
+            System.loadLibrary("porfiry");
+        }
+    }
+
+    /** The bridge's version string (the crate version). */
+    public static native String version();
+
+    /**
+     * Loads a GGUF model and the skills and toolsets folders; returns a handle.
+     *
+     * @param contextTokens context window in tokens (0: the engine's default)
+     * @param threads CPU threads for inference (0: the engine's default)
+     * @param language {@code "ru"} or {@code "en"}: the language of the messages the model sees
+     */
+    public static native long create(String modelPath, String skillsDir, String toolsetsDir,
+                                     int contextTokens, int threads, String language);
+
+    /**
+     * Creates an assistant over a scripted model instead of a GGUF: each generation returns the
+     * next string of {@code script}, streamed in small pieces with {@code pieceDelayMs} between
+     * them (so cancellation and close can be tested deterministically).
+     */
+    public static native long createScripted(String[] script, int pieceDelayMs, String skillsDir,
+                                             String toolsetsDir, String language);
+
+    /**
+     * Registers the executor of a host toolset: every tool whose name starts with
+     * {@code toolset + "_"} is run by it. A call that takes longer than {@code timeoutMs} or throws
+     * becomes a tool error for the model.
+     */
+    public static native void registerToolset(long handle, String toolset, ToolExecutor executor,
+                                              long timeoutMs);
+
+    /**
+     * Starts a turn: {@code text} from the user in {@code session}. Returns at once; the events go
+     * to {@code listener} from a native worker thread. Turns run one at a time per assistant, in
+     * the order they were sent.
+     */
+    public static native void send(long handle, String session, String text, PorfiryListener listener);
+
+    /**
+     * Cancels the running and queued turns of {@code session}. Returns whether anything was
+     * cancelled. The cancelled turn still ends with {@code onDone} (stop {@code "cancelled"}).
+     */
+    public static native boolean cancel(long handle, String session);
+
+    /**
+     * Cancels everything, waits for the worker to finish and frees the assistant. Queued turns
+     * end with {@code onError}. Closing twice throws {@link IllegalStateException}.
+     */
+    public static native void close(long handle);
+
+    /** The system prompt the model would see in {@code session} now (for a debug screen). */
+    public static native String prompt(long handle, String session);
+
+    /** Statistics as JSON: turns run, the last turn's generation stats, listener errors, ... */
+    public static native String stats(long handle);
+}
