@@ -1,9 +1,92 @@
-//! Porfiry's agent core (placeholder crate doc; the agent work replaces it).
+//! Porfiry's agent core: skills, toolsets, prompt assembly, the `TOOL_CALL:` protocol, the
+//! dispatcher and per-session state — pure logic, driven through the [`Model`] trait.
+//!
+//! # How the pieces fit
+//!
+//! - [`SkillRegistry`] holds skills (markdown + YAML front matter): knowledge the model
+//!   reads on demand with `read_skill|name`. Only their index is in the prompt.
+//! - [`ToolsetRegistry`] holds toolset declarations (YAML): groups of host tools the model
+//!   enables per session. The host supplies [`ToolExecutor`]s; the core knows no toolset.
+//! - [`Agent`] owns both, a [`Clock`], the executors and the sessions (history + active
+//!   toolsets with deadlines). [`Agent::turn`] runs one user turn against a [`Model`],
+//!   streaming [`AgentEvent`]s and returning a [`TurnOutcome`].
+//! - [`build_prompt`] renders the system prompt as [`Prompt`] sections; [`parse_output`]
+//!   and [`VisibleTextFilter`] implement the `TOOL_CALL:` protocol.
+//! - [`scenario`] runs scripted YAML scenarios (the `porfiry scenario` command and the
+//!   crate's integration tests) with a [`ScriptedModel`].
+//!
+//! ```
+//! use std::sync::Arc;
+//! use porfiry_agent::*;
+//!
+//! let clock = Arc::new(ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap());
+//! let mut agent = Agent::new(AgentConfig::default(), SkillRegistry::default(),
+//!                            ToolsetRegistry::default(), clock);
+//! let mut model = ScriptedModel::new(["TOOL_CALL: get_current_time", "Десять утра."]);
+//! let out = agent
+//!     .turn("s1", "Который час?", &mut model, &CancelToken::new(), &mut |_event| {})
+//!     .unwrap();
+//! assert_eq!(out.stop, TurnStop::Answered);
+//! assert_eq!(out.reply, "Десять утра.");
+//! assert_eq!(out.executed[0].result, "2026-08-22T10:00:00+03:00");
+//! ```
+//!
+//! # Design decisions
+//!
+//! - **No I/O but reading skill/toolset files, no threads, no locks held across calls.**
+//!   A turn runs on the caller's thread; cancellation is a [`CancelToken`] checked before
+//!   every model call and passed into the model (which checks it per token). Nothing can
+//!   deadlock on the agent.
+//! - **The prompt never contains the time** ([`build_prompt`] takes no clock) and is
+//!   byte-identical for the same toolset state; its static sections (core, catalog) come
+//!   first so an engine can keep their KV state.
+//! - **History is append-only.** Tool results stay; nothing is preloaded; sessions never
+//!   share history. The only removal is the host's explicit [`Agent::end_session`].
+//! - **Invisible toolset switches.** A generation whose calls only enable/disable toolsets
+//!   *and change them* is discarded and generated again under the new prompt; the host
+//!   does not hear its preamble twice ([`RepeatGuard`]). A switch that changes nothing
+//!   (already active, unknown set) is kept in the history so the model reads the answer —
+//!   otherwise an identical request would produce an identical answer, forever.
+//! - **Forgiving tools.** Tool errors, unknown tools and invalid arguments become tool
+//!   replies (from the one message [`catalog`](Lang)); they never end the loop. A call to
+//!   a tool of an inactive set activates the set and either runs (valid arguments,
+//!   [`AgentConfig::direct_execution`]) or says explicitly that it was NOT executed.
+//! - **Bounded.** At most [`AgentConfig::max_iterations`] model calls per turn, discarded
+//!   generations included.
 #![deny(missing_docs)]
 
+mod agent;
+mod args;
+mod catalog;
+mod clock;
+mod diag;
 mod model;
+mod prompt;
+mod protocol;
+pub mod scenario;
+mod scripted;
+mod skill;
+mod tools;
+mod toolset;
 
+pub use agent::{
+    render_history, Agent, AgentConfig, AgentError, AgentEvent, ExecutedTool, GenerationRecord,
+    ReplyKind, ToolReply, TurnOutcome, TurnStop,
+};
+pub use args::{validate_args, ArgDecl, ArgType, ArgValue, Args, RawArgs};
+pub use catalog::{ArgProblem, Lang, UnknownLang};
+pub use clock::{iso8601, parse_duration, BadDuration, Clock, ManualClock, SystemClock, Timestamp};
+pub use diag::{Diagnostic, Loaded, Problem, Severity};
 pub use model::{
     CancelToken, Generation, GenerationStats, Message, Model, ModelError, ModelRequest, Role,
     StopReason,
 };
+pub use prompt::{build_prompt, Prompt, Section, SectionKind, SECTION_SEPARATOR};
+pub use protocol::{parse_output, ParsedOutput, RepeatGuard, Segment, ToolCall, VisibleTextFilter};
+pub use scripted::{RecordedRequest, ScriptedModel};
+pub use skill::{
+    check_skill_name, load_skill_dir, name_key, parse_skill, Skill, SkillRegistry,
+    DESCRIPTION_LIMIT, NAME_LIMIT,
+};
+pub use tools::{ExecutorTarget, ToolExecutor, ToolInvocation, CORE_TOOL_NAMES};
+pub use toolset::{parse_toolset, ToolDecl, Toolset, ToolsetRegistry};

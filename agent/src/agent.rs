@@ -1,0 +1,916 @@
+//! The agent: sessions, the dispatcher and the turn loop.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::args::{tool_line, validate_args, Args};
+use crate::catalog::{Lang, Texts};
+use crate::clock::{iso8601, Clock, Timestamp};
+use crate::diag::Loaded;
+use crate::model::{CancelToken, GenerationStats, Message, Model, ModelRequest, Role, StopReason};
+use crate::prompt::{build_prompt, Prompt};
+use crate::protocol::{parse_output, RepeatGuard, Segment, ToolCall, VisibleTextFilter};
+use crate::skill::SkillRegistry;
+use crate::tools::{CoreTool, ExecutorTarget, ToolExecutor, ToolInvocation, CORE_TOOL_NAMES};
+use crate::toolset::{Toolset, ToolsetRegistry};
+
+/// Settings of an [`Agent`]; `Default` gives the documented defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentConfig {
+    /// The language of the prompt and the tool replies. Default: Russian.
+    pub lang: Lang,
+    /// The most model calls in one turn (including discarded, regenerated ones). Default: 8.
+    pub max_iterations: usize,
+    /// How long a toolset stays active after the last call of one of its tools (or
+    /// `enable_toolset`). Default: 10 minutes.
+    pub toolset_timeout: Duration,
+    /// A call of a tool of an inactive set whose arguments validate is executed at once
+    /// (activating the set) instead of being substituted by an activation. Default: on.
+    pub direct_execution: bool,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            lang: Lang::Ru,
+            max_iterations: 8,
+            toolset_timeout: Duration::from_secs(600),
+            direct_execution: true,
+        }
+    }
+}
+
+/// Something the host hears about during a turn, in order. Closed: match it exhaustively.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentEvent {
+    /// Visible text to show or speak. Never contains a `TOOL_CALL:` line or a piece of one,
+    /// and never repeats the preamble of a discarded generation.
+    Text(String),
+    /// A tool is about to run (core or host tool).
+    ToolStarted {
+        /// The tool.
+        name: String,
+        /// Its validated arguments.
+        args: Args,
+    },
+    /// A tool ran.
+    ToolFinished {
+        /// The tool.
+        name: String,
+        /// Its reply, as the model will see it.
+        result: String,
+        /// Whether it succeeded.
+        ok: bool,
+    },
+    /// `show_text` asked the host to display this text (glasses, screen).
+    ShowText(String),
+    /// A toolset became active for this session.
+    ToolsetEnabled {
+        /// The set.
+        name: String,
+    },
+    /// A toolset stopped being active for this session.
+    ToolsetDisabled {
+        /// The set.
+        name: String,
+        /// True when its timeout passed; false when the model disabled it.
+        expired: bool,
+    },
+    /// A model call finished.
+    Generation {
+        /// Why it stopped.
+        stop: StopReason,
+        /// Token accounting, when the model measures it.
+        stats: Option<GenerationStats>,
+        /// True when the generation was thrown away and generated again (it only
+        /// enabled/disabled toolsets).
+        discarded: bool,
+    },
+}
+
+/// Why a turn ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnStop {
+    /// The model answered without calling a tool.
+    Answered,
+    /// The iteration limit was reached while the model was still calling tools.
+    MaxIterations,
+    /// The cancel token was set.
+    Cancelled,
+    /// The model failed; the message says why. The history is intact.
+    ModelError(String),
+}
+
+/// What happened to one tool call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplyKind {
+    /// The tool ran (a core tool or a host executor); see `ok`.
+    Executed,
+    /// The call was not run: unknown tool, invalid arguments or no executor on this host.
+    Rejected,
+    /// The tool's set was inactive and the call was answered by activating it
+    /// ("the call was NOT executed yet").
+    Substituted,
+    /// `enable_toolset` / `disable_toolset`; `changed` tells whether the active sets changed.
+    ToolsetChange {
+        /// Whether the session's active sets changed.
+        changed: bool,
+    },
+}
+
+/// One tool reply produced during a turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolReply {
+    /// The tool called.
+    pub name: String,
+    /// The reply text.
+    pub text: String,
+    /// False for errors.
+    pub ok: bool,
+    /// What happened.
+    pub kind: ReplyKind,
+    /// Whether the reply was written to the history (enable/disable replies usually are not).
+    pub in_history: bool,
+}
+
+/// One execution of a tool during a turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExecutedTool {
+    /// The tool.
+    pub name: String,
+    /// Its validated arguments.
+    pub args: Args,
+    /// Its reply.
+    pub result: String,
+    /// Whether it succeeded.
+    pub ok: bool,
+}
+
+/// One model call of a turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenerationRecord {
+    /// Why it stopped.
+    pub stop: StopReason,
+    /// Token accounting, when measured.
+    pub stats: Option<GenerationStats>,
+    /// Whether it was discarded and generated again.
+    pub discarded: bool,
+}
+
+/// The result of [`Agent::turn`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnOutcome {
+    /// The final visible reply (trimmed): the last generation's visible text.
+    pub reply: String,
+    /// Why the turn ended.
+    pub stop: TurnStop,
+    /// Executed tools in order (core and host tools; not enable/disable, not substituted calls).
+    pub executed: Vec<ExecutedTool>,
+    /// Texts passed to `show_text`, in order.
+    pub shown: Vec<String>,
+    /// Every tool reply of the turn, including the ones kept out of the history.
+    pub tool_replies: Vec<ToolReply>,
+    /// Every model call, in order.
+    pub generations: Vec<GenerationRecord>,
+    /// Everything streamed to the host as [`AgentEvent::Text`], concatenated.
+    pub streamed: String,
+}
+
+impl TurnOutcome {
+    fn new() -> Self {
+        TurnOutcome {
+            reply: String::new(),
+            stop: TurnStop::MaxIterations,
+            executed: Vec::new(),
+            shown: Vec::new(),
+            tool_replies: Vec::new(),
+            generations: Vec::new(),
+            streamed: String::new(),
+        }
+    }
+}
+
+/// Errors of the agent's host-facing calls (a turn's own failures are in [`TurnStop`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AgentError {
+    /// Session names must not be empty.
+    #[error("empty session name")]
+    EmptySession,
+    /// No toolset of that name is declared.
+    #[error("no toolset {name:?}; available: {available:?}")]
+    UnknownToolset {
+        /// The name asked for.
+        name: String,
+        /// The declared sets.
+        available: Vec<String>,
+    },
+}
+
+#[derive(Debug, Clone, Default)]
+struct Session {
+    /// Append-only.
+    history: Vec<Message>,
+    /// set → deadline.
+    active: BTreeMap<String, Timestamp>,
+}
+
+/// The agent: configuration, skills, toolsets, executors, clock and sessions.
+///
+/// It owns no thread and no lock; a turn runs on the caller's thread. It is `Send`, so a
+/// host may move it to a worker thread.
+pub struct Agent {
+    config: AgentConfig,
+    skills: SkillRegistry,
+    toolsets: ToolsetRegistry,
+    clock: Arc<dyn Clock>,
+    executors: HashMap<ExecutorTarget, Arc<dyn ToolExecutor>>,
+    sessions: BTreeMap<String, Session>,
+}
+
+impl std::fmt::Debug for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent")
+            .field("config", &self.config)
+            .field("skills", &self.skills.names())
+            .field("toolsets", &self.toolsets.names())
+            .field("executors", &self.executors.keys().collect::<Vec<_>>())
+            .field("sessions", &self.sessions.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// What the dispatcher did with one call (internal).
+struct Dispatched {
+    reply: ToolReply,
+    executed: Option<ExecutedTool>,
+}
+
+impl Agent {
+    /// An agent over these registries.
+    pub fn new(
+        config: AgentConfig,
+        skills: SkillRegistry,
+        toolsets: ToolsetRegistry,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        Agent {
+            config,
+            skills,
+            toolsets,
+            clock,
+            executors: HashMap::new(),
+            sessions: BTreeMap::new(),
+        }
+    }
+
+    /// Load skills and toolsets from folders (in override order) and build an agent; the
+    /// diagnostics of both loads come back with it.
+    pub fn load<P: AsRef<Path>>(
+        config: AgentConfig,
+        skill_dirs: &[P],
+        toolset_dirs: &[P],
+        clock: Arc<dyn Clock>,
+    ) -> Loaded<Agent> {
+        let skills = SkillRegistry::load(skill_dirs);
+        let toolsets = ToolsetRegistry::load(toolset_dirs);
+        let mut diagnostics = skills.diagnostics;
+        diagnostics.extend(toolsets.diagnostics);
+        Loaded {
+            value: Agent::new(config, skills.value, toolsets.value, clock),
+            diagnostics,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &AgentConfig {
+        &self.config
+    }
+    /// The skills.
+    pub fn skills(&self) -> &SkillRegistry {
+        &self.skills
+    }
+    /// The toolset declarations.
+    pub fn toolsets(&self) -> &ToolsetRegistry {
+        &self.toolsets
+    }
+
+    /// Register a host executor for one tool or for every tool of a toolset. A tool
+    /// registration wins over its set's. Replaces an earlier registration of the same target.
+    pub fn register_executor(&mut self, target: ExecutorTarget, executor: Arc<dyn ToolExecutor>) {
+        let target = match target {
+            ExecutorTarget::Tool(t) => ExecutorTarget::Tool(t.trim().to_lowercase()),
+            ExecutorTarget::Toolset(s) => ExecutorTarget::Toolset(s.trim().to_lowercase()),
+        };
+        self.executors.insert(target, executor);
+    }
+
+    /// Declared toolset tools that have no executor on this host (check at start-up: a call
+    /// to one of them answers "no executor on this host").
+    pub fn missing_executors(&self) -> Vec<String> {
+        self.toolsets
+            .iter()
+            .flat_map(|s| s.tools.iter().map(move |t| (s, t)))
+            .filter(|(s, t)| self.executor_for(&s.name, &t.name).is_none())
+            .map(|(_, t)| t.name.clone())
+            .collect()
+    }
+
+    fn executor_for(&self, set: &str, tool: &str) -> Option<Arc<dyn ToolExecutor>> {
+        self.executors
+            .get(&ExecutorTarget::Tool(tool.to_string()))
+            .or_else(|| {
+                self.executors
+                    .get(&ExecutorTarget::Toolset(set.to_string()))
+            })
+            .cloned()
+    }
+
+    /// The names of the sessions that exist.
+    pub fn sessions(&self) -> impl Iterator<Item = &str> {
+        self.sessions.keys().map(String::as_str)
+    }
+
+    /// A session's history, oldest first (empty for an unknown session).
+    pub fn history(&self, session: &str) -> &[Message] {
+        self.sessions
+            .get(session)
+            .map_or(&[][..], |s| s.history.as_slice())
+    }
+
+    /// Forget a session entirely (history and toolsets). Only the host calls this — e.g.
+    /// when the user starts a new conversation; the agent's mechanics never wipe history.
+    pub fn end_session(&mut self, session: &str) -> bool {
+        self.sessions.remove(session).is_some()
+    }
+
+    fn session_mut(&mut self, session: &str) -> Result<&mut Session, AgentError> {
+        if session.trim().is_empty() {
+            return Err(AgentError::EmptySession);
+        }
+        Ok(self.sessions.entry(session.to_string()).or_default())
+    }
+
+    /// Drop the session's sets whose deadline has passed; returns their names.
+    fn expire(&mut self, session: &str) -> Vec<String> {
+        let now = self.clock.now();
+        let Some(s) = self.sessions.get_mut(session) else {
+            return Vec::new();
+        };
+        let gone: Vec<String> = s
+            .active
+            .iter()
+            .filter(|(_, deadline)| now > **deadline)
+            .map(|(n, _)| n.clone())
+            .collect();
+        for n in &gone {
+            s.active.remove(n);
+        }
+        gone
+    }
+
+    /// The session's active toolsets now (expired ones are dropped first), sorted.
+    pub fn active_toolsets(&mut self, session: &str) -> Vec<String> {
+        self.expire(session);
+        self.sessions
+            .get(session)
+            .map(|s| s.active.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// The system prompt for the session's next request.
+    pub fn prompt(&mut self, session: &str) -> Prompt {
+        let active = self.active_toolsets(session);
+        build_prompt(self.config.lang, &self.toolsets, &self.skills, &active)
+    }
+
+    fn deadline(&self) -> Timestamp {
+        let now = self.clock.now();
+        let by = chrono::Duration::from_std(self.config.toolset_timeout)
+            .unwrap_or(chrono::Duration::MAX);
+        now.checked_add_signed(by).unwrap_or(now)
+    }
+
+    /// Activate (or extend) a toolset for a session, as the host (e.g. a UI switch).
+    pub fn enable_toolset(&mut self, session: &str, name: &str) -> Result<(), AgentError> {
+        let set = self.known_set(name)?;
+        let deadline = self.deadline();
+        self.session_mut(session)?.active.insert(set, deadline);
+        Ok(())
+    }
+
+    /// Deactivate a toolset for a session, as the host; returns whether it was active.
+    pub fn disable_toolset(&mut self, session: &str, name: &str) -> Result<bool, AgentError> {
+        let set = self.known_set(name)?;
+        Ok(self.session_mut(session)?.active.remove(&set).is_some())
+    }
+
+    fn known_set(&self, name: &str) -> Result<String, AgentError> {
+        self.toolsets
+            .get(name)
+            .map(|s| s.name.clone())
+            .ok_or_else(|| AgentError::UnknownToolset {
+                name: name.to_string(),
+                available: self.toolsets.names(),
+            })
+    }
+
+    /// Run one user turn: append the user's text, then call the model until it answers
+    /// without a tool call, the iteration limit is reached, `cancel` is set or the model
+    /// fails. Events stream to `on_event` as they happen.
+    ///
+    /// Guarantees: the history is only appended to (tool results stay); enable/disable
+    /// generations that changed the toolsets are generated again without entering the
+    /// history; tool errors go back to the model; `cancel` is checked before every model
+    /// call and passed into the model, which checks it per token.
+    pub fn turn(
+        &mut self,
+        session: &str,
+        user_text: &str,
+        model: &mut dyn Model,
+        cancel: &CancelToken,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) -> Result<TurnOutcome, AgentError> {
+        self.session_mut(session)?
+            .history
+            .push(Message::user(user_text));
+        let mut out = TurnOutcome::new();
+        // The visible text of the last discarded generation: the host heard it already.
+        let mut heard = String::new();
+        for _ in 0..self.config.max_iterations.max(1) {
+            if cancel.is_cancelled() {
+                out.stop = TurnStop::Cancelled;
+                return Ok(out);
+            }
+            for name in self.expire(session) {
+                on_event(AgentEvent::ToolsetDisabled {
+                    name,
+                    expired: true,
+                });
+            }
+            let prompt = self.prompt(session);
+            let mut filter = VisibleTextFilter::new();
+            let mut guard = RepeatGuard::new(heard.clone());
+            let mut streamed = String::new();
+            let result = {
+                let history = self.history(session);
+                let request = ModelRequest {
+                    session,
+                    system: prompt.text(),
+                    messages: history,
+                    cancel,
+                    forced_reply: None,
+                };
+                let mut on_text = |piece: &str| {
+                    let visible = guard.push(&filter.push(piece));
+                    if !visible.is_empty() {
+                        streamed.push_str(&visible);
+                        on_event(AgentEvent::Text(visible));
+                    }
+                };
+                model.generate(&request, &mut on_text)
+            };
+            let generation = match result {
+                Ok(g) => g,
+                Err(e) => {
+                    out.streamed.push_str(&streamed);
+                    out.stop = TurnStop::ModelError(e.to_string());
+                    return Ok(out);
+                }
+            };
+            if generation.stop == StopReason::Cancelled {
+                out.streamed.push_str(&streamed);
+                out.generations.push(GenerationRecord {
+                    stop: generation.stop,
+                    stats: generation.stats.clone(),
+                    discarded: true,
+                });
+                on_event(AgentEvent::Generation {
+                    stop: generation.stop,
+                    stats: generation.stats,
+                    discarded: true,
+                });
+                out.stop = TurnStop::Cancelled;
+                return Ok(out);
+            }
+            let tail = guard.push(&filter.finish());
+            if !tail.is_empty() {
+                streamed.push_str(&tail);
+                on_event(AgentEvent::Text(tail));
+            }
+            out.streamed.push_str(&streamed);
+
+            let parsed = parse_output(&generation.text);
+            let visible = parsed.visible();
+            if !parsed.has_calls() {
+                self.push_history(session, Message::assistant(generation.text.clone()));
+                self.record_generation(&mut out, on_event, &generation, false);
+                out.reply = visible.trim().to_string();
+                out.stop = TurnStop::Answered;
+                return Ok(out);
+            }
+
+            // Run every call in order.
+            let mut results: Vec<(ToolCall, bool, Dispatched)> = Vec::new();
+            for call in parsed.calls() {
+                let invisible = CoreTool::from_name(&call.name).is_some_and(CoreTool::is_invisible);
+                let d = self.dispatch(session, call, &mut out, on_event);
+                results.push((call.clone(), invisible, d));
+            }
+            let any_visible = results.iter().any(|(_, inv, _)| !inv);
+            let changed = results.iter().any(|(_, _, d)| {
+                matches!(d.reply.kind, ReplyKind::ToolsetChange { changed: true })
+            });
+            // A generation that only switched toolsets is generated again under the new
+            // prompt. One whose switches changed nothing is kept, so the model reads the
+            // replies (an identical request would get an identical answer: a loop).
+            let discard = !any_visible && changed;
+            self.record_generation(&mut out, on_event, &generation, discard);
+            if discard {
+                heard = visible;
+                for (_, _, d) in results {
+                    out.tool_replies.push(d.reply);
+                }
+                continue;
+            }
+            heard.clear();
+            let keep = |inv: bool| !any_visible || !inv;
+            let last_kept = results
+                .iter()
+                .rposition(|(_, inv, _)| keep(*inv))
+                .unwrap_or(0);
+            let mut text = String::new();
+            let mut call_index = 0;
+            for seg in &parsed.segments {
+                match seg {
+                    Segment::Text(t) | Segment::Fence(t) => text.push_str(t),
+                    Segment::Call(c) => {
+                        let inv = results[call_index].1;
+                        if keep(inv) {
+                            text.push_str(&c.line);
+                            text.push('\n');
+                        }
+                        if call_index == last_kept {
+                            break;
+                        }
+                        call_index += 1;
+                    }
+                }
+            }
+            self.push_history(session, Message::assistant(text.trim_end().to_string()));
+            for (call, inv, mut d) in results {
+                if keep(inv) {
+                    self.push_history(
+                        session,
+                        Message::tool(call.name.clone(), d.reply.text.clone()),
+                    );
+                    d.reply.in_history = true;
+                }
+                out.tool_replies.push(d.reply);
+            }
+            out.reply = visible.trim().to_string();
+        }
+        out.stop = TurnStop::MaxIterations;
+        Ok(out)
+    }
+
+    fn record_generation(
+        &self,
+        out: &mut TurnOutcome,
+        on_event: &mut dyn FnMut(AgentEvent),
+        generation: &crate::model::Generation,
+        discarded: bool,
+    ) {
+        out.generations.push(GenerationRecord {
+            stop: generation.stop,
+            stats: generation.stats.clone(),
+            discarded,
+        });
+        on_event(AgentEvent::Generation {
+            stop: generation.stop,
+            stats: generation.stats.clone(),
+            discarded,
+        });
+    }
+
+    fn push_history(&mut self, session: &str, message: Message) {
+        if let Some(s) = self.sessions.get_mut(session) {
+            s.history.push(message);
+        }
+    }
+
+    /// Answer one call outside a turn (a host debugging tool, a test): the same dispatcher
+    /// the turn uses, without touching the history.
+    pub fn call_tool(
+        &mut self,
+        session: &str,
+        call: &ToolCall,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) -> Result<ToolReply, AgentError> {
+        self.session_mut(session)?;
+        let mut out = TurnOutcome::new();
+        Ok(self.dispatch(session, call, &mut out, on_event).reply)
+    }
+
+    fn dispatch(
+        &mut self,
+        session: &str,
+        call: &ToolCall,
+        out: &mut TurnOutcome,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) -> Dispatched {
+        for name in self.expire(session) {
+            on_event(AgentEvent::ToolsetDisabled {
+                name,
+                expired: true,
+            });
+        }
+        let d = if let Some(core) = CoreTool::from_name(&call.name) {
+            self.dispatch_core(session, core, call, out, on_event)
+        } else if let Some(set) = self.toolsets.route(&call.name).cloned() {
+            self.dispatch_set(session, &set, call, on_event)
+        } else {
+            let texts = Texts::new(self.config.lang);
+            let core: Vec<String> = CORE_TOOL_NAMES.iter().map(|s| s.to_string()).collect();
+            let catalog = self.toolsets.catalog_lines().join("\n");
+            rejected(&call.name, texts.unknown_tool(&call.name, &core, &catalog))
+        };
+        if let Some(e) = &d.executed {
+            out.executed.push(e.clone());
+        }
+        d
+    }
+
+    fn run(
+        &self,
+        name: &str,
+        args: Args,
+        on_event: &mut dyn FnMut(AgentEvent),
+        body: impl FnOnce(&Args) -> Result<String, String>,
+    ) -> Dispatched {
+        on_event(AgentEvent::ToolStarted {
+            name: name.to_string(),
+            args: args.clone(),
+        });
+        let (text, ok) = match body(&args) {
+            Ok(t) => (t, true),
+            Err(t) => (t, false),
+        };
+        on_event(AgentEvent::ToolFinished {
+            name: name.to_string(),
+            result: text.clone(),
+            ok,
+        });
+        Dispatched {
+            reply: ToolReply {
+                name: name.to_string(),
+                text: text.clone(),
+                ok,
+                kind: ReplyKind::Executed,
+                in_history: false,
+            },
+            executed: Some(ExecutedTool {
+                name: name.to_string(),
+                args,
+                result: text,
+                ok,
+            }),
+        }
+    }
+
+    fn dispatch_core(
+        &mut self,
+        session: &str,
+        core: CoreTool,
+        call: &ToolCall,
+        out: &mut TurnOutcome,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) -> Dispatched {
+        let texts = Texts::new(self.config.lang);
+        let decls = core.args();
+        let args = if core == CoreTool::GetCurrentTime {
+            // Forgiving: whatever the model passes, the time is the time.
+            Ok(Args::default())
+        } else {
+            validate_args(&decls, &call.args)
+        };
+        let args = match args {
+            Ok(a) => a,
+            Err(problem) => {
+                let schema = tool_line(texts, core.name(), texts.core_tool(core.name()), &decls);
+                return rejected(core.name(), texts.bad_args(core.name(), &problem, &schema));
+            }
+        };
+        match core {
+            CoreTool::GetCurrentTime => {
+                let now = iso8601(&self.clock.now());
+                self.run(core.name(), args, on_event, |_| Ok(now))
+            }
+            CoreTool::ShowText => {
+                let text = args.str("text").unwrap_or_default().to_string();
+                on_event(AgentEvent::ShowText(text.clone()));
+                out.shown.push(text);
+                self.run(core.name(), args, on_event, |_| Ok(texts.shown()))
+            }
+            CoreTool::ReadSkill => {
+                let name = args.str("name").unwrap_or_default();
+                let reply = match self.skills.get(name) {
+                    Some(s) => Ok(texts.skill_body(&s.name, &s.body)),
+                    None => Err(texts.unknown_skill(name, &self.skills.names())),
+                };
+                self.run(core.name(), args, on_event, |_| reply)
+            }
+            CoreTool::EnableToolset => self.enable_call(session, &args, on_event),
+            CoreTool::DisableToolset => self.disable_call(session, &args, on_event),
+        }
+    }
+
+    fn set_change(name: &str, text: String, ok: bool, changed: bool) -> Dispatched {
+        Dispatched {
+            reply: ToolReply {
+                name: name.to_string(),
+                text,
+                ok,
+                kind: ReplyKind::ToolsetChange { changed },
+                in_history: false,
+            },
+            executed: None,
+        }
+    }
+
+    fn enable_call(
+        &mut self,
+        session: &str,
+        args: &Args,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) -> Dispatched {
+        let texts = Texts::new(self.config.lang);
+        let tool = CoreTool::EnableToolset.name();
+        let available = self.toolsets.names();
+        let Some(name) = args.str("name") else {
+            return Self::set_change(tool, texts.toolset_name_needed(&available), false, false);
+        };
+        let Some(set) = self.toolsets.get(name).cloned() else {
+            return Self::set_change(tool, texts.unknown_toolset(name, &available), false, false);
+        };
+        let deadline = self.deadline();
+        let Some(s) = self.sessions.get_mut(session) else {
+            return Self::set_change(tool, texts.unknown_toolset(name, &available), false, false);
+        };
+        if s.active.insert(set.name.clone(), deadline).is_some() {
+            return Self::set_change(tool, texts.toolset_already_active(&set.name), true, false);
+        }
+        on_event(AgentEvent::ToolsetEnabled {
+            name: set.name.clone(),
+        });
+        let registry = self.toolsets.registry_text(texts, &set);
+        Self::set_change(
+            tool,
+            texts.toolset_enabled(&set.name, &registry),
+            true,
+            true,
+        )
+    }
+
+    fn disable_call(
+        &mut self,
+        session: &str,
+        args: &Args,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) -> Dispatched {
+        let texts = Texts::new(self.config.lang);
+        let tool = CoreTool::DisableToolset.name();
+        let available = self.toolsets.names();
+        let wanted = match args.str("name") {
+            Some(n) => match self.toolsets.get(n) {
+                Some(set) => Some(set.name.clone()),
+                None => {
+                    return Self::set_change(
+                        tool,
+                        texts.unknown_toolset(n, &available),
+                        false,
+                        false,
+                    )
+                }
+            },
+            None => None,
+        };
+        let Some(s) = self.sessions.get_mut(session) else {
+            return Self::set_change(tool, texts.nothing_active(), true, false);
+        };
+        let active: Vec<String> = s.active.keys().cloned().collect();
+        if active.is_empty() {
+            return Self::set_change(tool, texts.nothing_active(), true, false);
+        }
+        let targets = match wanted {
+            Some(set) if active.contains(&set) => vec![set],
+            Some(set) => {
+                return Self::set_change(tool, texts.toolset_not_active(&set, &active), true, false)
+            }
+            None => active,
+        };
+        let mut lines = Vec::new();
+        for set in targets {
+            s.active.remove(&set);
+            lines.push(texts.toolset_disabled(&set));
+            on_event(AgentEvent::ToolsetDisabled {
+                name: set,
+                expired: false,
+            });
+        }
+        Self::set_change(tool, lines.join("\n"), true, true)
+    }
+
+    fn dispatch_set(
+        &mut self,
+        session: &str,
+        set: &Toolset,
+        call: &ToolCall,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) -> Dispatched {
+        let texts = Texts::new(self.config.lang);
+        let Some(tool) = set.tool(&call.name) else {
+            let names: Vec<String> = set.tools.iter().map(|t| t.name.clone()).collect();
+            return rejected(
+                &call.name,
+                texts.unknown_tool_in_set(&call.name, &set.name, &names),
+            );
+        };
+        let schema = tool_line(texts, &tool.name, &tool.description, &tool.args);
+        let validated = validate_args(&tool.args, &call.args);
+        let deadline = self.deadline();
+        let Some(s) = self.sessions.get_mut(session) else {
+            return rejected(&tool.name, texts.no_executor(&tool.name));
+        };
+        // Any call of one of the set's tools extends (or starts) its activity.
+        let was_active = s.active.insert(set.name.clone(), deadline).is_some();
+        if !was_active {
+            on_event(AgentEvent::ToolsetEnabled {
+                name: set.name.clone(),
+            });
+        }
+        let args = match (validated, was_active) {
+            (Ok(args), true) => args,
+            (Ok(args), false) if self.config.direct_execution => args,
+            (_, false) => {
+                let registry = self.toolsets.registry_text(texts, set);
+                return Dispatched {
+                    reply: ToolReply {
+                        name: tool.name.clone(),
+                        text: texts.substituted(&set.name, &registry, &schema),
+                        ok: true,
+                        kind: ReplyKind::Substituted,
+                        in_history: false,
+                    },
+                    executed: None,
+                };
+            }
+            (Err(problem), true) => {
+                return rejected(&tool.name, texts.bad_args(&tool.name, &problem, &schema));
+            }
+        };
+        let Some(executor) = self.executor_for(&set.name, &tool.name) else {
+            return rejected(&tool.name, texts.no_executor(&tool.name));
+        };
+        self.run(&tool.name, args, on_event, |args| {
+            let invocation = ToolInvocation {
+                session,
+                toolset: &set.name,
+                tool: &tool.name,
+                args,
+            };
+            executor
+                .execute(&invocation)
+                .map_err(|e| texts.tool_failed(&tool.name, &e))
+        })
+    }
+}
+
+fn rejected(name: &str, text: String) -> Dispatched {
+    Dispatched {
+        reply: ToolReply {
+            name: name.to_string(),
+            text,
+            ok: false,
+            kind: ReplyKind::Rejected,
+            in_history: false,
+        },
+        executed: None,
+    }
+}
+
+/// The history rendered as text, one message per block: `user: …`, `assistant: …`,
+/// `tool(name): …`. For scenario checks and logs.
+pub fn render_history(messages: &[Message]) -> String {
+    messages
+        .iter()
+        .map(|m| match (m.role, &m.name) {
+            (Role::User, _) => format!("user: {}", m.content),
+            (Role::Assistant, _) => format!("assistant: {}", m.content),
+            (Role::Tool, Some(n)) => format!("tool({n}): {}", m.content),
+            (Role::Tool, None) => format!("tool: {}", m.content),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

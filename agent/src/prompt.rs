@@ -1,0 +1,190 @@
+//! The system prompt, rebuilt for every request from the session's toolset state.
+//!
+//! Sections, in this order (empty sections are left out):
+//!
+//! | kind | content | static? |
+//! |---|---|---|
+//! | [`SectionKind::Core`] | who the assistant is, the call syntax, the five core tools | yes: depends only on the language |
+//! | [`SectionKind::Catalog`] | one line per declared toolset | yes: the same for every session |
+//! | [`SectionKind::ActiveToolsets`] | «Активные тулсеты: …» and one line per tool of each active set | no |
+//! | [`SectionKind::Skills`] | one line per skill (name — trigger), minus skills bound to active sets | no |
+//!
+//! The static sections come first, so their KV state is identical for every session and can
+//! be computed once ([`Prompt::static_prefix`]). The builder takes no clock and no
+//! randomness: the same state gives a byte-identical prompt. Skill bodies never appear here.
+
+use crate::args::tool_line;
+use crate::catalog::{Lang, Texts};
+use crate::skill::SkillRegistry;
+use crate::tools::CoreTool;
+use crate::toolset::ToolsetRegistry;
+
+/// The separator between sections.
+pub const SECTION_SEPARATOR: &str = "\n\n";
+
+/// What a prompt section holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SectionKind {
+    /// The core tools and the call protocol (static).
+    Core,
+    /// The toolset catalog (static).
+    Catalog,
+    /// The active toolsets of the session and their tools.
+    ActiveToolsets,
+    /// The skills index.
+    Skills,
+}
+
+impl SectionKind {
+    /// Whether the section is identical for every session of an agent.
+    pub fn is_static(self) -> bool {
+        matches!(self, SectionKind::Core | SectionKind::Catalog)
+    }
+    /// The kind's name as used in JSON (`core`, `catalog`, `active_toolsets`, `skills`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SectionKind::Core => "core",
+            SectionKind::Catalog => "catalog",
+            SectionKind::ActiveToolsets => "active_toolsets",
+            SectionKind::Skills => "skills",
+        }
+    }
+}
+
+/// One section of the prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    /// What it is.
+    pub kind: SectionKind,
+    /// Its text (no trailing newline).
+    pub text: String,
+}
+
+/// A system prompt: its sections and their joined text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    sections: Vec<Section>,
+    text: String,
+}
+
+impl Prompt {
+    fn new(sections: Vec<Section>) -> Self {
+        let text = sections
+            .iter()
+            .map(|s| s.text.as_str())
+            .collect::<Vec<_>>()
+            .join(SECTION_SEPARATOR);
+        Prompt { sections, text }
+    }
+
+    /// The sections, in prompt order.
+    pub fn sections(&self) -> &[Section] {
+        &self.sections
+    }
+
+    /// The whole prompt: the sections joined by [`SECTION_SEPARATOR`].
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The leading part made of static sections only (core + catalog), identical for every
+    /// session of the agent. Always a prefix of [`Prompt::text`].
+    pub fn static_prefix(&self) -> &str {
+        let mut end = 0;
+        for (i, s) in self.sections.iter().enumerate() {
+            if !s.kind.is_static() {
+                break;
+            }
+            if i > 0 {
+                end += SECTION_SEPARATOR.len();
+            }
+            end += s.text.len();
+        }
+        &self.text[..end]
+    }
+
+    /// `{"sections":[{"kind":"core","text":"...","chars":N}],"text":"..."}` (chars are
+    /// Unicode scalar values).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "sections": self.sections.iter().map(|s| serde_json::json!({
+                "kind": s.kind.as_str(),
+                "text": s.text,
+                "chars": s.text.chars().count(),
+            })).collect::<Vec<_>>(),
+            "text": self.text,
+        })
+    }
+}
+
+/// Build the prompt for a session whose active toolsets are `active` (names, any order;
+/// unknown names are ignored).
+pub fn build_prompt(
+    lang: Lang,
+    toolsets: &ToolsetRegistry,
+    skills: &SkillRegistry,
+    active: &[String],
+) -> Prompt {
+    let texts = Texts::new(lang);
+    let mut sections = Vec::new();
+
+    let mut core = texts.core_header().to_string();
+    for tool in CoreTool::ALL {
+        core.push('\n');
+        core.push_str(&tool_line(
+            texts,
+            tool.name(),
+            texts.core_tool(tool.name()),
+            &tool.args(),
+        ));
+    }
+    sections.push(Section {
+        kind: SectionKind::Core,
+        text: core,
+    });
+
+    if !toolsets.is_empty() {
+        let mut catalog = texts.catalog_header().to_string();
+        for line in toolsets.catalog_lines() {
+            catalog.push('\n');
+            catalog.push_str(&line);
+        }
+        sections.push(Section {
+            kind: SectionKind::Catalog,
+            text: catalog,
+        });
+    }
+
+    // Registry order (sorted by name), whatever order `active` came in.
+    let active_sets: Vec<_> = toolsets
+        .iter()
+        .filter(|s| active.iter().any(|a| a.eq_ignore_ascii_case(&s.name)))
+        .collect();
+    let active_names: Vec<String> = active_sets.iter().map(|s| s.name.clone()).collect();
+    if !active_sets.is_empty() {
+        let mut text = texts.active_header(&active_names);
+        for set in &active_sets {
+            text.push('\n');
+            text.push_str(&toolsets.registry_text(texts, set));
+        }
+        sections.push(Section {
+            kind: SectionKind::ActiveToolsets,
+            text,
+        });
+    }
+
+    let index = skills.index_lines(&active_names);
+    if !index.is_empty() {
+        let mut text = texts.skills_header().to_string();
+        for line in index {
+            text.push('\n');
+            text.push_str(&line);
+        }
+        sections.push(Section {
+            kind: SectionKind::Skills,
+            text,
+        });
+    }
+    Prompt::new(sections)
+}

@@ -1,0 +1,433 @@
+//! Scripted scenarios: YAML files that drive an [`Agent`] with a [`ScriptedModel`] and check
+//! what happened. `porfiry scenario FILE...` and the crate's integration tests run them.
+//!
+//! ```yaml
+//! name: media via substitution
+//! lang: ru                         # default ru
+//! skills: [fixtures/skills]        # default: the built-in skills (paths relative to the file)
+//! toolsets: [fixtures/toolsets]    # default: the built-in toolsets
+//! clock: 2026-08-22T10:00:00+03:00 # manual clock start (default 2026-01-01T00:00:00+00:00)
+//! direct_execution: true           # default true
+//! max_iterations: 8                # default 8
+//! toolset_timeout: 10m             # default 10m
+//! tool_results: {media_search: "1. Tomb Raider (2018) id=tt1365519", media_play: {error: "TV off"}}
+//! steps:
+//!   - session: s1                  # switch session (default "default")
+//!   - advance: 9m59s               # move the clock
+//!   - user: "Найди фильм про Лару Крофт"
+//!     model: ["TOOL_CALL: media_search|Лара Крофт", "Нашёл: Tomb Raider (2018)"]
+//!   - expect:
+//!       active: [media]            # exactly the active sets of the current session
+//!       prompt_contains: [media_search]
+//!       prompt_excludes: []
+//!       history_contains: [Tomb Raider]
+//!       history_excludes: [enable_toolset]
+//!       tool_results_contains: []  # all tool replies of the last turn, incl. ones kept out of history
+//!       reply_contains: [Tomb Raider]
+//!       reply_excludes: []
+//!       streamed_excludes: [TOOL_CALL]   # what the host received as text
+//!       executed: [media_search]   # executions of the last turn, in order
+//!       shown: []                  # show_text texts of the last turn
+//!       stop: answered             # answered | max_iterations | cancelled | model_error
+//! ```
+//!
+//! Within one step the keys run in the order session → advance → user/model → expect.
+//! A `user` step fails if the loop needs more model outputs than given or leaves some unused.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use crate::agent::{render_history, Agent, AgentConfig, TurnOutcome, TurnStop};
+use crate::catalog::Lang;
+use crate::clock::{parse_duration, Clock, ManualClock};
+use crate::model::{CancelToken, ModelError};
+use crate::scripted::ScriptedModel;
+use crate::tools::{ExecutorTarget, ToolInvocation};
+
+/// A host tool stand-in: the reply text, or an error.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum StandIn {
+    /// The tool succeeds with this text.
+    Text(String),
+    /// The tool fails with this text.
+    Error {
+        /// The error text.
+        error: String,
+    },
+}
+
+/// One scenario file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// What it checks.
+    pub name: String,
+    /// Prompt and reply language.
+    #[serde(default)]
+    pub lang: Lang,
+    /// Skill folders, relative to the file; `None`: the defaults.
+    #[serde(default)]
+    pub skills: Option<Vec<PathBuf>>,
+    /// Toolset folders, relative to the file; `None`: the defaults.
+    #[serde(default)]
+    pub toolsets: Option<Vec<PathBuf>>,
+    /// The manual clock's start.
+    #[serde(default)]
+    pub clock: Option<String>,
+    /// [`AgentConfig::direct_execution`].
+    #[serde(default = "yes")]
+    pub direct_execution: bool,
+    /// [`AgentConfig::max_iterations`].
+    #[serde(default)]
+    pub max_iterations: Option<usize>,
+    /// [`AgentConfig::toolset_timeout`], as a duration (`10m`).
+    #[serde(default)]
+    pub toolset_timeout: Option<String>,
+    /// Stand-ins for host executors, by tool name.
+    #[serde(default)]
+    pub tool_results: BTreeMap<String, StandIn>,
+    /// The steps.
+    pub steps: Vec<Step>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// One step; its keys run in the order session, advance, user/model, expect.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    /// Switch to this session (created on first use).
+    #[serde(default)]
+    pub session: Option<String>,
+    /// Move the clock forward (`9m59s`).
+    #[serde(default)]
+    pub advance: Option<String>,
+    /// Run a user turn with this text.
+    #[serde(default)]
+    pub user: Option<String>,
+    /// The model's outputs for that turn, one per generation.
+    #[serde(default)]
+    pub model: Option<Vec<String>>,
+    /// Checks.
+    #[serde(default)]
+    pub expect: Option<Expect>,
+}
+
+/// Checks against the current state and the last user turn.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// Exactly the active sets of the current session.
+    #[serde(default)]
+    pub active: Option<Vec<String>>,
+    /// Substrings the current session's next prompt must contain.
+    #[serde(default)]
+    pub prompt_contains: Vec<String>,
+    /// Substrings it must not contain.
+    #[serde(default)]
+    pub prompt_excludes: Vec<String>,
+    /// Substrings of the current session's history (all roles, rendered as text).
+    #[serde(default)]
+    pub history_contains: Vec<String>,
+    /// Substrings the history must not contain.
+    #[serde(default)]
+    pub history_excludes: Vec<String>,
+    /// Substrings each found in some tool reply of the last turn.
+    #[serde(default)]
+    pub tool_results_contains: Vec<String>,
+    /// Substrings of the last turn's final reply.
+    #[serde(default)]
+    pub reply_contains: Vec<String>,
+    /// Substrings the final reply must not contain.
+    #[serde(default)]
+    pub reply_excludes: Vec<String>,
+    /// Substrings of the text streamed to the host in the last turn.
+    #[serde(default)]
+    pub streamed_contains: Vec<String>,
+    /// Substrings the streamed text must not contain (case-insensitive).
+    #[serde(default)]
+    pub streamed_excludes: Vec<String>,
+    /// Exactly the executed tools of the last turn, in order.
+    #[serde(default)]
+    pub executed: Option<Vec<String>>,
+    /// Exactly the show_text texts of the last turn.
+    #[serde(default)]
+    pub shown: Option<Vec<String>>,
+    /// How the last turn stopped: answered, max_iterations, cancelled, model_error.
+    #[serde(default)]
+    pub stop: Option<String>,
+}
+
+/// Where scenarios without `skills:` / `toolsets:` get them.
+#[derive(Debug, Clone, Default)]
+pub struct ScenarioDefaults {
+    /// Default skill folders.
+    pub skills: Vec<PathBuf>,
+    /// Default toolset folders.
+    pub toolsets: Vec<PathBuf>,
+}
+
+/// The result of one scenario file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioResult {
+    /// The scenario's name (the file path when it did not parse).
+    pub name: String,
+    /// The file.
+    pub path: PathBuf,
+    /// Why it failed; `None` when it passed.
+    pub failure: Option<String>,
+}
+
+impl ScenarioResult {
+    /// Whether it passed.
+    pub fn passed(&self) -> bool {
+        self.failure.is_none()
+    }
+}
+
+/// `PASS <name>` or `FAIL <name>: <why>`.
+impl fmt::Display for ScenarioResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.failure {
+            None => write!(f, "PASS {}", self.name),
+            Some(why) => write!(f, "FAIL {}: {}", self.name, why),
+        }
+    }
+}
+
+/// Parse a scenario file.
+pub fn load_scenario(path: &Path) -> Result<Scenario, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
+    serde_norway::from_str(&text).map_err(|e| format!("bad scenario YAML: {e}"))
+}
+
+/// Load and run one scenario file.
+pub fn run_scenario_file(path: &Path, defaults: &ScenarioDefaults) -> ScenarioResult {
+    match load_scenario(path) {
+        Err(why) => ScenarioResult {
+            name: path.display().to_string(),
+            path: path.to_path_buf(),
+            failure: Some(why),
+        },
+        Ok(sc) => {
+            let base = path.parent().unwrap_or(Path::new("."));
+            ScenarioResult {
+                name: sc.name.clone(),
+                path: path.to_path_buf(),
+                failure: run_scenario(&sc, base, defaults).err(),
+            }
+        }
+    }
+}
+
+/// Run several files; the summary line is [`summary`].
+pub fn run_scenario_files<P: AsRef<Path>>(
+    paths: &[P],
+    defaults: &ScenarioDefaults,
+) -> Vec<ScenarioResult> {
+    paths
+        .iter()
+        .map(|p| run_scenario_file(p.as_ref(), defaults))
+        .collect()
+}
+
+/// `N passed, M failed`.
+pub fn summary(results: &[ScenarioResult]) -> String {
+    let passed = results.iter().filter(|r| r.passed()).count();
+    format!("{passed} passed, {} failed", results.len() - passed)
+}
+
+fn stop_name(stop: &TurnStop) -> &'static str {
+    match stop {
+        TurnStop::Answered => "answered",
+        TurnStop::MaxIterations => "max_iterations",
+        TurnStop::Cancelled => "cancelled",
+        TurnStop::ModelError(_) => "model_error",
+    }
+}
+
+/// Run a parsed scenario; `base` resolves its relative paths. `Err` says why it failed.
+pub fn run_scenario(sc: &Scenario, base: &Path, defaults: &ScenarioDefaults) -> Result<(), String> {
+    let resolve = |dirs: &Option<Vec<PathBuf>>, default: &Vec<PathBuf>| match dirs {
+        Some(d) => d.iter().map(|p| base.join(p)).collect::<Vec<_>>(),
+        None => default.clone(),
+    };
+    let skills = resolve(&sc.skills, &defaults.skills);
+    let toolsets = resolve(&sc.toolsets, &defaults.toolsets);
+    let clock = ManualClock::parse(sc.clock.as_deref().unwrap_or("2026-01-01T00:00:00+00:00"))
+        .map_err(|e| format!("bad clock: {e}"))?;
+    let mut config = AgentConfig {
+        lang: sc.lang,
+        direct_execution: sc.direct_execution,
+        ..AgentConfig::default()
+    };
+    if let Some(n) = sc.max_iterations {
+        config.max_iterations = n;
+    }
+    if let Some(t) = &sc.toolset_timeout {
+        config.toolset_timeout = parse_duration(t).map_err(|e| e.to_string())?;
+    }
+    let shared: Arc<dyn Clock> = Arc::new(clock.clone());
+    let loaded = Agent::load(config, &skills, &toolsets, shared);
+    if loaded.has_errors() {
+        let errors: Vec<String> = loaded
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity() == crate::diag::Severity::Error)
+            .map(|d| d.to_string())
+            .collect();
+        return Err(format!("loading failed: {}", errors.join("; ")));
+    }
+    let mut agent = loaded.value;
+    for (tool, stand_in) in &sc.tool_results {
+        let reply = stand_in.clone();
+        agent.register_executor(
+            ExecutorTarget::Tool(tool.clone()),
+            Arc::new(move |_: &ToolInvocation<'_>| match &reply {
+                StandIn::Text(t) => Ok(t.clone()),
+                StandIn::Error { error } => Err(error.clone()),
+            }),
+        );
+    }
+
+    let mut session = "default".to_string();
+    let mut last: Option<TurnOutcome> = None;
+    for (i, step) in sc.steps.iter().enumerate() {
+        let at = |msg: String| format!("step {}: {msg}", i + 1);
+        if let Some(s) = &step.session {
+            if s.trim().is_empty() {
+                return Err(at("empty session name".into()));
+            }
+            session = s.clone();
+        }
+        if let Some(a) = &step.advance {
+            clock.advance(parse_duration(a).map_err(|e| at(e.to_string()))?);
+        }
+        match (&step.user, &step.model) {
+            (Some(user), outputs) => {
+                let outputs = outputs.clone().unwrap_or_default();
+                let given = outputs.len();
+                let mut model = ScriptedModel::new(outputs);
+                let out = agent
+                    .turn(&session, user, &mut model, &CancelToken::new(), &mut |_| {})
+                    .map_err(|e| at(e.to_string()))?;
+                if let TurnStop::ModelError(e) = &out.stop {
+                    if *e == ModelError::ScriptExhausted.to_string() {
+                        return Err(at(format!(
+                            "the turn needed more than the {given} model output(s) given"
+                        )));
+                    }
+                    return Err(at(format!("model error: {e}")));
+                }
+                if model.remaining() > 0 {
+                    return Err(at(format!(
+                        "{} of {given} model output(s) left unused (turn stopped: {})",
+                        model.remaining(),
+                        stop_name(&out.stop)
+                    )));
+                }
+                last = Some(out);
+            }
+            (None, Some(_)) => return Err(at("`model` without `user`".into())),
+            (None, None) => {}
+        }
+        if let Some(e) = &step.expect {
+            check(&mut agent, &session, last.as_ref(), e).map_err(at)?;
+        }
+    }
+    Ok(())
+}
+
+fn contains_all(what: &str, text: &str, wanted: &[String]) -> Result<(), String> {
+    for w in wanted {
+        if !text.contains(w.as_str()) {
+            return Err(format!("{what} lacks {w:?}; it is:\n{text}"));
+        }
+    }
+    Ok(())
+}
+
+fn excludes_all(what: &str, text: &str, unwanted: &[String]) -> Result<(), String> {
+    for w in unwanted {
+        if text.contains(w.as_str()) {
+            return Err(format!("{what} contains {w:?}; it is:\n{text}"));
+        }
+    }
+    Ok(())
+}
+
+fn check(
+    agent: &mut Agent,
+    session: &str,
+    last: Option<&TurnOutcome>,
+    e: &Expect,
+) -> Result<(), String> {
+    if let Some(want) = &e.active {
+        let mut want: Vec<String> = want.iter().map(|s| s.trim().to_lowercase()).collect();
+        want.sort();
+        let got = agent.active_toolsets(session);
+        if got != want {
+            return Err(format!("active toolsets are {got:?}, expected {want:?}"));
+        }
+    }
+    let prompt = agent.prompt(session);
+    contains_all("prompt", prompt.text(), &e.prompt_contains)?;
+    excludes_all("prompt", prompt.text(), &e.prompt_excludes)?;
+    let history = render_history(agent.history(session));
+    contains_all("history", &history, &e.history_contains)?;
+    excludes_all("history", &history, &e.history_excludes)?;
+    let empty = TurnOutcome {
+        reply: String::new(),
+        stop: TurnStop::Answered,
+        executed: vec![],
+        shown: vec![],
+        tool_replies: vec![],
+        generations: vec![],
+        streamed: String::new(),
+    };
+    let last = last.unwrap_or(&empty);
+    for w in &e.tool_results_contains {
+        if !last
+            .tool_replies
+            .iter()
+            .any(|r| r.text.contains(w.as_str()))
+        {
+            let all: Vec<&str> = last.tool_replies.iter().map(|r| r.text.as_str()).collect();
+            return Err(format!("no tool reply contains {w:?}; replies: {all:?}"));
+        }
+    }
+    contains_all("reply", &last.reply, &e.reply_contains)?;
+    excludes_all("reply", &last.reply, &e.reply_excludes)?;
+    contains_all("streamed text", &last.streamed, &e.streamed_contains)?;
+    let lower = last.streamed.to_lowercase();
+    for w in &e.streamed_excludes {
+        if lower.contains(&w.to_lowercase()) {
+            return Err(format!("streamed text contains {w:?}: {:?}", last.streamed));
+        }
+    }
+    if let Some(want) = &e.executed {
+        let got: Vec<&str> = last.executed.iter().map(|x| x.name.as_str()).collect();
+        if got != want.iter().map(String::as_str).collect::<Vec<_>>() {
+            return Err(format!("executed {got:?}, expected {want:?}"));
+        }
+    }
+    if let Some(want) = &e.shown {
+        if &last.shown != want {
+            return Err(format!("shown {:?}, expected {want:?}", last.shown));
+        }
+    }
+    if let Some(want) = &e.stop {
+        let got = stop_name(&last.stop);
+        if got != want.trim() {
+            return Err(format!("the turn stopped as {got}, expected {want}"));
+        }
+    }
+    Ok(())
+}

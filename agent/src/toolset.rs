@@ -1,0 +1,490 @@
+//! Toolsets: groups of host tools the model enables per session.
+//!
+//! Declared in YAML (`toolsets/*.yaml`), declarations only — the host supplies executors
+//! (see [`crate::ToolExecutor`]). Every tool name starts with `<set>_`, which routes a call
+//! to its set without any side table.
+//!
+//! ```yaml
+//! name: media
+//! description: управление медиа и воспроизведением (search/info/play)
+//! tools:
+//!   - name: media_search
+//!     description: поиск по названию
+//!     args:
+//!       - {name: query, type: string, required: true, description: название или его часть}
+//! ```
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::args::{tool_line, ArgDecl, ArgType};
+use crate::catalog::Texts;
+use crate::diag::{Diagnostic, Loaded, Problem};
+use crate::tools::CORE_TOOL_NAMES;
+
+/// One declared tool of a toolset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolDecl {
+    /// Its name, `<set>_<action>`, lower case.
+    pub name: String,
+    /// One line for the model.
+    pub description: String,
+    /// Its arguments, in positional order.
+    pub args: Vec<ArgDecl>,
+}
+
+/// One toolset declaration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Toolset {
+    /// The set's name (lower case identifier; the prefix of its tools).
+    pub name: String,
+    /// Its one-line catalog entry.
+    pub description: String,
+    /// Its tools, in declaration order.
+    pub tools: Vec<ToolDecl>,
+    /// The file it came from.
+    pub path: PathBuf,
+}
+
+impl Toolset {
+    /// The tool called `name` (lower case).
+    pub fn tool(&self, name: &str) -> Option<&ToolDecl> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawToolset {
+    name: Option<String>,
+    description: Option<String>,
+    #[serde(default)]
+    tools: Vec<RawTool>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTool {
+    name: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    args: Vec<RawArg>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawArg {
+    name: String,
+    #[serde(rename = "type", default = "default_type")]
+    ty: String,
+    #[serde(default)]
+    required: bool,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    values: Vec<String>,
+}
+
+fn default_type() -> String {
+    "string".to_string()
+}
+
+fn is_ident(s: &str) -> bool {
+    let mut c = s.chars();
+    matches!(c.next(), Some(x) if x.is_ascii_lowercase())
+        && c.all(|x| x.is_ascii_lowercase() || x.is_ascii_digit() || x == '_')
+        && !s.ends_with('_')
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Parse one toolset file's YAML.
+pub fn parse_toolset(text: &str, path: &Path) -> Result<Toolset, Problem> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let raw: RawToolset = serde_norway::from_str(text).map_err(|e| Problem::Yaml {
+        line: e.location().map(|l| l.line()),
+        message: e.to_string(),
+    })?;
+    let name = raw
+        .name
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty())
+        .ok_or(Problem::MissingField("name"))?;
+    if !is_ident(&name) || name.len() > 32 {
+        return Err(Problem::BadName {
+            name,
+            why: "a toolset name is a lower-case identifier (a-z, 0-9, _), at most 32 characters",
+        });
+    }
+    let description = raw
+        .description
+        .map(|d| one_line(&d))
+        .filter(|d| !d.is_empty())
+        .ok_or(Problem::MissingField("description"))?;
+    if raw.tools.is_empty() {
+        return Err(Problem::NoTools);
+    }
+    let prefix = format!("{name}_");
+    let mut tools = Vec::new();
+    let mut seen = HashSet::new();
+    for t in raw.tools {
+        let bad = |why: String| Problem::BadTool {
+            tool: t.name.clone(),
+            why,
+        };
+        if !is_ident(&t.name) || !t.name.starts_with(&prefix) || t.name.len() == prefix.len() {
+            return Err(bad(format!(
+                "a tool name is a lower-case identifier that starts with \"{prefix}\""
+            )));
+        }
+        if CORE_TOOL_NAMES.contains(&t.name.as_str()) {
+            return Err(bad("clashes with a core tool".into()));
+        }
+        if !seen.insert(t.name.clone()) {
+            return Err(bad("declared twice".into()));
+        }
+        let mut args = Vec::new();
+        let mut arg_names = HashSet::new();
+        for a in t.args {
+            if !is_ident(&a.name) {
+                return Err(bad(format!(
+                    "argument {:?} is not a lower-case identifier",
+                    a.name
+                )));
+            }
+            if !arg_names.insert(a.name.clone()) {
+                return Err(bad(format!("argument {:?} declared twice", a.name)));
+            }
+            let ty = match a.ty.as_str() {
+                "string" => ArgType::String,
+                "integer" => ArgType::Integer,
+                "number" => ArgType::Number,
+                "boolean" => ArgType::Boolean,
+                "enum" if a.values.is_empty() => {
+                    return Err(bad(format!("enum argument {:?} has no values", a.name)))
+                }
+                "enum" => ArgType::Enum(a.values.iter().map(|v| v.trim().to_string()).collect()),
+                other => {
+                    return Err(bad(format!(
+                        "argument {:?} has unknown type {other:?} (string, integer, number, boolean, enum)",
+                        a.name
+                    )))
+                }
+            };
+            if !a.values.is_empty() && !matches!(ty, ArgType::Enum(_)) {
+                return Err(bad(format!(
+                    "argument {:?} has values but is not an enum",
+                    a.name
+                )));
+            }
+            args.push(ArgDecl {
+                name: a.name,
+                ty,
+                required: a.required,
+                description: a
+                    .description
+                    .map(|d| one_line(&d))
+                    .filter(|d| !d.is_empty()),
+            });
+        }
+        tools.push(ToolDecl {
+            name: t.name,
+            description: one_line(&t.description),
+            args,
+        });
+    }
+    Ok(Toolset {
+        name,
+        description,
+        tools,
+        path: path.to_path_buf(),
+    })
+}
+
+fn toolset_files(dir: &Path) -> Result<Vec<PathBuf>, std::io::Error> {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.is_file()
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| !n.starts_with('.'))
+                && p.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+                    e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml")
+                })
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// All toolset declarations of an agent, sorted by name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolsetRegistry {
+    sets: Vec<Toolset>,
+}
+
+impl ToolsetRegistry {
+    /// A registry of exactly these sets; a later set replaces an earlier one of the same name.
+    pub fn from_toolsets(sets: impl IntoIterator<Item = Toolset>) -> Self {
+        let mut reg = ToolsetRegistry::default();
+        for s in sets {
+            reg.insert(s);
+        }
+        reg
+    }
+
+    /// Add or replace (same name); returns the replaced set.
+    pub fn insert(&mut self, set: Toolset) -> Option<Toolset> {
+        match self.sets.binary_search_by(|s| s.name.cmp(&set.name)) {
+            Ok(i) => Some(std::mem::replace(&mut self.sets[i], set)),
+            Err(i) => {
+                self.sets.insert(i, set);
+                None
+            }
+        }
+    }
+
+    /// Load source folders in order, with the same discipline as skills: bad files are
+    /// reported and skipped, duplicates within a folder are errors, a later folder
+    /// overrides an earlier one (reported as a warning).
+    pub fn load<P: AsRef<Path>>(sources: &[P]) -> Loaded<ToolsetRegistry> {
+        let mut reg = ToolsetRegistry::default();
+        let mut diagnostics = Vec::new();
+        for dir in sources {
+            let dir = dir.as_ref();
+            let files = match toolset_files(dir) {
+                Ok(f) => f,
+                Err(e) => {
+                    diagnostics.push(Diagnostic::new(dir, Problem::Io(e.to_string())));
+                    continue;
+                }
+            };
+            let mut this_source: Vec<(String, PathBuf)> = Vec::new();
+            for path in files {
+                let parsed = fs::read_to_string(&path)
+                    .map_err(|e| Problem::Io(e.to_string()))
+                    .and_then(|text| parse_toolset(&text, &path));
+                let set = match parsed {
+                    Ok(s) => s,
+                    Err(p) => {
+                        diagnostics.push(Diagnostic::new(&path, p));
+                        continue;
+                    }
+                };
+                if let Some((_, first)) = this_source.iter().find(|(n, _)| *n == set.name) {
+                    diagnostics.push(Diagnostic::new(
+                        &path,
+                        Problem::DuplicateName {
+                            name: set.name.clone(),
+                            first: first.clone(),
+                        },
+                    ));
+                    continue;
+                }
+                this_source.push((set.name.clone(), path.clone()));
+                if let Some(previous) = reg.insert(set) {
+                    diagnostics.push(Diagnostic::new(
+                        &path,
+                        Problem::Overrides {
+                            name: previous.name,
+                            previous: previous.path,
+                        },
+                    ));
+                }
+            }
+        }
+        Loaded {
+            value: reg,
+            diagnostics,
+        }
+    }
+
+    /// The set called `name` (case ignored).
+    pub fn get(&self, name: &str) -> Option<&Toolset> {
+        let name = name.trim().to_lowercase();
+        self.sets.iter().find(|s| s.name == name)
+    }
+
+    /// All sets, sorted by name.
+    pub fn iter(&self) -> impl Iterator<Item = &Toolset> {
+        self.sets.iter()
+    }
+
+    /// All set names, sorted.
+    pub fn names(&self) -> Vec<String> {
+        self.sets.iter().map(|s| s.name.clone()).collect()
+    }
+
+    /// Whether there are no sets.
+    pub fn is_empty(&self) -> bool {
+        self.sets.is_empty()
+    }
+
+    /// Prefix routing: the set whose `<name>_` starts `tool` (the longest such name).
+    pub fn route(&self, tool: &str) -> Option<&Toolset> {
+        self.sets
+            .iter()
+            .filter(|s| {
+                tool.len() > s.name.len() + 1
+                    && tool.starts_with(s.name.as_str())
+                    && tool.as_bytes()[s.name.len()] == b'_'
+            })
+            .max_by_key(|s| s.name.len())
+    }
+
+    /// The catalog lines (`name — description`), one per set.
+    pub fn catalog_lines(&self) -> Vec<String> {
+        self.sets
+            .iter()
+            .map(|s| format!("{} — {}", s.name, s.description))
+            .collect()
+    }
+
+    pub(crate) fn registry_text(&self, texts: Texts, set: &Toolset) -> String {
+        set.tools
+            .iter()
+            .map(|t| tool_line(texts, &t.name, &t.description, &t.args))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MEDIA: &str = "\
+name: media
+description: управление медиа и воспроизведением (search/info/play)
+tools:
+  - name: media_search          # must start with \"<set name>_\"
+    description: поиск по названию
+    args:
+      - {name: query, type: string, required: true, description: название или его часть}
+  - name: media_play
+    description: запуск/управление просмотром
+    args:
+      - {name: id, type: string, required: true}
+      - {name: action, type: enum, values: [play, pause, stop], required: false}
+";
+
+    fn parse(text: &str) -> Result<Toolset, Problem> {
+        parse_toolset(text, Path::new("t.yaml"))
+    }
+
+    #[test]
+    fn the_issue_example_parses() {
+        let s = parse(MEDIA).unwrap();
+        assert_eq!(s.name, "media");
+        assert_eq!(s.tools.len(), 2);
+        assert_eq!(
+            s.tool("media_play").unwrap().args[1].ty,
+            ArgType::Enum(vec!["play".into(), "pause".into(), "stop".into()])
+        );
+        assert!(s.tool("media_search").unwrap().args[0].required);
+    }
+
+    #[test]
+    fn declaration_errors() {
+        let table: &[(&str, &str)] = &[
+            ("description: d\ntools: [{name: x_a}]", "missing name"),
+            ("name: x\ntools: [{name: x_a}]", "missing description"),
+            ("name: x\ndescription: d", "no tools"),
+            (
+                "name: X-1\ndescription: d\ntools: [{name: x_a}]",
+                "bad name",
+            ),
+            (
+                "name: x\ndescription: d\ntools: [{name: y_a}]",
+                "starts with \"x_\"",
+            ),
+            (
+                "name: x\ndescription: d\ntools: [{name: x_}]",
+                "starts with",
+            ),
+            (
+                "name: x\ndescription: d\ntools: [{name: x_a}, {name: x_a}]",
+                "declared twice",
+            ),
+            (
+                "name: x\ndescription: d\ntools: [{name: x_a, args: [{name: q, type: enum}]}]",
+                "has no values",
+            ),
+            (
+                "name: x\ndescription: d\ntools: [{name: x_a, args: [{name: q, type: date}]}]",
+                "unknown type",
+            ),
+            (
+                "name: x\ndescription: d\ntools: [{name: x_a, args: [{name: q}, {name: q}]}]",
+                "declared twice",
+            ),
+            (
+                "name: x\ndescription: d\ntools: [{name: x_a, args: [{name: q, requried: true}]}]",
+                "unknown field",
+            ),
+            (
+                "name: read\ndescription: d\ntools: [{name: read_skill}]",
+                "clashes",
+            ),
+            ("name: x\ndescription: d\ntools: [oops", "YAML error"),
+        ];
+        for (text, want) in table {
+            let got = parse(text).map(|_| ()).unwrap_err().to_string();
+            assert!(got.contains(want), "{text:?}: {got}");
+        }
+    }
+
+    #[test]
+    fn routing_by_prefix() {
+        let mk = |n: &str| Toolset {
+            name: n.into(),
+            description: "d".into(),
+            tools: vec![],
+            path: PathBuf::new(),
+        };
+        let reg = ToolsetRegistry::from_toolsets([mk("media"), mk("smart"), mk("smart_home")]);
+        let route = |t: &str| reg.route(t).map(|s| s.name.as_str());
+        assert_eq!(route("media_search"), Some("media"));
+        assert_eq!(route("smart_home_light"), Some("smart_home"));
+        assert_eq!(route("smart_x"), Some("smart"));
+        assert_eq!(route("media"), None);
+        assert_eq!(route("media_"), None);
+        assert_eq!(route("mediax_search"), None);
+        assert_eq!(route("get_current_time"), None);
+    }
+
+    #[test]
+    fn folders_merge_with_diagnostics() {
+        let a = std::env::temp_dir().join(format!("porfiry-ts-a-{}", std::process::id()));
+        let b = std::env::temp_dir().join(format!("porfiry-ts-b-{}", std::process::id()));
+        for d in [&a, &b] {
+            fs::remove_dir_all(d).ok();
+            fs::create_dir_all(d).unwrap();
+        }
+        fs::write(a.join("media.yaml"), MEDIA).unwrap();
+        fs::write(a.join("media2.yml"), MEDIA).unwrap();
+        fs::write(a.join("bad.yaml"), "name: [").unwrap();
+        fs::write(a.join("readme.txt"), "not yaml").unwrap();
+        fs::write(
+            b.join("m.yaml"),
+            "name: media\ndescription: other\ntools: [{name: media_x}]",
+        )
+        .unwrap();
+        let loaded = ToolsetRegistry::load(&[&a, &b]);
+        let lines: Vec<String> = loaded.diagnostics.iter().map(|d| d.to_string()).collect();
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert!(lines[0].contains("bad.yaml: YAML error"));
+        assert!(lines[1].contains("media2.yml: duplicate name"));
+        assert!(lines[2].starts_with("warning ") && lines[2].contains("overrides"));
+        assert_eq!(loaded.value.get("MEDIA").unwrap().description, "other");
+        fs::remove_dir_all(&a).ok();
+        fs::remove_dir_all(&b).ok();
+    }
+}
