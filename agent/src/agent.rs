@@ -914,3 +914,824 @@ pub fn render_history(messages: &[Message]) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::ManualClock;
+    use crate::prompt::SectionKind;
+    use crate::scripted::ScriptedModel;
+    use crate::skill::parse_skill;
+    use crate::toolset::parse_toolset;
+    use std::sync::Mutex;
+
+    const MEDIA: &str = "\
+name: media
+description: управление медиа и воспроизведением (search/info/play)
+tools:
+  - name: media_search
+    description: поиск по названию
+    args:
+      - {name: query, type: string, required: true, description: название или его часть}
+  - name: media_play
+    description: запуск/управление просмотром
+    args:
+      - {name: id, type: string, required: true}
+      - {name: action, type: enum, values: [play, pause, stop], required: false}
+";
+    const WEB: &str = "\
+name: web
+description: работа в вебе
+tools:
+  - name: web_open
+    description: открыть адрес
+    args:
+      - {name: url, type: string, required: true}
+";
+
+    fn skill(text: &str) -> crate::skill::Skill {
+        parse_skill(text, Path::new("fixture.md")).unwrap().0
+    }
+
+    fn fixture_with(config: AgentConfig) -> (Agent, ManualClock) {
+        let clock = ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap();
+        let skills = SkillRegistry::from_skills([
+            skill("---\nname: media\ndescription: фильмы; вызови enable_toolset|media\ntoolset: media\n---\nШаги."),
+            skill("---\nname: web\ndescription: сайты\n---\nВеб."),
+            skill("---\nname: Корректное выключение\ndescription: как выключаться\n---\nТело."),
+        ]);
+        let toolsets = ToolsetRegistry::from_toolsets([
+            parse_toolset(MEDIA, Path::new("media.yaml")).unwrap(),
+            parse_toolset(WEB, Path::new("web.yaml")).unwrap(),
+        ]);
+        let mut agent = Agent::new(config, skills, toolsets, Arc::new(clock.clone()));
+        agent.register_executor(
+            ExecutorTarget::Tool("media_search".into()),
+            Arc::new(|c: &ToolInvocation<'_>| {
+                Ok(format!(
+                    "1. Tomb Raider (2018) id=tt1365519 [{}]",
+                    c.args.str("query").unwrap_or("")
+                ))
+            }),
+        );
+        agent.register_executor(
+            ExecutorTarget::Toolset("media".into()),
+            Arc::new(|c: &ToolInvocation<'_>| match c.args.str("action") {
+                Some("stop") => Err("nothing is playing".to_string()),
+                _ => Ok(format!("{} {}", c.tool, c.args)),
+            }),
+        );
+        (agent, clock)
+    }
+
+    fn fixture() -> (Agent, ManualClock) {
+        fixture_with(AgentConfig::default())
+    }
+
+    struct Run {
+        out: TurnOutcome,
+        events: Vec<AgentEvent>,
+        model: ScriptedModel,
+    }
+
+    fn turn(agent: &mut Agent, session: &str, user: &str, outputs: &[&str]) -> Run {
+        let mut model = ScriptedModel::new(outputs.iter().copied());
+        let mut events = Vec::new();
+        let out = agent
+            .turn(session, user, &mut model, &CancelToken::new(), &mut |e| {
+                events.push(e)
+            })
+            .unwrap();
+        Run { out, events, model }
+    }
+
+    fn call(line: &str) -> ToolCall {
+        parse_output(line).calls().next().cloned().unwrap()
+    }
+
+    fn reply(agent: &mut Agent, session: &str, line: &str) -> ToolReply {
+        agent.call_tool(session, &call(line), &mut |_| {}).unwrap()
+    }
+
+    fn history(agent: &Agent, session: &str) -> String {
+        render_history(agent.history(session))
+    }
+
+    fn executed(out: &TurnOutcome) -> Vec<&str> {
+        out.executed.iter().map(|e| e.name.as_str()).collect()
+    }
+
+    #[test]
+    fn agent_is_send() {
+        fn send<T: Send>() {}
+        send::<Agent>();
+    }
+
+    #[test]
+    fn three_prompt_states() {
+        let (mut agent, _) = fixture();
+        // State 1: core + catalog + skills index (with the media skill).
+        let p1 = agent.prompt("s");
+        let kinds: Vec<_> = p1.sections().iter().map(|s| s.kind).collect();
+        assert_eq!(
+            kinds,
+            [SectionKind::Core, SectionKind::Catalog, SectionKind::Skills]
+        );
+        assert!(p1.text().contains("media — управление медиа"));
+        assert!(p1
+            .text()
+            .contains("media — фильмы; вызови enable_toolset|media"));
+        assert!(!p1.text().contains("media_search"));
+        assert!(!p1.text().contains("Активные тулсеты"));
+        // State 2: the model enables media; the call is not written to the history.
+        let r = turn(
+            &mut agent,
+            "s",
+            "Включи фильм",
+            &["TOOL_CALL: enable_toolset|media", "Готово."],
+        );
+        assert_eq!(r.out.stop, TurnStop::Answered);
+        assert!(!history(&agent, "s").contains("enable_toolset"));
+        assert_ne!(r.model.requests()[0].system, r.model.requests()[1].system);
+        // State 3: core + media tools + «Активные тулсеты: media», the media skill gone.
+        let p3 = agent.prompt("s");
+        assert_eq!(r.model.requests()[1].system, p3.text());
+        let kinds: Vec<_> = p3.sections().iter().map(|s| s.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                SectionKind::Core,
+                SectionKind::Catalog,
+                SectionKind::ActiveToolsets,
+                SectionKind::Skills
+            ]
+        );
+        let active = &p3.sections()[2].text;
+        assert!(active.starts_with("Активные тулсеты: media\n"));
+        assert!(active.contains("media_search|query — поиск по названию"));
+        assert!(active.contains(
+            "media_play|id|action? — запуск/управление просмотром (action: play/pause/stop)"
+        ));
+        assert!(!p3.sections()[3].text.contains("фильмы; вызови"));
+        assert!(p3.sections()[3].text.contains("web — сайты"));
+        // The static prefix is the same in every state.
+        assert_eq!(p1.static_prefix(), p3.static_prefix());
+        assert!(p3.text().starts_with(p3.static_prefix()));
+    }
+
+    #[test]
+    fn prompt_is_byte_identical_when_only_the_clock_changes() {
+        let (mut agent, clock) = fixture();
+        agent.enable_toolset("s", "media").unwrap();
+        let before = agent.prompt("s").text().to_string();
+        clock.advance(Duration::from_secs(5 * 60));
+        assert_eq!(agent.prompt("s").text(), before);
+        clock.advance(Duration::from_secs(3600 * 5));
+        assert_ne!(agent.prompt("s").text(), before, "expired: state changed");
+        // Order of activation does not matter.
+        agent.enable_toolset("a", "web").unwrap();
+        agent.enable_toolset("a", "media").unwrap();
+        agent.enable_toolset("b", "media").unwrap();
+        agent.enable_toolset("b", "web").unwrap();
+        assert_eq!(agent.prompt("a"), agent.prompt("b"));
+    }
+
+    #[test]
+    fn english_prompt_and_replies() {
+        let (mut agent, _) = fixture_with(AgentConfig {
+            lang: Lang::En,
+            ..AgentConfig::default()
+        });
+        let p = agent.prompt("s");
+        assert!(p
+            .text()
+            .contains("Call a tool on a line of its own: TOOL_CALL: name|arguments"));
+        agent.enable_toolset("s", "media").unwrap();
+        assert!(agent.prompt("s").text().contains("Active toolsets: media"));
+        let r = reply(&mut agent, "s", "TOOL_CALL: enable_toolset|media");
+        assert!(r.text.contains("already active, timeout extended"));
+        let r = reply(&mut agent, "s", "TOOL_CALL: web_open|{}");
+        assert!(r.text.contains("Toolset web activated. Registry:"));
+        assert!(r.text.contains("The call was NOT executed yet."));
+    }
+
+    #[test]
+    fn enable_and_disable_are_idempotent() {
+        let (mut agent, _) = fixture();
+        let table: &[(&str, &str, bool, bool)] = &[
+            // (call, reply contains, ok, changed)
+            (
+                "TOOL_CALL: disable_toolset|media",
+                "нет активных наборов",
+                true,
+                false,
+            ),
+            (
+                "TOOL_CALL: disable_toolset",
+                "нет активных наборов",
+                true,
+                false,
+            ),
+            (
+                "TOOL_CALL: enable_toolset|media",
+                "Тулсет media активирован. Реестр:\nmedia_search|query",
+                true,
+                true,
+            ),
+            (
+                "TOOL_CALL: enable_toolset|MEDIA",
+                "уже активен, продлеваю таймаут",
+                true,
+                false,
+            ),
+            (
+                "TOOL_CALL: enable_toolset|кино",
+                "набора кино нет, доступны: media, web",
+                false,
+                false,
+            ),
+            ("TOOL_CALL: enable_toolset", "укажи набор", false, false),
+            (
+                "TOOL_CALL: disable_toolset|web",
+                "Тулсет web не активен; активны: media",
+                true,
+                false,
+            ),
+            (
+                "TOOL_CALL: disable_toolset|кино",
+                "набора кино нет, доступны: media, web",
+                false,
+                false,
+            ),
+            (
+                "TOOL_CALL: disable_toolset|media",
+                "Тулсет media выключен",
+                true,
+                true,
+            ),
+            (
+                "TOOL_CALL: disable_toolset|media",
+                "нет активных наборов",
+                true,
+                false,
+            ),
+            (
+                "TOOL_CALL: enable_toolset|web",
+                "Тулсет web активирован",
+                true,
+                true,
+            ),
+            (
+                "TOOL_CALL: enable_toolset|media",
+                "Тулсет media активирован",
+                true,
+                true,
+            ),
+            (
+                "TOOL_CALL: disable_toolset",
+                "Тулсет media выключен.\nТулсет web выключен.",
+                true,
+                true,
+            ),
+        ];
+        for (line, want, ok, changed) in table {
+            let r = reply(&mut agent, "s", line);
+            assert!(r.text.contains(want), "{line}: {:?}", r.text);
+            assert_eq!(
+                (r.ok, r.kind),
+                (*ok, ReplyKind::ToolsetChange { changed: *changed }),
+                "{line}"
+            );
+        }
+        assert!(agent.active_toolsets("s").is_empty());
+    }
+
+    #[test]
+    fn toolset_timeout_with_a_manual_clock() {
+        let (mut agent, clock) = fixture();
+        agent.enable_toolset("s", "media").unwrap();
+        clock.advance(Duration::from_secs(9 * 60 + 59));
+        assert_eq!(agent.active_toolsets("s"), ["media"], "active at 9:59");
+        clock.advance(Duration::from_secs(62));
+        assert!(agent.active_toolsets("s").is_empty(), "gone at 10:01");
+
+        // enable_toolset extends.
+        reply(&mut agent, "s", "TOOL_CALL: enable_toolset|media");
+        clock.advance(Duration::from_secs(9 * 60));
+        reply(&mut agent, "s", "TOOL_CALL: enable_toolset|media");
+        clock.advance(Duration::from_secs(9 * 60));
+        assert_eq!(
+            agent.active_toolsets("s"),
+            ["media"],
+            "18 minutes after the first enable"
+        );
+
+        // Any tool call of the set extends, a failed one included.
+        reply(&mut agent, "s", "TOOL_CALL: media_search|x");
+        clock.advance(Duration::from_secs(9 * 60));
+        reply(&mut agent, "s", "TOOL_CALL: media_play|tt1|stop");
+        clock.advance(Duration::from_secs(9 * 60));
+        assert_eq!(agent.active_toolsets("s"), ["media"]);
+        clock.advance(Duration::from_secs(62));
+        assert!(agent.active_toolsets("s").is_empty());
+
+        // The timeout is configurable.
+        let (mut short, clock) = fixture_with(AgentConfig {
+            toolset_timeout: Duration::from_secs(30),
+            ..AgentConfig::default()
+        });
+        short.enable_toolset("s", "web").unwrap();
+        clock.advance(Duration::from_secs(31));
+        assert!(short.active_toolsets("s").is_empty());
+    }
+
+    #[test]
+    fn expiry_is_reported_during_a_turn() {
+        let (mut agent, clock) = fixture();
+        agent.enable_toolset("s", "media").unwrap();
+        clock.advance(Duration::from_secs(11 * 60));
+        let r = turn(&mut agent, "s", "привет", &["Привет!"]);
+        assert!(r.events.contains(&AgentEvent::ToolsetDisabled {
+            name: "media".into(),
+            expired: true
+        }));
+        assert!(!r.model.requests()[0].system.contains("media_search"));
+    }
+
+    #[test]
+    fn sessions_are_isolated_and_switchable() {
+        let (mut agent, _) = fixture();
+        turn(
+            &mut agent,
+            "kitchen",
+            "включи кино",
+            &["TOOL_CALL: enable_toolset|media", "Ок."],
+        );
+        turn(
+            &mut agent,
+            "car",
+            "который час",
+            &["TOOL_CALL: get_current_time", "Десять."],
+        );
+        assert_eq!(agent.active_toolsets("kitchen"), ["media"]);
+        assert!(agent.active_toolsets("car").is_empty());
+        assert!(agent.prompt("kitchen").text().contains("media_search"));
+        assert!(!agent.prompt("car").text().contains("media_search"));
+        assert!(history(&agent, "kitchen").contains("включи кино"));
+        assert!(!history(&agent, "kitchen").contains("который час"));
+        assert!(
+            history(&agent, "car").contains("tool(get_current_time): 2026-08-22T10:00:00+03:00")
+        );
+        // Back to the first session: its state is intact.
+        let r = turn(
+            &mut agent,
+            "kitchen",
+            "найди Лару Крофт",
+            &["TOOL_CALL: media_search|Лара Крофт", "Нашёл."],
+        );
+        assert_eq!(executed(&r.out), ["media_search"]);
+        assert_eq!(r.model.requests()[0].messages[0].content, "включи кино");
+        let names: Vec<&str> = agent.sessions().collect();
+        assert_eq!(names, ["car", "kitchen"]);
+        assert!(agent.end_session("car"));
+        assert!(agent.history("car").is_empty());
+        assert!(matches!(
+            agent.turn(
+                "  ",
+                "x",
+                &mut ScriptedModel::new(["x"]),
+                &CancelToken::new(),
+                &mut |_| {}
+            ),
+            Err(AgentError::EmptySession)
+        ));
+    }
+
+    #[test]
+    fn substitution_says_not_executed() {
+        // Invalid arguments on an inactive set: activate, do not execute, say so.
+        let (mut agent, _) = fixture();
+        let r = reply(&mut agent, "s", "TOOL_CALL: media_play|tt1|rewind");
+        assert_eq!(r.kind, ReplyKind::Substituted);
+        assert!(
+            r.text
+                .starts_with("Тулсет media активирован. Реестр:\nmedia_search|query"),
+            "{}",
+            r.text
+        );
+        assert!(r.text.contains("Вызов ещё НЕ выполнялся."));
+        assert!(r.text.contains("media_play|id|action?"));
+        assert_eq!(agent.active_toolsets("s"), ["media"]);
+
+        // direct_execution off: even valid arguments are substituted.
+        let (mut agent, _) = fixture_with(AgentConfig {
+            direct_execution: false,
+            ..AgentConfig::default()
+        });
+        let r = turn(
+            &mut agent,
+            "s",
+            "найди",
+            &[
+                "TOOL_CALL: media_search|Лара",
+                "TOOL_CALL: media_search|Лара",
+                "Нашёл Tomb Raider.",
+            ],
+        );
+        assert!(
+            executed(&r.out) == ["media_search"],
+            "only the second call ran"
+        );
+        assert_eq!(r.out.tool_replies[0].kind, ReplyKind::Substituted);
+        assert!(
+            r.out.tool_replies[0].in_history,
+            "the model sees the activation reply"
+        );
+        let h = history(&agent, "s");
+        assert!(h.contains("tool(media_search): Тулсет media активирован"));
+        assert!(h.contains("Вызов ещё НЕ выполнялся"));
+        assert!(h.contains("Tomb Raider (2018)"));
+    }
+
+    #[test]
+    fn direct_execution_activates_and_runs() {
+        let (mut agent, _) = fixture();
+        let r = turn(
+            &mut agent,
+            "s",
+            "Найди фильм про Лару Крофт",
+            &[
+                "TOOL_CALL: media_search|Лара Крофт",
+                "Нашёл: Tomb Raider (2018)",
+            ],
+        );
+        assert_eq!(executed(&r.out), ["media_search"]);
+        assert_eq!(r.out.reply, "Нашёл: Tomb Raider (2018)");
+        assert!(r.events.contains(&AgentEvent::ToolsetEnabled {
+            name: "media".into()
+        }));
+        assert_eq!(agent.active_toolsets("s"), ["media"]);
+        assert!(!history(&agent, "s").contains("enable_toolset"));
+    }
+
+    #[test]
+    fn dispatch_table() {
+        let (mut agent, _) = fixture();
+        agent.enable_toolset("s", "media").unwrap();
+        // (call, kind, ok, reply contains)
+        let table: &[(&str, ReplyKind, bool, &str)] = &[
+            ("TOOL_CALL: get_current_time", ReplyKind::Executed, true, "2026-08-22T10:00:00+03:00"),
+            ("TOOL_CALL: get_current_time|now please", ReplyKind::Executed, true, "+03:00"),
+            ("TOOL_CALL: show_text|Привет | мир", ReplyKind::Executed, true, "Показано"),
+            ("TOOL_CALL: show_text", ReplyKind::Rejected, false, "нет аргумента text. Схема: show_text|text"),
+            ("TOOL_CALL: read_skill|корректное  выключение", ReplyKind::Executed, true, "Скилл Корректное выключение:\nТело."),
+            ("TOOL_CALL: read_skill|кино", ReplyKind::Executed, false, "скилла кино нет, доступны: media, web, Корректное выключение"),
+            ("TOOL_CALL: media_search|query=Лара", ReplyKind::Executed, true, "Tomb Raider (2018) id=tt1365519 [Лара]"),
+            ("TOOL_CALL: media_play|{\"id\": \"tt1\", \"action\": \"PAUSE\"}", ReplyKind::Executed, true, "media_play id=tt1|action=pause"),
+            ("TOOL_CALL: media_play|tt1|stop", ReplyKind::Executed, false, "Ошибка media_play: nothing is playing"),
+            ("TOOL_CALL: media_play|tt1|rewind", ReplyKind::Rejected, false, "action должен быть одним из: play/pause/stop. Схема: media_play|id|action?"),
+            ("TOOL_CALL: media_play", ReplyKind::Rejected, false, "нет аргумента id"),
+            ("TOOL_CALL: media_delete|x", ReplyKind::Rejected, false, "инструмента media_delete нет. В наборе media: media_search, media_play"),
+            ("TOOL_CALL: weather_now", ReplyKind::Rejected, false, "инструмента weather_now нет. Ядро: get_current_time, show_text, read_skill, enable_toolset, disable_toolset.\nНаборы:\nmedia — "),
+            ("TOOL_CALL: web_open|https://x", ReplyKind::Rejected, false, "для web_open нет исполнителя на этом устройстве"),
+        ];
+        for (line, kind, ok, want) in table {
+            let r = reply(&mut agent, "s", line);
+            assert_eq!((r.kind, r.ok), (*kind, *ok), "{line}: {}", r.text);
+            assert!(r.text.contains(want), "{line}: {:?}", r.text);
+        }
+        assert_eq!(agent.missing_executors(), ["web_open"]);
+    }
+
+    #[test]
+    fn tool_errors_go_back_to_the_model_and_the_loop_continues() {
+        let (mut agent, _) = fixture();
+        agent.enable_toolset("s", "media").unwrap();
+        let r = turn(
+            &mut agent,
+            "s",
+            "стоп",
+            &[
+                "TOOL_CALL: media_play|tt1|stop",
+                "TOOL_CALL: weather_now",
+                "Ничего не играет.",
+            ],
+        );
+        assert_eq!(r.out.stop, TurnStop::Answered);
+        assert_eq!(r.out.reply, "Ничего не играет.");
+        let h = history(&agent, "s");
+        assert!(h.contains("tool(media_play): Ошибка media_play: nothing is playing"));
+        assert!(h.contains("tool(weather_now): Ошибка: инструмента weather_now нет"));
+        assert!(r.events.contains(&AgentEvent::ToolFinished {
+            name: "media_play".into(),
+            result: "Ошибка media_play: nothing is playing".into(),
+            ok: false
+        }));
+        // The second request saw the first error.
+        let seen = &r.model.requests()[1].messages;
+        assert_eq!(seen.last().unwrap().role, Role::Tool);
+    }
+
+    #[test]
+    fn several_calls_in_one_output_run_in_order() {
+        let (mut agent, _) = fixture();
+        let r = turn(
+            &mut agent,
+            "s",
+            "покажи время",
+            &["Секунду.\n```\nTOOL_CALL: get_current_time\nTOOL_CALL: show_text|10:00\n```\nГотово (выдумка)", "Показал."],
+        );
+        assert_eq!(executed(&r.out), ["get_current_time", "show_text"]);
+        assert_eq!(r.out.shown, ["10:00"]);
+        assert!(r.events.contains(&AgentEvent::ShowText("10:00".into())));
+        assert_eq!(r.out.streamed, "Секунду.\nПоказал.");
+        let msgs = agent.history("s");
+        assert_eq!(msgs.len(), 5, "{msgs:?}");
+        assert_eq!(
+            msgs[1].content,
+            "Секунду.\n```\nTOOL_CALL: get_current_time\nTOOL_CALL: show_text|10:00"
+        );
+        assert!(
+            !history(&agent, "s").contains("выдумка"),
+            "text after the calls is a guess"
+        );
+    }
+
+    #[test]
+    fn the_host_never_hears_a_tool_call_line() {
+        let outputs = [
+            "Ищу.\n`TOOL_CALL: media_search|x`",
+            "  tool_call : media_play|tt1",
+            "```\nTOOL_CALL: show_text|a\n```",
+            "Готово.",
+        ];
+        for piece in [1, 2, 5, 64] {
+            let (mut agent, _) = fixture();
+            let mut model = ScriptedModel::new(outputs).with_piece_chars(piece);
+            let mut texts = Vec::new();
+            let out = agent
+                .turn("s", "x", &mut model, &CancelToken::new(), &mut |e| {
+                    if let AgentEvent::Text(t) = e {
+                        texts.push(t)
+                    }
+                })
+                .unwrap();
+            let all = texts.concat();
+            assert_eq!(all, "Ищу.\nГотово.", "piece {piece}");
+            for t in &texts {
+                assert!(!t.to_lowercase().contains("tool"), "{t:?}");
+                assert!(!t.contains('`'), "{t:?}");
+            }
+            assert_eq!(out.streamed, all);
+        }
+    }
+
+    #[test]
+    fn a_regenerated_preamble_is_not_heard_twice() {
+        let (mut agent, _) = fixture();
+        let r = turn(
+            &mut agent,
+            "s",
+            "найди Лару Крофт",
+            &[
+                "Сейчас найду.\nTOOL_CALL: enable_toolset|media",
+                "Сейчас найду.\nTOOL_CALL: media_search|Лара Крофт",
+                "Нашёл Tomb Raider.",
+            ],
+        );
+        assert_eq!(r.out.streamed, "Сейчас найду.\nНашёл Tomb Raider.");
+        assert_eq!(
+            r.out
+                .generations
+                .iter()
+                .map(|g| g.discarded)
+                .collect::<Vec<_>>(),
+            [true, false, false]
+        );
+        let h = history(&agent, "s");
+        assert!(!h.contains("enable_toolset"));
+        assert_eq!(h.matches("Сейчас найду.").count(), 1);
+        assert!(r.out.tool_replies[0]
+            .text
+            .starts_with("Тулсет media активирован"));
+        assert!(!r.out.tool_replies[0].in_history);
+        // A different preamble after the discard is spoken in full.
+        let (mut agent, _) = fixture();
+        let r = turn(
+            &mut agent,
+            "s",
+            "x",
+            &[
+                "Включаю.\nTOOL_CALL: enable_toolset|web",
+                "Открываю.\nTOOL_CALL: disable_toolset|web",
+                "Ладно.",
+            ],
+        );
+        assert_eq!(r.out.streamed, "Включаю.\nОткрываю.\nЛадно.");
+        assert!(!history(&agent, "s").contains("toolset"));
+    }
+
+    #[test]
+    fn a_switch_that_changes_nothing_is_answered_in_the_history() {
+        let (mut agent, _) = fixture();
+        agent.enable_toolset("s", "media").unwrap();
+        let r = turn(
+            &mut agent,
+            "s",
+            "x",
+            &[
+                "TOOL_CALL: enable_toolset|media",
+                "TOOL_CALL: enable_toolset|кино",
+                "Ок.",
+            ],
+        );
+        assert_eq!(r.out.generations.iter().filter(|g| g.discarded).count(), 0);
+        let h = history(&agent, "s");
+        assert!(h.contains("tool(enable_toolset): Тулсет media уже активен, продлеваю таймаут."));
+        assert!(h.contains("набора кино нет, доступны: media, web"));
+        assert!(r.out.tool_replies.iter().all(|t| t.in_history));
+    }
+
+    #[test]
+    fn mixed_output_keeps_visible_calls_and_drops_switches_from_history() {
+        let (mut agent, _) = fixture();
+        let r = turn(
+            &mut agent,
+            "s",
+            "x",
+            &[
+                "TOOL_CALL: enable_toolset|media\nTOOL_CALL: media_search|Лара",
+                "Ок.",
+            ],
+        );
+        assert_eq!(executed(&r.out), ["media_search"]);
+        let h = history(&agent, "s");
+        assert!(!h.contains("enable_toolset"), "{h}");
+        assert!(h.contains("assistant: TOOL_CALL: media_search|Лара"));
+        assert_eq!(
+            r.out
+                .tool_replies
+                .iter()
+                .map(|t| t.in_history)
+                .collect::<Vec<_>>(),
+            [false, true]
+        );
+    }
+
+    #[test]
+    fn max_iterations_bounds_the_loop() {
+        let (mut agent, _) = fixture_with(AgentConfig {
+            max_iterations: 3,
+            ..AgentConfig::default()
+        });
+        let outputs = ["TOOL_CALL: get_current_time"; 3];
+        let r = turn(&mut agent, "s", "x", &outputs);
+        assert_eq!(r.out.stop, TurnStop::MaxIterations);
+        assert_eq!(r.out.generations.len(), 3);
+        assert_eq!(r.model.remaining(), 0);
+        // Discarded generations count too: enable/disable ping-pong ends.
+        let (mut agent, _) = fixture_with(AgentConfig {
+            max_iterations: 4,
+            ..AgentConfig::default()
+        });
+        let r = turn(
+            &mut agent,
+            "s",
+            "x",
+            &[
+                "TOOL_CALL: enable_toolset|web",
+                "TOOL_CALL: disable_toolset|web",
+                "TOOL_CALL: enable_toolset|web",
+                "TOOL_CALL: disable_toolset|web",
+            ],
+        );
+        assert_eq!(r.out.stop, TurnStop::MaxIterations);
+        assert_eq!(agent.history("s").len(), 1, "only the user message");
+    }
+
+    #[test]
+    fn cancellation_between_iterations_and_inside_a_generation() {
+        let (mut agent, _) = fixture();
+        let cancel = CancelToken::new();
+        cancel.cancel();
+        let mut model = ScriptedModel::new(["never"]);
+        let out = agent
+            .turn("s", "x", &mut model, &cancel, &mut |_| {})
+            .unwrap();
+        assert_eq!(out.stop, TurnStop::Cancelled);
+        assert_eq!(model.remaining(), 1, "no model call after cancel");
+
+        // Cancelled while the tool runs: the call completes (its result is kept), no new request.
+        let (mut agent, _) = fixture();
+        let cancel = CancelToken::new();
+        let flag = cancel.clone();
+        agent.register_executor(
+            ExecutorTarget::Tool("media_search".into()),
+            Arc::new(move |_: &ToolInvocation<'_>| {
+                flag.cancel();
+                Ok("found".to_string())
+            }),
+        );
+        let mut model = ScriptedModel::new(["TOOL_CALL: media_search|x", "never"]);
+        let out = agent
+            .turn("s", "x", &mut model, &cancel, &mut |_| {})
+            .unwrap();
+        assert_eq!(out.stop, TurnStop::Cancelled);
+        assert_eq!(model.remaining(), 1);
+        assert!(history(&agent, "s").contains("tool(media_search): found"));
+
+        // Cancelled mid-generation: the partial output stays out of the history.
+        let (mut agent, _) = fixture();
+        let cancel = CancelToken::new();
+        let flag = cancel.clone();
+        let mut model = ScriptedModel::new(["Очень длинный ответ"]).with_piece_chars(1);
+        let mut n = 0;
+        let out = agent
+            .turn("s", "x", &mut model, &cancel, &mut |e| {
+                if matches!(e, AgentEvent::Text(_)) {
+                    n += 1;
+                    if n == 3 {
+                        flag.cancel();
+                    }
+                }
+            })
+            .unwrap();
+        assert_eq!(out.stop, TurnStop::Cancelled);
+        assert_eq!(agent.history("s").len(), 1);
+    }
+
+    #[test]
+    fn model_errors_end_the_turn_and_keep_the_history() {
+        let (mut agent, _) = fixture();
+        turn(&mut agent, "s", "first", &["Привет."]);
+        let r = turn(&mut agent, "s", "second", &["TOOL_CALL: get_current_time"]);
+        assert_eq!(
+            r.out.stop,
+            TurnStop::ModelError(ModelErrorText::exhausted())
+        );
+        let h = history(&agent, "s");
+        for want in [
+            "user: first",
+            "assistant: Привет.",
+            "user: second",
+            "tool(get_current_time)",
+        ] {
+            assert!(h.contains(want), "{h}");
+        }
+    }
+
+    struct ModelErrorText;
+    impl ModelErrorText {
+        fn exhausted() -> String {
+            crate::model::ModelError::ScriptExhausted.to_string()
+        }
+    }
+
+    #[test]
+    fn history_is_append_only_across_turns() {
+        let (mut agent, _) = fixture();
+        let mut seen: Vec<Message> = Vec::new();
+        let script: &[(&str, &[&str])] = &[
+            (
+                "a",
+                &[
+                    "TOOL_CALL: enable_toolset|media",
+                    "TOOL_CALL: media_search|x",
+                    "A",
+                ],
+            ),
+            ("b", &["TOOL_CALL: disable_toolset|media", "B"]),
+            ("c", &["TOOL_CALL: media_play|tt1|rewind", "C"]),
+        ];
+        for (user, outputs) in script {
+            turn(&mut agent, "s", user, outputs);
+            let now = agent.history("s").to_vec();
+            assert_eq!(&now[..seen.len()], &seen[..], "history was rewritten");
+            seen = now;
+        }
+        assert!(
+            history(&agent, "s").contains("Tomb Raider"),
+            "tool results stay"
+        );
+    }
+
+    #[test]
+    fn executors_by_tool_win_over_toolset() {
+        let (mut agent, _) = fixture();
+        let calls = Arc::new(Mutex::new(Vec::new()));
+        let log = calls.clone();
+        agent.register_executor(
+            ExecutorTarget::Toolset("WEB".into()),
+            Arc::new(move |c: &ToolInvocation<'_>| {
+                log.lock()
+                    .unwrap()
+                    .push(format!("{}:{}:{}", c.session, c.toolset, c.tool));
+                Ok("opened".to_string())
+            }),
+        );
+        let r = reply(&mut agent, "s", "TOOL_CALL: web_open|https://example.org");
+        assert_eq!((r.kind, r.text.as_str()), (ReplyKind::Executed, "opened"));
+        assert_eq!(calls.lock().unwrap().as_slice(), ["s:web:web_open"]);
+        assert!(agent.missing_executors().is_empty());
+    }
+}

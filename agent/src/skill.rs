@@ -353,6 +353,18 @@ impl SkillRegistry {
     }
 }
 
+impl Loaded<SkillRegistry> {
+    /// The `porfiry skills check` report: `ok <name>` per loaded skill (index order), then
+    /// one `warning <path>: <reason>` / `error <path>: <reason>` line per diagnostic.
+    pub fn check_lines(&self) -> Vec<String> {
+        self.value
+            .iter()
+            .map(|s| format!("ok {}", s.name))
+            .chain(self.diagnostics.iter().map(|d| d.to_string()))
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -597,6 +609,9 @@ mod tests {
         assert!(lines[1].contains("media.md: duplicate name"), "{lines:?}");
         assert!(lines[2].starts_with("warning ") && lines[2].contains("m.md: overrides"));
         assert!(loaded.has_errors());
+        let report = loaded.check_lines();
+        assert_eq!(&report[..2], ["ok Media", "ok time"]);
+        assert_eq!(report.len(), 5);
         let missing = SkillRegistry::load(&[base.join("nope")]);
         assert!(missing.has_errors());
         fs::remove_dir_all(&base).ok();
