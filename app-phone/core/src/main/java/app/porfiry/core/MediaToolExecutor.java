@@ -3,8 +3,9 @@ package app.porfiry.core;
 import java.util.List;
 
 /**
- * Executes the {@code media} toolset over a {@link MediaCatalog}:
- * {@code media_search|query}, {@code media_info|id}, {@code media_play|id}.
+ * Executes the {@code media} toolset ({@code toolsets/media.yaml}) over a {@link MediaCatalog}:
+ * {@code media_search|query}, {@code media_info|id}, {@code media_play|id[|play|pause|stop]}.
+ * Arguments arrive positional, {@code |}-separated, in declaration order.
  *
  * <p>Replies are compact data lines for a small model ({@code id | title (year)}). Bad arguments
  * throw {@link IllegalArgumentException}; the bridge turns that into a tool error that tells the
@@ -15,6 +16,10 @@ public final class MediaToolExecutor implements ToolExecutor {
     public interface Player {
         /** Start playing {@code item}. */
         void play(MediaCatalog.Item item);
+
+        /** Pause or stop what is playing ({@code "pause"} or {@code "stop"}). */
+        default void control(String action) {
+        }
     }
 
     private static final int SEARCH_LIMIT = 5;
@@ -58,9 +63,20 @@ public final class MediaToolExecutor implements ToolExecutor {
                         + "\n" + it.description;
             }
             case "media_play": {
-                MediaCatalog.Item it = require(tool, a);
-                player.play(it);
-                return "playing: " + it.id + " | " + it.title;
+                String[] parts = a.split("\\|", -1);
+                MediaCatalog.Item it = require(tool, parts[0].trim());
+                String action = parts.length > 1 && !parts[1].trim().isEmpty() ? parts[1].trim() : "play";
+                switch (action) {
+                    case "play":
+                        player.play(it);
+                        return "playing: " + it.id + " | " + it.title;
+                    case "pause":
+                    case "stop":
+                        player.control(action);
+                        return action + ": " + it.id;
+                    default:
+                        throw new IllegalArgumentException("media_play action must be play, pause or stop, got " + action);
+                }
             }
             default:
                 throw new IllegalArgumentException("unknown media tool: " + tool
