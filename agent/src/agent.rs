@@ -689,8 +689,11 @@ impl Agent {
     ) -> Dispatched {
         let texts = Texts::new(self.config.lang);
         let decls = core.args();
-        let args = if core == CoreTool::GetCurrentTime {
-            // Forgiving: whatever the model passes, the time is the time.
+        let args = if core == CoreTool::GetCurrentTime
+            || (core == CoreTool::EnableToolset && call.args.is_empty())
+        {
+            // Forgiving: whatever the model passes, the time is the time; an enable without
+            // a name gets the list of sets instead of a schema error.
             Ok(Args::default())
         } else {
             validate_args(&decls, &call.args)

@@ -109,7 +109,7 @@ fn after_marker(line: &str) -> Result<&str, Prefix> {
         }
     }
     let rest = &s[MARKER.len()..];
-    let rest = rest.trim_start_matches(|c: char| c == ' ' || c == '\t' || c == '*');
+    let rest = rest.trim_start_matches([' ', '\t', '*']);
     match rest.strip_prefix(':') {
         Some(after) => Ok(after),
         None if rest.is_empty() => Err(Prefix::Undecided),

@@ -60,8 +60,8 @@ impl CoreTool {
             CoreTool::GetCurrentTime => vec![],
             CoreTool::ShowText => vec![text("text", true)],
             CoreTool::ReadSkill => vec![text("name", true)],
-            // Forgiving: a missing name gets a helpful answer instead of a schema error.
-            CoreTool::EnableToolset => vec![text("name", false)],
+            // Forgiving: a missing name gets a helpful answer (see the dispatcher).
+            CoreTool::EnableToolset => vec![text("name", true)],
             // Without a name: disable every active set.
             CoreTool::DisableToolset => vec![text("name", false)],
         }
