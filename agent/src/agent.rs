@@ -43,7 +43,10 @@ impl Default for AgentConfig {
 }
 
 /// Something the host hears about during a turn, in order. Closed: match it exhaustively.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Serializes as `{"type": "text", "data": ...}` (snake_case type names) for hosts across the FFI.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "type", content = "data", rename_all = "snake_case")]
 pub enum AgentEvent {
     /// Visible text to show or speak. Never contains a `TOOL_CALL:` line or a piece of one,
     /// and never repeats the preamble of a discarded generation.
@@ -90,8 +93,9 @@ pub enum AgentEvent {
     },
 }
 
-/// Why a turn ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Why a turn ended. Serializes as `{"kind": "answered"}` / `{"kind": "model_error", "message": ...}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", content = "message", rename_all = "snake_case")]
 pub enum TurnStop {
     /// The model answered without calling a tool.
     Answered,
@@ -104,7 +108,8 @@ pub enum TurnStop {
 }
 
 /// What happened to one tool call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ReplyKind {
     /// The tool ran (a core tool or a host executor); see `ok`.
     Executed,
@@ -121,7 +126,7 @@ pub enum ReplyKind {
 }
 
 /// One tool reply produced during a turn.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ToolReply {
     /// The tool called.
     pub name: String,
@@ -136,7 +141,7 @@ pub struct ToolReply {
 }
 
 /// One execution of a tool during a turn.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ExecutedTool {
     /// The tool.
     pub name: String,
@@ -149,7 +154,7 @@ pub struct ExecutedTool {
 }
 
 /// One model call of a turn.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct GenerationRecord {
     /// Why it stopped.
     pub stop: StopReason,
@@ -159,8 +164,8 @@ pub struct GenerationRecord {
     pub discarded: bool,
 }
 
-/// The result of [`Agent::turn`].
-#[derive(Debug, Clone, PartialEq)]
+/// The result of [`Agent::turn`] (serializable for hosts across the FFI).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct TurnOutcome {
     /// The final visible reply (trimmed): the last generation's visible text.
     pub reply: String,
@@ -1022,6 +1027,43 @@ tools:
 
     fn executed(out: &TurnOutcome) -> Vec<&str> {
         out.executed.iter().map(|e| e.name.as_str()).collect()
+    }
+
+    #[test]
+    fn events_and_outcomes_serialize_for_hosts() {
+        let (mut agent, _) = fixture();
+        let r = turn(
+            &mut agent,
+            "s",
+            "x",
+            &["Ищу.\nTOOL_CALL: media_search|Лара", "Нашёл."],
+        );
+        let events: Vec<serde_json::Value> = r
+            .events
+            .iter()
+            .map(|e| serde_json::to_value(e).unwrap())
+            .collect();
+        assert_eq!(
+            events[0],
+            serde_json::json!({"type": "text", "data": "Ищу"}),
+            "3-char pieces"
+        );
+        assert!(events.contains(&serde_json::json!({
+            "type": "tool_started", "data": {"name": "media_search", "args": {"query": "Лара"}}
+        })));
+        assert!(events
+            .contains(&serde_json::json!({"type": "toolset_enabled", "data": {"name": "media"}})));
+        let out = serde_json::to_value(&r.out).unwrap();
+        assert_eq!(out["stop"], serde_json::json!({"kind": "answered"}));
+        assert_eq!(
+            out["tool_replies"][0]["kind"],
+            serde_json::json!({"kind": "executed"})
+        );
+        let err = serde_json::to_value(TurnStop::ModelError("boom".into())).unwrap();
+        assert_eq!(
+            err,
+            serde_json::json!({"kind": "model_error", "message": "boom"})
+        );
     }
 
     #[test]

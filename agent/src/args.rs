@@ -93,6 +93,13 @@ impl fmt::Display for ArgValue {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Args(Vec<(String, ArgValue)>);
 
+/// Serializes as one JSON object, like [`Args::to_json`].
+impl serde::Serialize for Args {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(serializer)
+    }
+}
+
 impl Args {
     /// The value of `name`, if given.
     pub fn get(&self, name: &str) -> Option<&ArgValue> {
