@@ -1,1 +1,45 @@
-fn main() {}
+//! `porfiry`: the command-line host of the Porfiry agent runtime.
+//!
+//! Thin by design: each subcommand parses its arguments, calls the libraries and prints.
+//! Subcommands live in `src/cmd/<name>.rs`, each with an `Args` struct (clap derive) and
+//! `run(args) -> anyhow::Result<ExitCode>`. `main` maps errors to exit code 2.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cmd;
+
+/// Porfiry: an on-device agent runtime (skills, toolsets, TOOL_CALL protocol) on llama.cpp.
+#[derive(Debug, Parser)]
+#[command(name = "porfiry", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Work with skill files (`porfiry skills check`).
+    Skills(cmd::skills::Args),
+    /// Print the system prompt of a fresh session.
+    Prompt(cmd::prompt::Args),
+    /// Run scripted scenario files.
+    Scenario(cmd::scenario::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Skills(args) => cmd::skills::run(args),
+        Command::Prompt(args) => cmd::prompt::run(args),
+        Command::Scenario(args) => cmd::scenario::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
