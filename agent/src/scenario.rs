@@ -192,12 +192,13 @@ impl ScenarioResult {
     }
 }
 
-/// `PASS <name>` or `FAIL <name>: <why>`.
+/// `PASS <name>` or `FAIL <name>: <why>`, always on one line.
 impl fmt::Display for ScenarioResult {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.failure {
             None => write!(f, "PASS {}", self.name),
-            Some(why) => write!(f, "FAIL {}: {}", self.name, why),
+            // One line per scenario, whatever the reason contains.
+            Some(why) => write!(f, "FAIL {}: {}", self.name, why.replace('\n', "\\n")),
         }
     }
 }
@@ -348,7 +349,7 @@ pub fn run_scenario(sc: &Scenario, base: &Path, defaults: &ScenarioDefaults) -> 
 fn contains_all(what: &str, text: &str, wanted: &[String]) -> Result<(), String> {
     for w in wanted {
         if !text.contains(w.as_str()) {
-            return Err(format!("{what} lacks {w:?}; it is:\n{text}"));
+            return Err(format!("{what} lacks {w:?}; it is {text:?}"));
         }
     }
     Ok(())
@@ -357,7 +358,7 @@ fn contains_all(what: &str, text: &str, wanted: &[String]) -> Result<(), String>
 fn excludes_all(what: &str, text: &str, unwanted: &[String]) -> Result<(), String> {
     for w in unwanted {
         if text.contains(w.as_str()) {
-            return Err(format!("{what} contains {w:?}; it is:\n{text}"));
+            return Err(format!("{what} contains {w:?}; it is {text:?}"));
         }
     }
     Ok(())

@@ -70,7 +70,7 @@ fn the_runner_reports_failures() {
         (
             "name: wrong reply\nsteps:\n  - user: hi\n    model: [\"Привет\"]\n  - expect: {reply_contains: [Пока]}\n",
             "FAIL wrong reply: step 2: ",
-            "reply lacks \"Пока\"",
+            "reply lacks \"Пока\"; it is \"Привет\"",
         ),
         (
             "name: unused\nsteps:\n  - user: hi\n    model: [\"a\", \"b\"]\n",
@@ -110,6 +110,7 @@ fn the_runner_reports_failures() {
     ];
     for (i, (yaml, prefix, reason)) in table.iter().enumerate() {
         let line = run_inline(&i.to_string(), yaml);
+        assert!(!line.contains('\n'), "one line per scenario: {line}");
         assert!(line.starts_with(prefix), "{line}");
         assert!(line.contains(reason), "{line}");
     }
