@@ -1,1 +1,76 @@
-//! Porfiry's inference engine (placeholder crate doc; the engine work replaces it).
+//! Porfiry's inference engine: a GGUF model on llama.cpp (through `llama-cpp-2`), behind the
+//! agent's [`Model`](porfiry_agent::Model) seam.
+//!
+//! # Pieces
+//! - [`Engine`]: validates a GGUF file ([`inspect_gguf`]), loads it on a dedicated worker
+//!   thread that owns the llama.cpp model and context, and serves [`GenerateRequest`]s one at
+//!   a time. Callers get [`Event`]s over a `crossbeam-channel`: text pieces (valid UTF-8,
+//!   never a split character), then a [`Completion`] with [`GenerationStats`] or an error.
+//! - [`ChatFormat`]: Gemma or ChatML, detected from the GGUF metadata or chosen by the host;
+//!   [`render_prompt`] turns a system text and messages into segments, append-only.
+//! - [`EngineModel`]: the engine as the agent's `Model`.
+//! - [`Tokenizer`]: the model's vocabulary alone (no weights) for counting prompt tokens.
+//!
+//! # Design decisions
+//! - **One owner thread.** `LlamaContext` borrows `LlamaModel` and is not thread-safe, so
+//!   both live on the worker's stack; the [`Engine`] handle only sends commands.
+//! - **Validate before llama.cpp.** A missing, non-GGUF or truncated file is a typed
+//!   [`EngineError`], never an abort inside llama.cpp.
+//! - **Security by tokenization.** Template scaffolding is tokenized with special tokens
+//!   parsed; every message text (user, tool, system, earlier replies) with special-token
+//!   parsing off, so `<end_of_turn>` typed by anyone is plain text.
+//! - **Prompt-prefix KV reuse.** The worker keeps, per KV sequence, the exact token list in
+//!   the cache ([`kv`] module); a request keeps the longest common prefix and prefills only
+//!   the rest. The model's replies are re-rendered with the tokens actually sampled, so the
+//!   next turn reuses the whole previous conversation. Gemma 3's sliding-window layers keep
+//!   their full cache (`swa_full`) so truncation works; where llama.cpp refuses a partial
+//!   removal the engine prefills in full and says so (`GenerationStats::full_reprefill`).
+//! - **The grammar cannot abort the process.** Every chosen token is one the engaged
+//!   tool-call grammar allows (the chain's pick is checked; on rejection the grammar masks
+//!   all candidates, end-of-generation included while a call is incomplete, and the chain
+//!   picks again), tokens are accepted with `try_accept`, and an end-of-generation token is
+//!   never accepted at all. Checking only the pick keeps the engaged grammar cheap.
+//!
+//! # Example
+//! ```no_run
+//! use porfiry_engine::{Engine, EngineParams, GenerateConfig, GenerateRequest};
+//! use porfiry_agent::Message;
+//!
+//! let engine = Engine::load("models/cache/gemma-3-270m-q4_k_m.gguf", EngineParams::default())?;
+//! let request = GenerateRequest::new("main", "You are Porfiry.", vec![Message::user("Hi")])
+//!     .with_config(GenerateConfig::greedy(64));
+//! let done = engine.generate(request, &mut |piece| print!("{piece}"))?;
+//! println!("\n{:?} {:?}", done.stop, done.stats);
+//! # Ok::<(), porfiry_engine::EngineError>(())
+//! ```
+#![deny(missing_docs)]
+
+mod backend;
+mod chat;
+mod config;
+mod engine;
+mod error;
+mod gguf;
+pub mod kv;
+mod model;
+mod params;
+mod prompt;
+mod text;
+mod tokenizer;
+mod worker;
+
+pub use chat::{
+    generation_prompt, render_history, render_prompt, segments_text, ChatFormat, Segment,
+};
+pub use config::{GenerateConfig, SamplingConfig, ToolCallGrammar};
+pub use engine::{Completion, Engine, Event, GenerateRequest, ModelInfo};
+pub use error::EngineError;
+pub use gguf::{inspect as inspect_gguf, GgufError, GgufInfo};
+pub use kv::TokenId;
+pub use model::EngineModel;
+pub use params::{physical_cores, EngineParams, KvType};
+pub use prompt::RenderedPrompt;
+pub use text::{StopScanner, Utf8Stream};
+pub use tokenizer::Tokenizer;
+
+pub use porfiry_agent::{CancelToken, GenerationStats, Message, Role, StopReason};

@@ -1,0 +1,276 @@
+//! The engine handle: load a model onto a worker thread, send it requests, get events back.
+
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use crossbeam_channel::{Receiver, Sender};
+use porfiry_agent::{CancelToken, GenerationStats, Message, StopReason};
+
+use crate::chat::ChatFormat;
+use crate::config::GenerateConfig;
+use crate::error::EngineError;
+use crate::gguf;
+use crate::kv::TokenId;
+use crate::params::EngineParams;
+use crate::prompt::RenderedPrompt;
+use crate::worker::{self, Command, Job};
+
+/// One generation request: a conversation to continue and how.
+#[derive(Debug, Clone)]
+pub struct GenerateRequest {
+    /// The session the conversation belongs to (selects the KV sequence).
+    pub session: String,
+    /// The system prompt.
+    pub system: String,
+    /// The history, oldest first.
+    pub messages: Vec<Message>,
+    /// Limits and sampling.
+    pub config: GenerateConfig,
+    /// Teacher forcing: decode the tokens of this text as the reply instead of sampling
+    /// (same stats, same events). For benchmarks.
+    pub forced_reply: Option<String>,
+    /// Text the reply starts with: decoded with the prompt, fed to the samplers (so the
+    /// tool-call grammar sees it), and included in the output.
+    pub reply_prefix: Option<String>,
+    /// Checked between every decoded token and between prefill chunks.
+    pub cancel: CancelToken,
+}
+
+impl GenerateRequest {
+    /// A request with default settings and a fresh cancel token.
+    pub fn new(
+        session: impl Into<String>,
+        system: impl Into<String>,
+        messages: Vec<Message>,
+    ) -> Self {
+        Self {
+            session: session.into(),
+            system: system.into(),
+            messages,
+            config: GenerateConfig::default(),
+            forced_reply: None,
+            reply_prefix: None,
+            cancel: CancelToken::new(),
+        }
+    }
+
+    /// The same request with other settings.
+    pub fn with_config(mut self, config: GenerateConfig) -> Self {
+        self.config = config;
+        self
+    }
+}
+
+/// What a running generation reports, in order: any number of `Text`, then exactly one
+/// `Done` or `Error`.
+#[derive(Debug)]
+pub enum Event {
+    /// The next piece of the reply: valid UTF-8, never a split character, never part of a
+    /// stop string.
+    Text(String),
+    /// The generation ended.
+    Done(Completion),
+    /// The generation failed; the engine stays usable.
+    Error(EngineError),
+}
+
+/// The outcome of a generation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    /// The whole reply (the concatenation of the `Text` events).
+    pub text: String,
+    /// Why it ended.
+    pub stop: StopReason,
+    /// Token accounting and timings.
+    pub stats: GenerationStats,
+    /// The reply's token ids (sampled or forced; no end-of-generation token).
+    pub tokens: Vec<TokenId>,
+}
+
+/// Facts about the loaded model and context.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ModelInfo {
+    /// The model file.
+    pub path: PathBuf,
+    /// `general.architecture`.
+    pub architecture: Option<String>,
+    /// `general.name`.
+    pub name: Option<String>,
+    /// The chat format in use.
+    pub chat_format: ChatFormat,
+    /// Context length the model was trained with.
+    pub n_ctx_train: u32,
+    /// Context size of this engine.
+    pub n_ctx: u32,
+    /// Size of the file in bytes.
+    pub file_size: u64,
+    /// Vocabulary size.
+    pub n_vocab: i32,
+    /// Parameter count.
+    pub n_params: u64,
+    /// Sliding-window size of SWA layers, if the model has them.
+    pub sliding_window: Option<u64>,
+    /// Whether the SWA layers keep the full cache.
+    pub swa_full: bool,
+    /// CPU threads in use.
+    pub threads: u32,
+    /// Prefill batch size.
+    pub batch: u32,
+    /// KV sequences (sessions cached at once).
+    pub n_seq: u32,
+    /// Time to load the weights and create the context, in milliseconds.
+    pub load_ms: f64,
+}
+
+/// A loaded model on its own worker thread.
+///
+/// The worker owns llama.cpp's model and context (the context borrows the model, and
+/// llama.cpp contexts are not to be used from several threads); the handle only sends
+/// commands. Requests are served one at a time in submission order. Dropping the engine
+/// stops the worker after the current request.
+#[derive(Debug)]
+pub struct Engine {
+    tx: Option<Sender<Command>>,
+    handle: Option<JoinHandle<()>>,
+    info: ModelInfo,
+}
+
+impl Engine {
+    /// Validate the file, load it on a new worker thread and create the context.
+    ///
+    /// # Errors
+    /// [`EngineError::InvalidModel`] for a missing, unreadable, non-GGUF or truncated file
+    /// (llama.cpp never sees it), [`EngineError::UnknownChatFormat`], or what llama.cpp
+    /// reports when it refuses the model or the context.
+    pub fn load(path: impl AsRef<Path>, params: EngineParams) -> Result<Self, EngineError> {
+        let path = path.as_ref().to_path_buf();
+        validate_params(&params)?;
+        let header = gguf::inspect(&path)?;
+        let format = params
+            .chat_format
+            .or_else(|| {
+                ChatFormat::detect(
+                    header.architecture.as_deref(),
+                    header.chat_template.as_deref(),
+                )
+            })
+            .ok_or_else(|| EngineError::UnknownChatFormat {
+                path: path.clone(),
+                architecture: header.architecture.clone(),
+            })?;
+        let (tx, handle, info) = worker::spawn(path, params, header, format)?;
+        Ok(Self {
+            tx: Some(tx),
+            handle: Some(handle),
+            info,
+        })
+    }
+
+    /// Facts about the model and context.
+    pub fn info(&self) -> &ModelInfo {
+        &self.info
+    }
+
+    fn send(&self, cmd: Command) -> Result<(), EngineError> {
+        self.tx
+            .as_ref()
+            .ok_or(EngineError::WorkerGone)?
+            .send(cmd)
+            .map_err(|_| EngineError::WorkerGone)
+    }
+
+    /// Queue a generation; events arrive on the returned channel.
+    ///
+    /// # Errors
+    /// [`EngineError::WorkerGone`] when the worker has stopped.
+    pub fn submit(&self, request: GenerateRequest) -> Result<Receiver<Event>, EngineError> {
+        let (events, rx) = crossbeam_channel::unbounded();
+        self.send(Command::Generate(Job {
+            request,
+            submitted: Instant::now(),
+            events,
+        }))?;
+        Ok(rx)
+    }
+
+    /// Generate and wait, calling `on_text` with every piece of text.
+    ///
+    /// # Errors
+    /// Whatever the generation reports, or [`EngineError::WorkerGone`].
+    pub fn generate(
+        &self,
+        request: GenerateRequest,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Completion, EngineError> {
+        let rx = self.submit(request)?;
+        for event in rx {
+            match event {
+                Event::Text(t) => on_text(&t),
+                Event::Done(c) => return Ok(c),
+                Event::Error(e) => return Err(e),
+            }
+        }
+        Err(EngineError::WorkerGone)
+    }
+
+    /// The prompt this engine would decode for a conversation (text and tokens), including
+    /// the generation prompt.
+    ///
+    /// # Errors
+    /// [`EngineError::WorkerGone`].
+    pub fn render(
+        &self,
+        system: &str,
+        messages: &[Message],
+    ) -> Result<RenderedPrompt, EngineError> {
+        let (reply, rx) = crossbeam_channel::bounded(1);
+        self.send(Command::Render {
+            system: system.to_owned(),
+            messages: messages.to_vec(),
+            reply,
+        })?;
+        rx.recv().map_err(|_| EngineError::WorkerGone)
+    }
+
+    /// Forget every cached sequence (the next request prefills from scratch).
+    ///
+    /// # Errors
+    /// [`EngineError::WorkerGone`].
+    pub fn clear_cache(&self) -> Result<(), EngineError> {
+        let (done, rx) = crossbeam_channel::bounded(1);
+        self.send(Command::ClearCache { done })?;
+        rx.recv().map_err(|_| EngineError::WorkerGone)
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.tx.take();
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+fn validate_params(p: &EngineParams) -> Result<(), EngineError> {
+    if p.n_ctx < 64 {
+        return Err(EngineError::InvalidParams(format!(
+            "n_ctx {} is below 64",
+            p.n_ctx
+        )));
+    }
+    if p.batch == 0 || p.batch > p.n_ctx {
+        return Err(EngineError::InvalidParams(format!(
+            "batch {} must be between 1 and n_ctx ({})",
+            p.batch, p.n_ctx
+        )));
+    }
+    if p.n_seq == 0 || p.n_seq > 64 {
+        return Err(EngineError::InvalidParams(format!(
+            "n_seq {} must be between 1 and 64",
+            p.n_seq
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,231 @@
+//! KV-cache bookkeeping: which tokens are in which llama.cpp sequence.
+//!
+//! The model of the world is simple: sequence `N` of the context holds the KV state of
+//! exactly the tokens `KvBook::tokens(N)` at positions `0..len`. Everything that changes the
+//! llama.cpp cache (decode, removal, clearing) goes through the engine worker, which updates
+//! the book right after llama.cpp accepted the change, so the book is never ahead of the
+//! cache. This module is pure: it plans, the worker executes.
+//!
+//! Sessions are mapped to sequences ("slots"); with one slot (the default) every session
+//! shares sequence 0 and still profits from the common prefix (the system prompt). With more
+//! slots, a session keeps its slot until the least recently used slot is taken for a new
+//! session. Saving and restoring a slot (llama.cpp `state_seq_get/set`) fits this model: the
+//! saved state is the slot's token list plus the bytes llama.cpp returns for that sequence.
+
+/// A token id as llama.cpp sees it.
+pub type TokenId = i32;
+
+/// One llama.cpp sequence and what is known about it.
+#[derive(Debug, Clone, Default)]
+struct Slot {
+    /// Tokens whose KV state is in the cache, position `i` holding `tokens[i]`.
+    tokens: Vec<TokenId>,
+    /// The session that used this slot last.
+    owner: Option<String>,
+    /// Logical time of the last use (for LRU eviction).
+    last_used: u64,
+}
+
+/// The engine's record of the KV cache.
+#[derive(Debug, Clone)]
+pub struct KvBook {
+    slots: Vec<Slot>,
+    capacity: usize,
+    clock: u64,
+}
+
+/// How to turn a slot's cached tokens into a new prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReusePlan {
+    /// The llama.cpp sequence id.
+    pub seq: i32,
+    /// Cached tokens to keep (a prefix of both the cache and the prompt).
+    pub keep: usize,
+    /// Cached tokens to remove (positions `keep..`).
+    pub remove: usize,
+    /// Prompt tokens to decode (positions `keep..prompt.len()`).
+    pub prefill: usize,
+}
+
+impl KvBook {
+    /// A book for `n_slots` sequences sharing `capacity` cells (the context size).
+    pub fn new(n_slots: usize, capacity: usize) -> Self {
+        Self {
+            slots: vec![Slot::default(); n_slots.max(1)],
+            capacity,
+            clock: 0,
+        }
+    }
+
+    /// Number of sequences.
+    pub fn n_slots(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Total KV cells (the context size).
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// The slot for `session`: the one it used last, else the least recently used one.
+    pub fn slot_for(&mut self, session: &str) -> i32 {
+        self.clock += 1;
+        let idx = self
+            .slots
+            .iter()
+            .position(|s| s.owner.as_deref() == Some(session))
+            .unwrap_or_else(|| {
+                self.slots
+                    .iter()
+                    .enumerate()
+                    .min_by_key(|(_, s)| (s.owner.is_some(), s.last_used))
+                    .map_or(0, |(i, _)| i)
+            });
+        let slot = &mut self.slots[idx];
+        slot.owner = Some(session.to_owned());
+        slot.last_used = self.clock;
+        idx as i32
+    }
+
+    /// Tokens currently cached in sequence `seq` (empty for an unknown sequence).
+    pub fn tokens(&self, seq: i32) -> &[TokenId] {
+        self.slot(seq).map_or(&[], |s| &s.tokens)
+    }
+
+    /// Cells used by all sequences together.
+    pub fn used(&self) -> usize {
+        self.slots.iter().map(|s| s.tokens.len()).sum()
+    }
+
+    /// Plan the reuse of sequence `seq` for `prompt`: keep the longest common prefix, but
+    /// always decode at least the last prompt token (its logits start the reply).
+    pub fn plan(&self, seq: i32, prompt: &[TokenId]) -> ReusePlan {
+        let cached = self.tokens(seq);
+        let common = common_prefix(cached, prompt);
+        let keep = common.min(prompt.len().saturating_sub(1));
+        ReusePlan {
+            seq,
+            keep,
+            remove: cached.len() - keep,
+            prefill: prompt.len() - keep,
+        }
+    }
+
+    /// Cells free for sequence `seq` after keeping its first `keep` tokens.
+    pub fn room_after_keep(&self, seq: i32, keep: usize) -> usize {
+        let others: usize = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i as i32 != seq)
+            .map(|(_, s)| s.tokens.len())
+            .sum();
+        self.capacity.saturating_sub(others + keep)
+    }
+
+    /// The least recently used other sequence that still holds tokens (to evict for room).
+    pub fn eviction_candidate(&self, seq: i32) -> Option<i32> {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| *i as i32 != seq && !s.tokens.is_empty())
+            .min_by_key(|(_, s)| s.last_used)
+            .map(|(i, _)| i as i32)
+    }
+
+    /// Record that llama.cpp removed positions `keep..` of `seq`.
+    pub fn truncate(&mut self, seq: i32, keep: usize) {
+        if let Some(s) = self.slot_mut(seq) {
+            s.tokens.truncate(keep);
+        }
+    }
+
+    /// Record that llama.cpp decoded `tokens` at the end of `seq`.
+    pub fn extend(&mut self, seq: i32, tokens: &[TokenId]) {
+        if let Some(s) = self.slot_mut(seq) {
+            s.tokens.extend_from_slice(tokens);
+        }
+    }
+
+    /// Record that `seq` is empty.
+    pub fn clear(&mut self, seq: i32) {
+        self.truncate(seq, 0);
+    }
+
+    /// Record that the whole cache is empty.
+    pub fn clear_all(&mut self) {
+        for s in &mut self.slots {
+            s.tokens.clear();
+        }
+    }
+
+    fn slot(&self, seq: i32) -> Option<&Slot> {
+        usize::try_from(seq).ok().and_then(|i| self.slots.get(i))
+    }
+
+    fn slot_mut(&mut self, seq: i32) -> Option<&mut Slot> {
+        usize::try_from(seq)
+            .ok()
+            .and_then(|i| self.slots.get_mut(i))
+    }
+}
+
+/// Length of the longest common prefix of two token sequences.
+pub fn common_prefix(a: &[TokenId], b: &[TokenId]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans() {
+        // (cached, prompt, keep, remove, prefill)
+        let cases: &[(&[i32], &[i32], usize, usize, usize)] = &[
+            (&[], &[1, 2, 3], 0, 0, 3),
+            (&[1, 2, 3], &[1, 2, 3, 4, 5], 3, 0, 2),
+            (&[1, 2, 3, 9, 9], &[1, 2, 3, 4], 3, 2, 1),
+            // Identical prompt: the last token is decoded again for its logits.
+            (&[1, 2, 3], &[1, 2, 3], 2, 1, 1),
+            // Cache longer than the prompt, prompt is a prefix.
+            (&[1, 2, 3, 4], &[1, 2], 1, 3, 1),
+            (&[7, 8], &[1, 2], 0, 2, 2),
+        ];
+        for (cached, prompt, keep, remove, prefill) in cases {
+            let mut book = KvBook::new(1, 100);
+            book.extend(0, cached);
+            let p = book.plan(0, prompt);
+            assert_eq!(
+                (p.keep, p.remove, p.prefill),
+                (*keep, *remove, *prefill),
+                "{cached:?} -> {prompt:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn sessions_share_one_slot_by_default() {
+        let mut book = KvBook::new(1, 100);
+        assert_eq!(book.slot_for("a"), 0);
+        assert_eq!(book.slot_for("b"), 0);
+    }
+
+    #[test]
+    fn slots_are_reused_least_recently_used_first() {
+        let mut book = KvBook::new(2, 100);
+        let a = book.slot_for("a");
+        let b = book.slot_for("b");
+        assert_ne!(a, b);
+        assert_eq!(book.slot_for("a"), a);
+        // "c" takes b's slot: a was used more recently.
+        assert_eq!(book.slot_for("c"), b);
+        book.extend(a, &[1, 2, 3]);
+        book.extend(b, &[4; 10]);
+        assert_eq!(book.used(), 13);
+        assert_eq!(book.room_after_keep(a, 3), 87);
+        assert_eq!(book.eviction_candidate(b), Some(a));
+        book.clear(a);
+        assert_eq!(book.eviction_candidate(b), None);
+    }
+}

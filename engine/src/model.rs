@@ -1,0 +1,68 @@
+//! The engine behind the agent's [`Model`] seam.
+
+use porfiry_agent::{Generation, Model, ModelError, ModelRequest};
+
+use crate::config::GenerateConfig;
+use crate::engine::{Engine, Event, GenerateRequest};
+
+/// An [`Engine`] as the agent's [`Model`]: each `generate` call renders the session's
+/// conversation, reuses the cached prefix and streams the reply.
+#[derive(Debug)]
+pub struct EngineModel {
+    engine: Engine,
+    /// Settings for every generation (sampling, limits, stop strings, grammar).
+    pub config: GenerateConfig,
+}
+
+impl EngineModel {
+    /// Wrap an engine with the given generation settings.
+    pub fn new(engine: Engine, config: GenerateConfig) -> Self {
+        Self { engine, config }
+    }
+
+    /// The engine (for rendering, info, clearing the cache).
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Unwrap.
+    pub fn into_engine(self) -> Engine {
+        self.engine
+    }
+}
+
+impl Model for EngineModel {
+    fn generate(
+        &mut self,
+        request: &ModelRequest<'_>,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Generation, ModelError> {
+        let req = GenerateRequest {
+            session: request.session.to_owned(),
+            system: request.system.to_owned(),
+            messages: request.messages.to_vec(),
+            config: self.config.clone(),
+            forced_reply: request.forced_reply.map(str::to_owned),
+            reply_prefix: None,
+            cancel: request.cancel.clone(),
+        };
+        let rx = self
+            .engine
+            .submit(req)
+            .map_err(|e| ModelError::Failed(e.to_string()))?;
+        for event in rx {
+            match event {
+                Event::Text(t) => on_text(&t),
+                Event::Done(c) => {
+                    return Ok(Generation {
+                        text: c.text,
+                        stop: c.stop,
+                        stats: Some(c.stats),
+                    })
+                }
+                Event::Error(e) => return Err(ModelError::Failed(e.to_string())),
+            }
+        }
+        Err(ModelError::Failed("the engine worker has stopped".into()))
+    }
+}

@@ -1,0 +1,220 @@
+//! Streaming text: bytes of token pieces → valid UTF-8 pieces, with stop strings held back.
+//!
+//! A token can end in the middle of a multi-byte character (Cyrillic letters are two bytes,
+//! and byte-fallback tokens carry single bytes), so [`Utf8Stream`] keeps incomplete trailing
+//! bytes until the next token completes them. [`StopScanner`] keeps back any tail of the text
+//! that could still become a stop string, so a stop string never reaches the caller.
+
+/// Turns a stream of byte pieces into valid UTF-8 text, never splitting a character.
+#[derive(Debug, Default)]
+pub struct Utf8Stream {
+    pending: Vec<u8>,
+}
+
+impl Utf8Stream {
+    /// Append bytes and return the text that is complete so far. Invalid bytes become
+    /// U+FFFD; an incomplete sequence at the end is kept for the next call.
+    pub fn push(&mut self, bytes: &[u8]) -> String {
+        self.pending.extend_from_slice(bytes);
+        let mut out = String::new();
+        let mut rest: &[u8] = &self.pending;
+        loop {
+            match std::str::from_utf8(rest) {
+                Ok(s) => {
+                    out.push_str(s);
+                    rest = &[];
+                    break;
+                }
+                Err(e) => {
+                    let (valid, after) = rest.split_at(e.valid_up_to());
+                    // `valid` is valid UTF-8 by construction.
+                    out.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                    match e.error_len() {
+                        Some(n) => {
+                            out.push(char::REPLACEMENT_CHARACTER);
+                            rest = &after[n..];
+                        }
+                        None => {
+                            rest = after;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        self.pending = rest.to_vec();
+        out
+    }
+
+    /// Flush what is left at the end of the stream (an incomplete character becomes U+FFFD).
+    pub fn finish(&mut self) -> String {
+        let out = if self.pending.is_empty() {
+            String::new()
+        } else {
+            char::REPLACEMENT_CHARACTER.to_string()
+        };
+        self.pending.clear();
+        out
+    }
+}
+
+/// Watches the generated text for stop strings.
+#[derive(Debug)]
+pub struct StopScanner {
+    stops: Vec<String>,
+    text: String,
+    emitted: usize,
+}
+
+/// What [`StopScanner::push`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Scan {
+    /// Text that is safe to hand to the caller now.
+    pub emit: String,
+    /// Whether a stop string was found (the text was cut before it).
+    pub stopped: bool,
+}
+
+impl StopScanner {
+    /// A scanner for these stop strings (empty strings are ignored).
+    pub fn new(stops: &[String]) -> Self {
+        Self {
+            stops: stops.iter().filter(|s| !s.is_empty()).cloned().collect(),
+            text: String::new(),
+            emitted: 0,
+        }
+    }
+
+    /// Add text; returns what can be emitted and whether a stop string ended the output.
+    pub fn push(&mut self, piece: &str) -> Scan {
+        let search_from = self.emitted;
+        self.text.push_str(piece);
+        let hit = self
+            .stops
+            .iter()
+            .filter_map(|s| {
+                self.text[search_from..]
+                    .find(s.as_str())
+                    .map(|i| search_from + i)
+            })
+            .min();
+        if let Some(cut) = hit {
+            self.text.truncate(cut);
+            let emit = self.text[self.emitted..].to_owned();
+            self.emitted = self.text.len();
+            return Scan {
+                emit,
+                stopped: true,
+            };
+        }
+        // Hold back the longest tail that is a proper prefix of some stop string.
+        let mut safe = self.text.len();
+        for s in &self.stops {
+            for (i, _) in s.char_indices().skip(1) {
+                if self.text.ends_with(&s[..i]) {
+                    safe = safe.min(self.text.len() - i);
+                }
+            }
+        }
+        let safe = safe.max(self.emitted);
+        let emit = self.text[self.emitted..safe].to_owned();
+        self.emitted = safe;
+        Scan {
+            emit,
+            stopped: false,
+        }
+    }
+
+    /// End of generation without a stop string: everything held back is released.
+    pub fn finish(&mut self) -> String {
+        let emit = self.text[self.emitted..].to_owned();
+        self.emitted = self.text.len();
+        emit
+    }
+
+    /// The full text so far (without any stop string).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cyrillic_split_across_pieces_is_never_broken() {
+        let text = "Привет, мир! Ёж 🦔.";
+        let bytes = text.as_bytes();
+        // Every way of cutting the bytes into pieces of 1..=5 bytes.
+        for step in 1..=5 {
+            let mut s = Utf8Stream::default();
+            let mut out = String::new();
+            for chunk in bytes.chunks(step) {
+                let piece = s.push(chunk);
+                out.push_str(&piece);
+            }
+            out.push_str(&s.finish());
+            assert_eq!(out, text, "step {step}");
+        }
+    }
+
+    #[test]
+    fn invalid_bytes_become_replacement_characters() {
+        let mut s = Utf8Stream::default();
+        assert_eq!(s.push(b"a\xffb"), "a\u{fffd}b");
+        assert_eq!(s.push(b"\xd0"), "");
+        assert_eq!(s.finish(), "\u{fffd}");
+    }
+
+    fn run(stops: &[&str], pieces: &[&str]) -> (Vec<String>, bool, String) {
+        let stops: Vec<String> = stops.iter().map(|s| s.to_string()).collect();
+        let mut sc = StopScanner::new(&stops);
+        let mut out = Vec::new();
+        for p in pieces {
+            let r = sc.push(p);
+            out.push(r.emit);
+            if r.stopped {
+                return (out, true, sc.text().to_owned());
+            }
+        }
+        out.push(sc.finish());
+        (out, false, sc.text().to_owned())
+    }
+
+    #[test]
+    fn stop_strings() {
+        let cases: &[(&[&str], &[&str], &[&str], bool, &str)] = &[
+            (
+                &["\nUser:"],
+                &["Hi", " there", "\nUs", "er:", " x"],
+                &["Hi", " there", "", ""],
+                true,
+                "Hi there",
+            ),
+            (
+                &["\nUser:"],
+                &["Hi", "\nUs", "ually"],
+                &["Hi", "", "\nUsually", ""],
+                false,
+                "Hi\nUsually",
+            ),
+            (&["END"], &["abcEND"], &["abc"], true, "abc"),
+            (&[], &["a", "b"], &["a", "b", ""], false, "ab"),
+            (&["ab", "b"], &["xab"], &["x"], true, "x"),
+            (
+                &["мир"],
+                &["При", "вет, ми", "р"],
+                &["При", "вет, ", ""],
+                true,
+                "Привет, ",
+            ),
+        ];
+        for (stops, pieces, want, stopped, text) in cases {
+            let (got, s, t) = run(stops, pieces);
+            assert_eq!(got, *want, "{stops:?} {pieces:?}");
+            assert_eq!(s, *stopped);
+            assert_eq!(t, *text);
+        }
+    }
+}
