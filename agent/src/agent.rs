@@ -10,7 +10,7 @@ use crate::catalog::{Lang, Texts};
 use crate::clock::{iso8601, Clock, Timestamp};
 use crate::diag::Loaded;
 use crate::model::{CancelToken, GenerationStats, Message, Model, ModelRequest, Role, StopReason};
-use crate::prompt::{build_prompt, Prompt};
+use crate::prompt::{build_prompt, Prompt, PromptLayout};
 use crate::protocol::{parse_output, RepeatGuard, Segment, ToolCall, VisibleTextFilter};
 use crate::skill::SkillRegistry;
 use crate::tools::{CoreTool, ExecutorTarget, ToolExecutor, ToolInvocation, CORE_TOOL_NAMES};
@@ -29,6 +29,9 @@ pub struct AgentConfig {
     /// A call of a tool of an inactive set whose arguments validate is executed at once
     /// (activating the set) instead of being substituted by an activation. Default: on.
     pub direct_execution: bool,
+    /// Where the dynamic prompt sections go in a model request ([`PromptLayout`]).
+    /// Default: [`PromptLayout::default`].
+    pub layout: PromptLayout,
 }
 
 impl Default for AgentConfig {
@@ -38,6 +41,7 @@ impl Default for AgentConfig {
             max_iterations: 8,
             toolset_timeout: Duration::from_secs(600),
             direct_execution: true,
+            layout: PromptLayout::default(),
         }
     }
 }
@@ -219,6 +223,19 @@ struct Session {
     history: Vec<Message>,
     /// set → deadline.
     active: BTreeMap<String, Timestamp>,
+    /// [`PromptLayout::AnchoredState`]: the history index where the state message sits and
+    /// its text (the dynamic sections when the state began).
+    anchor: Option<(usize, String)>,
+}
+
+/// What a model request carries for a session: the system text and the message view (the
+/// history, plus the state message in layouts that place the dynamic sections there).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestView {
+    /// The system text.
+    pub system: String,
+    /// The messages, oldest first.
+    pub messages: Vec<Message>,
 }
 
 /// The agent: configuration, skills, toolsets, executors, clock and sessions.
@@ -390,6 +407,44 @@ impl Agent {
         build_prompt(self.config.lang, &self.toolsets, &self.skills, &active)
     }
 
+    /// What the session's next model request carries, laid out by
+    /// [`AgentConfig::layout`]. The prompt is rebuilt here (expired sets dropped first); in
+    /// [`PromptLayout::AnchoredState`] a changed state moves the state message to the end.
+    pub fn request(&mut self, session: &str) -> RequestView {
+        let prompt = self.prompt(session);
+        let layout = self.config.layout;
+        let history = self.history(session).to_vec();
+        if layout == PromptLayout::SystemFirst {
+            return RequestView {
+                system: prompt.text().to_string(),
+                messages: history,
+            };
+        }
+        let system = prompt.static_prefix().to_string();
+        let dynamic = prompt.dynamic_part().to_string();
+        let at = match layout {
+            PromptLayout::DynamicTail => history.len(),
+            _ => {
+                let Some(s) = self.sessions.get_mut(session) else {
+                    // No session yet: the fresh state sits at the start.
+                    return state_view(system, history, 0, dynamic);
+                };
+                match &s.anchor {
+                    Some((at, text)) if *text == dynamic && *at <= history.len() => *at,
+                    Some(_) => {
+                        s.anchor = Some((history.len(), dynamic.clone()));
+                        history.len()
+                    }
+                    None => {
+                        s.anchor = Some((0, dynamic.clone()));
+                        0
+                    }
+                }
+            }
+        };
+        state_view(system, history, at, dynamic)
+    }
+
     fn deadline(&self) -> Timestamp {
         let now = self.clock.now();
         let by = chrono::Duration::from_std(self.config.toolset_timeout)
@@ -454,16 +509,15 @@ impl Agent {
                     expired: true,
                 });
             }
-            let prompt = self.prompt(session);
+            let view = self.request(session);
             let mut filter = VisibleTextFilter::new();
             let mut guard = RepeatGuard::new(heard.clone());
             let mut streamed = String::new();
             let result = {
-                let history = self.history(session);
                 let request = ModelRequest {
                     session,
-                    system: prompt.text(),
-                    messages: history,
+                    system: &view.system,
+                    messages: &view.messages,
                     cancel,
                     forced_reply: None,
                 };
@@ -893,6 +947,14 @@ impl Agent {
                 .map_err(|e| texts.tool_failed(&tool.name, &e))
         })
     }
+}
+
+/// The history with the state message inserted at `at` (no message when the state is empty).
+fn state_view(system: String, mut messages: Vec<Message>, at: usize, state: String) -> RequestView {
+    if !state.is_empty() {
+        messages.insert(at.min(messages.len()), Message::user(state));
+    }
+    RequestView { system, messages }
 }
 
 fn rejected(name: &str, text: String) -> Dispatched {
@@ -1778,5 +1840,137 @@ tools:
         assert_eq!((r.kind, r.text.as_str()), (ReplyKind::Executed, "opened"));
         assert_eq!(calls.lock().unwrap().as_slice(), ["s:web:web_open"]);
         assert!(agent.missing_executors().is_empty());
+    }
+
+    /// Plays a short conversation (plain turn, enable + search, plain turn, disable) in a
+    /// layout and returns every request the model saw.
+    fn layout_requests(layout: PromptLayout) -> Vec<crate::scripted::RecordedRequest> {
+        let (mut agent, _) = fixture_with(AgentConfig {
+            layout,
+            ..AgentConfig::default()
+        });
+        let mut all = Vec::new();
+        for (user, outputs) in [
+            ("Привет", vec!["Привет!"]),
+            (
+                "Найди Лару Крофт",
+                vec![
+                    "TOOL_CALL: enable_toolset|media",
+                    "TOOL_CALL: media_search|Лара",
+                    "Нашёл.",
+                ],
+            ),
+            ("Спасибо", vec!["Пожалуйста."]),
+            (
+                "Хватит кино",
+                vec!["TOOL_CALL: disable_toolset|media", "Ок."],
+            ),
+            ("Пока", vec!["Пока!"]),
+        ] {
+            let r = turn(&mut agent, "s", user, &outputs);
+            assert_eq!(r.out.stop, TurnStop::Answered, "{layout}: {user}");
+            all.extend(r.model.requests().iter().cloned());
+        }
+        all
+    }
+
+    /// The whole prompt of a request as a flat list of (role, text) blocks.
+    fn blocks(r: &crate::scripted::RecordedRequest) -> Vec<String> {
+        std::iter::once(format!("system: {}", r.system))
+            .chain(
+                r.messages
+                    .iter()
+                    .map(|m| format!("{:?}: {}", m.role, m.content)),
+            )
+            .collect()
+    }
+
+    fn is_prefix(a: &[String], b: &[String]) -> bool {
+        a.len() <= b.len() && a == &b[..a.len()]
+    }
+
+    #[test]
+    fn layouts_carry_the_same_prompt_and_history() {
+        let first = layout_requests(PromptLayout::SystemFirst);
+        for layout in PromptLayout::ALL {
+            let reqs = layout_requests(layout);
+            assert_eq!(reqs.len(), first.len(), "{layout}");
+            for (r, f) in reqs.iter().zip(&first) {
+                let state: Vec<&Message> = r
+                    .messages
+                    .iter()
+                    .filter(|m| !f.messages.contains(m))
+                    .collect();
+                if layout == PromptLayout::SystemFirst {
+                    assert_eq!(r, f);
+                    continue;
+                }
+                // The system text is the static part; the dynamic part is one user message;
+                // together they are the design's prompt, and the history is untouched.
+                assert_eq!(state.len(), 1, "{layout}: {:?}", r.messages);
+                assert_eq!(format!("{}\n\n{}", r.system, state[0].content), f.system);
+                let history: Vec<Message> = r
+                    .messages
+                    .iter()
+                    .filter(|m| *m != state[0])
+                    .cloned()
+                    .collect();
+                assert_eq!(history, f.messages, "{layout}");
+            }
+        }
+    }
+
+    #[test]
+    fn anchored_state_moves_only_when_the_state_changes() {
+        let reqs = layout_requests(PromptLayout::AnchoredState);
+        // Fresh session: the state message opens the conversation (the same for every
+        // session, so it can belong to a shared head).
+        assert_eq!(reqs[0].messages.len(), 2);
+        assert!(reqs[0].messages[0].content.starts_with("Скиллы"));
+        let mut changes = 0;
+        for pair in reqs.windows(2) {
+            let (a, b) = (blocks(&pair[0]), blocks(&pair[1]));
+            if !is_prefix(&a[..a.len() - 1], &b) {
+                changes += 1;
+                // A change keeps everything before the old state message.
+                let old = a
+                    .iter()
+                    .position(|x| x.contains("Скиллы") || x.contains("Активные"))
+                    .unwrap();
+                assert_eq!(a[..old], b[..old]);
+                // ... and puts the new one last.
+                let last = b.last().unwrap();
+                assert!(
+                    last.contains("Активные") || last.contains("Скиллы"),
+                    "{last}"
+                );
+            }
+        }
+        assert_eq!(changes, 2, "enable and disable");
+        // While media is active its skill is hidden; after disable it is back.
+        let active = &reqs[2];
+        let state = active.messages.last().unwrap();
+        assert!(state.content.contains("Активные тулсеты: media"));
+        assert!(!state.content.contains("вызови enable_toolset|media"));
+        assert!(reqs
+            .last()
+            .unwrap()
+            .messages
+            .iter()
+            .any(|m| m.content.contains("вызови enable_toolset|media")));
+    }
+
+    #[test]
+    fn design_order_re_renders_history_on_a_change_and_tail_on_every_request() {
+        let first = layout_requests(PromptLayout::SystemFirst);
+        // The enable changes the system text: everything after it is new.
+        assert_ne!(first[1].system, first[2].system);
+        let tail = layout_requests(PromptLayout::DynamicTail);
+        for r in &tail {
+            let last = r.messages.last().unwrap();
+            assert!(last.content.starts_with("Скиллы") || last.content.starts_with("Активные"));
+        }
+        // The tail layout never changes its system text.
+        assert!(tail.iter().all(|r| r.system == tail[0].system));
     }
 }

@@ -71,7 +71,7 @@ mod toolset;
 
 pub use agent::{
     render_history, Agent, AgentConfig, AgentError, AgentEvent, ExecutedTool, GenerationRecord,
-    ReplyKind, ToolReply, TurnOutcome, TurnStop,
+    ReplyKind, RequestView, ToolReply, TurnOutcome, TurnStop,
 };
 pub use args::{validate_args, ArgDecl, ArgType, ArgValue, Args, RawArgs};
 pub use catalog::{ArgProblem, Lang, UnknownLang};
@@ -81,7 +81,7 @@ pub use model::{
     CancelToken, Generation, GenerationStats, Message, Model, ModelError, ModelRequest, Role,
     StopReason,
 };
-pub use prompt::{build_prompt, Prompt, Section, SectionKind, SECTION_SEPARATOR};
+pub use prompt::{build_prompt, Prompt, PromptLayout, Section, SectionKind, SECTION_SEPARATOR};
 pub use protocol::{parse_output, ParsedOutput, RepeatGuard, Segment, ToolCall, VisibleTextFilter};
 pub use scripted::{RecordedRequest, ScriptedModel};
 pub use skill::{

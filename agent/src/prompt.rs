@@ -22,6 +22,66 @@ use crate::toolset::ToolsetRegistry;
 /// The separator between sections.
 pub const SECTION_SEPARATOR: &str = "\n\n";
 
+/// Where the dynamic sections (active toolsets, skills index) go in a model request.
+///
+/// The prompt is the same in every layout — rebuilt for every request, skills of active
+/// sets hidden, byte-identical for the same state; only its placement differs. The choice is
+/// about the KV cache: whatever follows a changed token must be prefilled again.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum PromptLayout {
+    /// Design order: every section in the system text, before the history. A toolset change
+    /// re-prefills the whole history.
+    #[default]
+    SystemFirst,
+    /// The system text holds only the static sections; the dynamic sections are one state
+    /// message (role user) in the history view, placed where the current state began: at the
+    /// start for a fresh session, after the last message when the state changes. A toolset
+    /// change re-prefills only what followed the previous change.
+    AnchoredState,
+    /// The system text holds only the static sections; the state message always comes after
+    /// the last message, so it is prefilled again for every request (with the reply before it).
+    DynamicTail,
+}
+
+impl PromptLayout {
+    /// Every layout, for measurements.
+    pub const ALL: [PromptLayout; 3] = [
+        PromptLayout::SystemFirst,
+        PromptLayout::AnchoredState,
+        PromptLayout::DynamicTail,
+    ];
+
+    /// The layout's name (`system_first`, `anchored_state`, `dynamic_tail`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PromptLayout::SystemFirst => "system_first",
+            PromptLayout::AnchoredState => "anchored_state",
+            PromptLayout::DynamicTail => "dynamic_tail",
+        }
+    }
+}
+
+impl std::fmt::Display for PromptLayout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for PromptLayout {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        PromptLayout::ALL
+            .into_iter()
+            .find(|l| l.as_str() == s.replace('-', "_"))
+            .ok_or_else(|| {
+                format!("unknown prompt layout {s:?} (known: system_first, anchored_state, dynamic_tail)")
+            })
+    }
+}
+
 /// What a prompt section holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -102,6 +162,14 @@ impl Prompt {
             end += s.text.len();
         }
         &self.text[..end]
+    }
+
+    /// The text after the static prefix: the dynamic sections (active toolsets, skills index)
+    /// joined by [`SECTION_SEPARATOR`]; empty when every section is static.
+    pub fn dynamic_part(&self) -> &str {
+        let prefix = self.static_prefix().len();
+        let rest = &self.text[prefix..];
+        rest.strip_prefix(SECTION_SEPARATOR).unwrap_or(rest)
     }
 
     /// `{"sections":[{"kind":"core","text":"...","chars":N}],"text":"..."}` (chars are
