@@ -1,0 +1,33 @@
+//! Porfiry's benchmarks: the scripted, teacher-forced dialogue and its per-turn token report.
+//!
+//! # Pieces
+//! - [`Dialogue`]: the built-in dialogue (`benches/dialogue.yaml`, data, not code): user
+//!   turns, one forced reply per model call, executor stand-ins, expected active toolsets.
+//!   [`Dialogue::agent`] builds the agent it runs on (the checkout's skills and toolsets).
+//! - [`ForcedModel`]: teacher forcing. Wraps any [`porfiry_agent::Model`] and sets
+//!   [`porfiry_agent::ModelRequest::forced_reply`] to the next scripted reply, so the wrapped
+//!   model (the real engine) decodes the same tokens on every run; an optional hook runs
+//!   before every request (clearing the KV cache for the no-reuse baseline).
+//! - [`run_dialogue`] plays the dialogue through the real agent loop ([`porfiry_agent::Agent::turn`])
+//!   and returns a [`DialogueReport`]: per turn prompt/reused/prefilled/appended/forced tokens,
+//!   TTFT and turn time; totals and the reuse ratio. `porfiry bench dialogue` prints it.
+//!
+//! # Design decisions
+//! - **The script is checked against the agent.** A turn must take exactly as many model
+//!   calls as it has replies and end with the expected toolsets; otherwise the run fails
+//!   ([`BenchError::OutOfStep`]) instead of measuring a different conversation.
+//! - **"Appended" is the yardstick.** For each request the report computes the tokens added
+//!   since the previous request of the session (new messages + chat framing). A perfect
+//!   cache prefills exactly that; `prefilled - appended` is what the prompt layout or the
+//!   cache wasted.
+#![deny(missing_docs)]
+
+mod dialogue;
+mod error;
+mod forced;
+mod run;
+
+pub use dialogue::{builtin_dir, Dialogue, ScriptedTurn, BUILTIN_DIALOGUE};
+pub use error::BenchError;
+pub use forced::{BeforeRequest, ForcedModel};
+pub use run::{run_dialogue, DialogueReport, GenerationRow, Totals, TurnRow};

@@ -1,0 +1,315 @@
+//! Playing a dialogue through the agent loop, and the per-turn token report.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use porfiry_agent::{Agent, AgentEvent, CancelToken, GenerationStats, Model, TurnStop};
+use serde::Serialize;
+
+use crate::dialogue::Dialogue;
+use crate::error::BenchError;
+
+/// One model call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GenerationRow {
+    /// 1-based turn number.
+    pub turn: usize,
+    /// Whether the agent discarded it (it only switched toolsets) and generated again.
+    pub discarded: bool,
+    /// The tokens appended since the previous request of the session: what a perfect cache
+    /// would prefill (new messages + chat framing; at least 1). 0 when the model reports no
+    /// token counts.
+    pub appended_tokens: usize,
+    /// The model's accounting (zeros when the model measures nothing).
+    pub stats: GenerationStats,
+}
+
+/// One user turn: the sums over its model calls.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TurnRow {
+    /// 1-based turn number.
+    pub turn: usize,
+    /// The user's text.
+    pub user: String,
+    /// Model calls in the turn.
+    pub generations: usize,
+    /// Whether the session's active toolsets changed during the turn.
+    pub toolset_change: bool,
+    /// Σ prompt tokens of the turn's requests.
+    pub prompt_tokens: usize,
+    /// Σ prompt tokens served from the KV cache.
+    pub reused_tokens: usize,
+    /// Σ prompt tokens decoded.
+    pub prefilled_tokens: usize,
+    /// Σ tokens appended since each previous request (the ideal prefill).
+    pub appended_tokens: usize,
+    /// Σ reply tokens (forced or sampled).
+    pub generated_tokens: usize,
+    /// Time to the first token of the turn's first request, ms.
+    pub ttft_ms: f64,
+    /// Σ time to first token over the turn's requests (all prefill waits), ms.
+    pub ttft_sum_ms: f64,
+    /// Wall time of the whole turn (agent loop included), ms.
+    pub turn_ms: f64,
+    /// Whether any request had to re-prefill in full (llama.cpp refused a partial removal).
+    pub full_reprefill: bool,
+}
+
+/// Sums over the dialogue.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Totals {
+    /// User turns.
+    pub turns: usize,
+    /// Model calls.
+    pub generations: usize,
+    /// Σ prompt tokens.
+    pub prompt_tokens: usize,
+    /// Σ reused tokens.
+    pub reused_tokens: usize,
+    /// Σ prefilled tokens.
+    pub prefilled_tokens: usize,
+    /// Σ appended tokens (the ideal prefill).
+    pub appended_tokens: usize,
+    /// Σ generated (forced) tokens.
+    pub generated_tokens: usize,
+    /// Σ first-request TTFT over turns, ms.
+    pub ttft_ms: f64,
+    /// Σ turn wall time, ms.
+    pub turn_ms: f64,
+    /// reused / prompt tokens (0 when nothing was counted).
+    pub reuse_ratio: f64,
+}
+
+/// The result of playing a dialogue.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DialogueReport {
+    /// The dialogue's name.
+    pub dialogue: String,
+    /// The prompt layout the agent used.
+    pub layout: String,
+    /// Whether the KV cache was kept between requests (false: cleared before each).
+    pub reuse: bool,
+    /// Free-form facts about the model and engine, filled in by the host.
+    pub model: serde_json::Value,
+    /// One row per turn.
+    pub turns: Vec<TurnRow>,
+    /// One row per model call.
+    pub generations: Vec<GenerationRow>,
+    /// Sums.
+    pub totals: Totals,
+}
+
+/// Play `dialogue` on `agent` with `model` (which must force the dialogue's replies in
+/// order, e.g. a [`crate::ForcedModel`]). Every turn must answer with exactly as many model
+/// calls as the script has replies, and end with the expected active toolsets.
+///
+/// # Errors
+/// [`BenchError::OutOfStep`] when the agent and the script disagree, [`BenchError::Model`]
+/// when the model fails.
+pub fn run_dialogue(
+    dialogue: &Dialogue,
+    agent: &mut Agent,
+    model: &mut dyn Model,
+    reuse: bool,
+) -> Result<DialogueReport, BenchError> {
+    let session = dialogue.session.as_str();
+    let cancel = CancelToken::new();
+    let mut turns = Vec::new();
+    let mut generations: Vec<GenerationRow> = Vec::new();
+    // KV length after the previous request of the session (prompt + reply tokens).
+    let mut kv_after: Option<usize> = None;
+    for (i, t) in dialogue.turns.iter().enumerate() {
+        let n = i + 1;
+        let out_of_step = |reason: String| BenchError::OutOfStep {
+            turn: n,
+            user: t.user.clone(),
+            reason,
+        };
+        let mut changed = false;
+        let started = Instant::now();
+        let out = agent
+            .turn(session, &t.user, model, &cancel, &mut |e| {
+                if matches!(
+                    e,
+                    AgentEvent::ToolsetEnabled { .. } | AgentEvent::ToolsetDisabled { .. }
+                ) {
+                    changed = true;
+                }
+            })
+            .map_err(|e| out_of_step(e.to_string()))?;
+        let turn_ms = started.elapsed().as_secs_f64() * 1e3;
+        match &out.stop {
+            TurnStop::Answered => {}
+            TurnStop::ModelError(e) => return Err(BenchError::Model(format!("turn {n}: {e}"))),
+            other => return Err(out_of_step(format!("the turn ended with {other:?}"))),
+        }
+        if out.generations.len() != t.replies.len() {
+            return Err(out_of_step(format!(
+                "{} model calls, the script has {} replies",
+                out.generations.len(),
+                t.replies.len()
+            )));
+        }
+        if let Some(expected) = &t.expect_active {
+            let active = agent.active_toolsets(session);
+            if &active != expected {
+                return Err(out_of_step(format!(
+                    "active toolsets {active:?}, expected {expected:?}"
+                )));
+            }
+        }
+        let mut row = TurnRow {
+            turn: n,
+            user: t.user.clone(),
+            generations: out.generations.len(),
+            toolset_change: changed,
+            prompt_tokens: 0,
+            reused_tokens: 0,
+            prefilled_tokens: 0,
+            appended_tokens: 0,
+            generated_tokens: 0,
+            ttft_ms: 0.0,
+            ttft_sum_ms: 0.0,
+            turn_ms,
+            full_reprefill: false,
+        };
+        for (k, g) in out.generations.iter().enumerate() {
+            let stats = g.stats.clone().unwrap_or_default();
+            let appended = if stats.prompt_tokens == 0 {
+                0
+            } else {
+                stats
+                    .prompt_tokens
+                    .saturating_sub(kv_after.unwrap_or(0))
+                    .max(1)
+            };
+            if stats.prompt_tokens > 0 {
+                kv_after = Some(stats.prompt_tokens + stats.generated_tokens);
+            }
+            row.prompt_tokens += stats.prompt_tokens;
+            row.reused_tokens += stats.reused_tokens;
+            row.prefilled_tokens += stats.prefilled_tokens;
+            row.appended_tokens += appended;
+            row.generated_tokens += stats.generated_tokens;
+            row.ttft_sum_ms += stats.ttft_ms;
+            if k == 0 {
+                row.ttft_ms = stats.ttft_ms;
+            }
+            row.full_reprefill |= stats.full_reprefill;
+            generations.push(GenerationRow {
+                turn: n,
+                discarded: g.discarded,
+                appended_tokens: appended,
+                stats,
+            });
+        }
+        turns.push(row);
+    }
+    let totals = totals(&turns);
+    Ok(DialogueReport {
+        dialogue: dialogue.name.clone(),
+        layout: agent.config().layout.to_string(),
+        reuse,
+        model: serde_json::Value::Null,
+        turns,
+        generations,
+        totals,
+    })
+}
+
+fn totals(turns: &[TurnRow]) -> Totals {
+    let mut t = Totals {
+        turns: turns.len(),
+        ..Totals::default()
+    };
+    for r in turns {
+        t.generations += r.generations;
+        t.prompt_tokens += r.prompt_tokens;
+        t.reused_tokens += r.reused_tokens;
+        t.prefilled_tokens += r.prefilled_tokens;
+        t.appended_tokens += r.appended_tokens;
+        t.generated_tokens += r.generated_tokens;
+        t.ttft_ms += r.ttft_ms;
+        t.turn_ms += r.turn_ms;
+    }
+    if t.prompt_tokens > 0 {
+        t.reuse_ratio = t.reused_tokens as f64 / t.prompt_tokens as f64;
+    }
+    t
+}
+
+impl DialogueReport {
+    /// The report as a text table: one row per turn, then the totals.
+    pub fn table(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "dialogue: {} | layout: {} | reuse: {}",
+            self.dialogue,
+            self.layout,
+            if self.reuse {
+                "on"
+            } else {
+                "off (cache cleared before every request)"
+            }
+        );
+        let _ = writeln!(
+            s,
+            "{:>4} {:>4} {:>3} {:>7} {:>7} {:>9} {:>8} {:>6} {:>9} {:>9}  user",
+            "turn",
+            "gens",
+            "ts",
+            "prompt",
+            "reused",
+            "prefilled",
+            "appended",
+            "forced",
+            "TTFT ms",
+            "turn ms"
+        );
+        for r in &self.turns {
+            let _ = writeln!(
+                s,
+                "{:>4} {:>4} {:>3} {:>7} {:>7} {:>9} {:>8} {:>6} {:>9.1} {:>9.1}  {}{}",
+                r.turn,
+                r.generations,
+                if r.toolset_change { "*" } else { "" },
+                r.prompt_tokens,
+                r.reused_tokens,
+                r.prefilled_tokens,
+                r.appended_tokens,
+                r.generated_tokens,
+                r.ttft_ms,
+                r.turn_ms,
+                r.user,
+                if r.full_reprefill {
+                    "  [full re-prefill]"
+                } else {
+                    ""
+                }
+            );
+        }
+        let t = &self.totals;
+        let _ = writeln!(
+            s,
+            "{:>4} {:>4} {:>3} {:>7} {:>7} {:>9} {:>8} {:>6} {:>9.1} {:>9.1}  total",
+            t.turns,
+            t.generations,
+            "",
+            t.prompt_tokens,
+            t.reused_tokens,
+            t.prefilled_tokens,
+            t.appended_tokens,
+            t.generated_tokens,
+            t.ttft_ms,
+            t.turn_ms
+        );
+        let _ = writeln!(
+            s,
+            "reuse ratio (reused / prompt tokens): {:.3}   (ts *: the turn changed the active toolsets; \
+             appended: tokens new since the previous request = the ideal prefill)",
+            t.reuse_ratio
+        );
+        s
+    }
+}
