@@ -26,6 +26,8 @@ enum Command {
     Prompt(cmd::prompt::Args),
     /// Run scripted scenario files.
     Scenario(cmd::scenario::Args),
+    /// List and fetch models (`porfiry models list`, `porfiry models fetch [ID|--all]`).
+    Models(cmd::models::Args),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
         Command::Skills(args) => cmd::skills::run(args),
         Command::Prompt(args) => cmd::prompt::run(args),
         Command::Scenario(args) => cmd::scenario::run(args),
+        Command::Models(args) => cmd::models::run(args),
     };
     match result {
         Ok(code) => code,

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+pub mod models;
 pub mod prompt;
 pub mod scenario;
 pub mod skills;
