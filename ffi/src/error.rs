@@ -1,0 +1,33 @@
+//! The bridge's errors and how each becomes a Java exception.
+
+/// What can go wrong in a bridge call. Each maps to one Java exception class.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum BridgeError {
+    /// No assistant has this handle (never created, or closed). → `IllegalStateException`.
+    #[error("no assistant with handle {0} (closed or never created)")]
+    BadHandle(i64),
+    /// The assistant was closed while the call ran. → `IllegalStateException`.
+    #[error("the assistant is closed")]
+    Closed,
+    /// A null or invalid argument, an unreadable model or folder. → `IllegalArgumentException`.
+    #[error("{0}")]
+    InvalidArgument(String),
+    /// A JNI failure (including a pending Java exception). → `RuntimeException` unless a
+    /// Java exception is already pending, which then propagates as is.
+    #[error("JNI error: {0}")]
+    Jni(#[from] jni::errors::Error),
+    /// Anything else (thread creation, ...). → `RuntimeException`.
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl BridgeError {
+    /// The Java exception class this error is thrown as (binary name).
+    pub(crate) fn java_class(&self) -> &'static str {
+        match self {
+            BridgeError::BadHandle(_) | BridgeError::Closed => "java/lang/IllegalStateException",
+            BridgeError::InvalidArgument(_) => "java/lang/IllegalArgumentException",
+            BridgeError::Jni(_) | BridgeError::Internal(_) => "java/lang/RuntimeException",
+        }
+    }
+}

@@ -1,0 +1,483 @@
+//! The JNI exports of `app.porfiry.core.PorfiryNative` and the Java-backed sink and tools.
+//!
+//! Every export runs inside `EnvUnowned::with_env` (which catches panics) and resolves with
+//! [`ThrowBridgeError`]: a [`BridgeError`] becomes the matching Java exception, a panic a
+//! `RuntimeException`. Nothing unwinds into the JVM.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use jni::errors::{Error as JniError, ErrorPolicy};
+use jni::objects::{JClass, JObject, JObjectArray, JString};
+use jni::refs::Global;
+use jni::strings::JNIString;
+use jni::sys::{jboolean, jint, jlong};
+use jni::vm::{AttachConfig, JavaVM};
+use jni::{jni_sig, jni_str, Env, EnvUnowned, JValue};
+use porfiry_agent::{Agent, AgentConfig, Lang, ScriptedModel, SystemClock};
+use porfiry_engine::{Engine, EngineModel, EngineParams, GenerateConfig};
+use serde_json::json;
+
+use crate::assistant::{Assistant, BridgeEvent, EventSink, HostCall};
+use crate::error::BridgeError;
+use crate::paced::PacedModel;
+use crate::registry;
+
+/// Throws the Java exception that matches a [`BridgeError`]; a panic becomes a
+/// `RuntimeException`. An exception already pending (thrown by Java code we called) wins.
+struct ThrowBridgeError;
+
+fn throw(env: &mut Env<'_>, class: &str, msg: String) {
+    if env.exception_check() {
+        return;
+    }
+    let _ = env.throw_new(JNIString::from(class), JNIString::from(msg));
+}
+
+impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowBridgeError {
+    type Captures<'unowned_env_local: 'native_method, 'native_method> = ();
+
+    fn on_error<'unowned_env_local: 'native_method, 'native_method>(
+        env: &mut Env<'unowned_env_local>,
+        _cap: &mut (),
+        err: BridgeError,
+    ) -> jni::errors::Result<T> {
+        throw(env, err.java_class(), format!("porfiry: {err}"));
+        Ok(T::default())
+    }
+
+    fn on_panic<'unowned_env_local: 'native_method, 'native_method>(
+        env: &mut Env<'unowned_env_local>,
+        _cap: &mut (),
+        payload: Box<dyn std::any::Any + Send + 'static>,
+    ) -> jni::errors::Result<T> {
+        let msg = if let Some(s) = payload.downcast_ref::<&str>() {
+            (*s).to_string()
+        } else if let Some(s) = payload.downcast_ref::<String>() {
+            s.clone()
+        } else {
+            "panic".to_string()
+        };
+        // Leak rather than risk a panicking drop of the payload.
+        std::mem::forget(payload);
+        throw(
+            env,
+            "java/lang/RuntimeException",
+            format!("porfiry: internal error: {msg}"),
+        );
+        Ok(T::default())
+    }
+}
+
+/// A non-null Java string argument as a Rust string.
+fn string_arg(env: &Env<'_>, s: &JString<'_>, what: &str) -> Result<String, BridgeError> {
+    if s.is_null() {
+        return Err(BridgeError::InvalidArgument(format!("{what} is null")));
+    }
+    Ok(s.try_to_string(env)?)
+}
+
+fn lang_arg(env: &Env<'_>, s: &JString<'_>) -> Result<Lang, BridgeError> {
+    let code = string_arg(env, s, "language")?;
+    code.parse::<Lang>().map_err(|_| {
+        BridgeError::InvalidArgument(format!("unknown language {code:?}: use \"ru\" or \"en\""))
+    })
+}
+
+/// Loads skills and toolsets; an empty path means "none"; a path that is not a folder is an error.
+fn load_agent(
+    skills: &str,
+    toolsets: &str,
+    lang: Lang,
+) -> Result<(Agent, Vec<String>), BridgeError> {
+    for (what, dir) in [("skills", skills), ("toolsets", toolsets)] {
+        if !dir.is_empty() && !Path::new(dir).is_dir() {
+            return Err(BridgeError::InvalidArgument(format!(
+                "{what} folder {dir} does not exist"
+            )));
+        }
+    }
+    let dirs = |d: &str| {
+        if d.is_empty() {
+            vec![]
+        } else {
+            vec![d.to_string()]
+        }
+    };
+    let config = AgentConfig {
+        lang,
+        ..AgentConfig::default()
+    };
+    let loaded = Agent::load(
+        config,
+        &dirs(skills),
+        &dirs(toolsets),
+        Arc::new(SystemClock),
+    );
+    let diagnostics = loaded.diagnostics.iter().map(|d| d.to_string()).collect();
+    Ok((loaded.value, diagnostics))
+}
+
+fn non_negative(v: jint, what: &str) -> Result<u32, BridgeError> {
+    u32::try_from(v)
+        .map_err(|_| BridgeError::InvalidArgument(format!("{what} must be >= 0, got {v}")))
+}
+
+/// `String version()`.
+#[no_mangle]
+pub extern "system" fn Java_app_porfiry_core_PorfiryNative_version<'c>(
+    mut env: EnvUnowned<'c>,
+    _class: JClass<'c>,
+) -> JString<'c> {
+    env.with_env(|env| -> Result<JString<'c>, BridgeError> {
+        Ok(JString::from_str(env, env!("CARGO_PKG_VERSION"))?)
+    })
+    .resolve::<ThrowBridgeError>()
+}
+
+/// `long create(String modelPath, String skillsDir, String toolsetsDir, int contextTokens,
+/// int threads, String language)`.
+#[no_mangle]
+pub extern "system" fn Java_app_porfiry_core_PorfiryNative_create<'c>(
+    mut env: EnvUnowned<'c>,
+    _class: JClass<'c>,
+    model_path: JString<'c>,
+    skills_dir: JString<'c>,
+    toolsets_dir: JString<'c>,
+    context_tokens: jint,
+    threads: jint,
+    language: JString<'c>,
+) -> jlong {
+    env.with_env(|env| -> Result<jlong, BridgeError> {
+        let model_path = string_arg(env, &model_path, "modelPath")?;
+        let skills = string_arg(env, &skills_dir, "skillsDir")?;
+        let toolsets = string_arg(env, &toolsets_dir, "toolsetsDir")?;
+        let lang = lang_arg(env, &language)?;
+        let n_ctx = non_negative(context_tokens, "contextTokens")?;
+        let threads = non_negative(threads, "threads")?;
+        let (agent, diagnostics) = load_agent(&skills, &toolsets, lang)?;
+        let mut params = EngineParams::default();
+        if n_ctx > 0 {
+            params.n_ctx = n_ctx;
+        }
+        if threads > 0 {
+            params.threads = Some(threads);
+        }
+        let engine = Engine::load(&model_path, params).map_err(|e| {
+            BridgeError::InvalidArgument(format!("cannot load model {model_path}: {e}"))
+        })?;
+        let info = engine.info();
+        let info = json!({
+            "kind": "gguf",
+            "path": model_path,
+            "name": info.name,
+            "chat_format": format!("{:?}", info.chat_format),
+            "n_ctx": info.n_ctx,
+            "threads": info.threads,
+            "load_ms": info.load_ms,
+            "skills": agent.skills().names(),
+            "toolsets": agent.toolsets().names(),
+            "diagnostics": diagnostics,
+        });
+        let model = EngineModel::new(engine, GenerateConfig::default());
+        let assistant = Assistant::start(agent, Box::new(model), info)?;
+        Ok(registry::insert(assistant))
+    })
+    .resolve::<ThrowBridgeError>()
+}
+
+/// `long createScripted(String[] script, int pieceDelayMs, String skillsDir,
+/// String toolsetsDir, String language)`.
+#[no_mangle]
+pub extern "system" fn Java_app_porfiry_core_PorfiryNative_createScripted<'c>(
+    mut env: EnvUnowned<'c>,
+    _class: JClass<'c>,
+    script: JObjectArray<'c, JString<'c>>,
+    piece_delay_ms: jint,
+    skills_dir: JString<'c>,
+    toolsets_dir: JString<'c>,
+    language: JString<'c>,
+) -> jlong {
+    env.with_env(|env| -> Result<jlong, BridgeError> {
+        if script.is_null() {
+            return Err(BridgeError::InvalidArgument("script is null".into()));
+        }
+        let mut outputs = Vec::new();
+        for i in 0..script.len(env)? {
+            let item = script.get_element(env, i)?;
+            outputs.push(string_arg(env, &item, "script element")?);
+        }
+        let delay = non_negative(piece_delay_ms, "pieceDelayMs")?;
+        let skills = string_arg(env, &skills_dir, "skillsDir")?;
+        let toolsets = string_arg(env, &toolsets_dir, "toolsetsDir")?;
+        let lang = lang_arg(env, &language)?;
+        let (agent, diagnostics) = load_agent(&skills, &toolsets, lang)?;
+        let info = json!({
+            "kind": "scripted",
+            "outputs": outputs.len(),
+            "piece_delay_ms": delay,
+            "skills": agent.skills().names(),
+            "toolsets": agent.toolsets().names(),
+            "diagnostics": diagnostics,
+        });
+        let model = PacedModel::new(
+            ScriptedModel::new(outputs),
+            Duration::from_millis(delay.into()),
+        );
+        let assistant = Assistant::start(agent, Box::new(model), info)?;
+        Ok(registry::insert(assistant))
+    })
+    .resolve::<ThrowBridgeError>()
+}
+
+/// `void registerToolset(long handle, String toolset, ToolExecutor executor, long timeoutMs)`.
+#[no_mangle]
+pub extern "system" fn Java_app_porfiry_core_PorfiryNative_registerToolset<'c>(
+    mut env: EnvUnowned<'c>,
+    _class: JClass<'c>,
+    handle: jlong,
+    toolset: JString<'c>,
+    executor: JObject<'c>,
+    timeout_ms: jlong,
+) {
+    env.with_env(|env| -> Result<(), BridgeError> {
+        let assistant = registry::get(handle)?;
+        let toolset = string_arg(env, &toolset, "toolset")?;
+        if executor.is_null() {
+            return Err(BridgeError::InvalidArgument("executor is null".into()));
+        }
+        let timeout = u64::try_from(timeout_ms)
+            .ok()
+            .filter(|t| *t > 0)
+            .ok_or_else(|| {
+                BridgeError::InvalidArgument(format!("timeoutMs must be > 0, got {timeout_ms}"))
+            })?;
+        let host = JavaTool {
+            vm: env.get_java_vm()?,
+            executor: env.new_global_ref(&executor)?,
+        };
+        assistant.register_toolset(&toolset, Arc::new(host), Duration::from_millis(timeout))
+    })
+    .resolve::<ThrowBridgeError>()
+}
+
+/// `void send(long handle, String session, String text, PorfiryListener listener)`.
+#[no_mangle]
+pub extern "system" fn Java_app_porfiry_core_PorfiryNative_send<'c>(
+    mut env: EnvUnowned<'c>,
+    _class: JClass<'c>,
+    handle: jlong,
+    session: JString<'c>,
+    text: JString<'c>,
+    listener: JObject<'c>,
+) {
+    env.with_env(|env| -> Result<(), BridgeError> {
+        let assistant = registry::get(handle)?;
+        let session = string_arg(env, &session, "session")?;
+        let text = string_arg(env, &text, "text")?;
+        if listener.is_null() {
+            return Err(BridgeError::InvalidArgument("listener is null".into()));
+        }
+        let sink = JavaSink {
+            vm: env.get_java_vm()?,
+            listener: env.new_global_ref(&listener)?,
+        };
+        assistant.send(&session, &text, Box::new(sink))
+    })
+    .resolve::<ThrowBridgeError>()
+}
+
+/// `boolean cancel(long handle, String session)`.
+#[no_mangle]
+pub extern "system" fn Java_app_porfiry_core_PorfiryNative_cancel<'c>(
+    mut env: EnvUnowned<'c>,
+    _class: JClass<'c>,
+    handle: jlong,
+    session: JString<'c>,
+) -> jboolean {
+    env.with_env(|env| -> Result<jboolean, BridgeError> {
+        let assistant = registry::get(handle)?;
+        let session = string_arg(env, &session, "session")?;
+        Ok(assistant.cancel(&session)?)
+    })
+    .resolve::<ThrowBridgeError>()
+}
+
+/// `void close(long handle)`.
+#[no_mangle]
+pub extern "system" fn Java_app_porfiry_core_PorfiryNative_close<'c>(
+    mut env: EnvUnowned<'c>,
+    _class: JClass<'c>,
+    handle: jlong,
+) {
+    env.with_env(|_env| -> Result<(), BridgeError> {
+        let assistant = registry::remove(handle)?;
+        assistant.close()
+    })
+    .resolve::<ThrowBridgeError>()
+}
+
+/// `String prompt(long handle, String session)`.
+#[no_mangle]
+pub extern "system" fn Java_app_porfiry_core_PorfiryNative_prompt<'c>(
+    mut env: EnvUnowned<'c>,
+    _class: JClass<'c>,
+    handle: jlong,
+    session: JString<'c>,
+) -> JString<'c> {
+    env.with_env(|env| -> Result<JString<'c>, BridgeError> {
+        let assistant = registry::get(handle)?;
+        let session = string_arg(env, &session, "session")?;
+        let text = assistant.prompt(&session)?;
+        Ok(JString::from_str(env, text)?)
+    })
+    .resolve::<ThrowBridgeError>()
+}
+
+/// `String stats(long handle)`.
+#[no_mangle]
+pub extern "system" fn Java_app_porfiry_core_PorfiryNative_stats<'c>(
+    mut env: EnvUnowned<'c>,
+    _class: JClass<'c>,
+    handle: jlong,
+) -> JString<'c> {
+    env.with_env(|env| -> Result<JString<'c>, BridgeError> {
+        let assistant = registry::get(handle)?;
+        let stats = assistant.stats()?;
+        Ok(JString::from_str(env, stats.to_string())?)
+    })
+    .resolve::<ThrowBridgeError>()
+}
+
+/// Attach config of the worker thread: permanent (detached when the thread ends), named.
+fn worker_attach() -> AttachConfig<'static> {
+    AttachConfig::new().thread_name(jni_str!("porfiry-worker"))
+}
+
+/// A Java `PorfiryListener` as the sink of one turn.
+struct JavaSink {
+    vm: JavaVM,
+    listener: Global<JObject<'static>>,
+}
+
+impl JavaSink {
+    fn call(&self, event: BridgeEvent) -> Result<(), JniError> {
+        let listener: &JObject<'static> = &self.listener;
+        self.vm.attach_current_thread_with_config(
+            worker_attach,
+            Some(16),
+            |env| -> Result<(), JniError> {
+                let one = jni_sig!("(Ljava/lang/String;)V");
+                match event {
+                    BridgeEvent::Text(t) => {
+                        let s = env.new_string(t)?;
+                        env.call_method(listener, jni_str!("onText"), one, &[JValue::Object(&s)])?;
+                    }
+                    BridgeEvent::Sentence(t) => {
+                        let s = env.new_string(t)?;
+                        env.call_method(
+                            listener,
+                            jni_str!("onSentence"),
+                            one,
+                            &[JValue::Object(&s)],
+                        )?;
+                    }
+                    BridgeEvent::ShowText(t) => {
+                        let s = env.new_string(t)?;
+                        env.call_method(
+                            listener,
+                            jni_str!("onShowText"),
+                            one,
+                            &[JValue::Object(&s)],
+                        )?;
+                    }
+                    BridgeEvent::ToolStarted { name, args } => {
+                        let n = env.new_string(name)?;
+                        let a = env.new_string(args)?;
+                        env.call_method(
+                            listener,
+                            jni_str!("onToolStarted"),
+                            jni_sig!("(Ljava/lang/String;Ljava/lang/String;)V"),
+                            &[JValue::Object(&n), JValue::Object(&a)],
+                        )?;
+                    }
+                    BridgeEvent::ToolFinished { name, result, ok } => {
+                        let n = env.new_string(name)?;
+                        let r = env.new_string(result)?;
+                        env.call_method(
+                            listener,
+                            jni_str!("onToolFinished"),
+                            jni_sig!("(Ljava/lang/String;Ljava/lang/String;Z)V"),
+                            &[JValue::Object(&n), JValue::Object(&r), JValue::Bool(ok)],
+                        )?;
+                    }
+                    BridgeEvent::Done(v) => {
+                        let s = env.new_string(v.to_string())?;
+                        env.call_method(listener, jni_str!("onDone"), one, &[JValue::Object(&s)])?;
+                    }
+                    BridgeEvent::Error(t) => {
+                        let s = env.new_string(t)?;
+                        env.call_method(listener, jni_str!("onError"), one, &[JValue::Object(&s)])?;
+                    }
+                }
+                Ok(())
+            },
+        )
+    }
+}
+
+impl EventSink for JavaSink {
+    fn deliver(&mut self, event: BridgeEvent) -> bool {
+        // A listener exception comes back as CaughtJavaException (already cleared): counted,
+        // never propagated, and the turn goes on.
+        self.call(event).is_ok()
+    }
+}
+
+/// A Java `ToolExecutor` as a host tool. Runs on a helper thread attached for the call only.
+struct JavaTool {
+    vm: JavaVM,
+    executor: Global<JObject<'static>>,
+}
+
+impl HostCall for JavaTool {
+    fn call(&self, tool: &str, args: &str) -> Result<String, String> {
+        let executor: &JObject<'static> = &self.executor;
+        let outcome = self.vm.attach_current_thread_with_config(
+            || {
+                AttachConfig::new()
+                    .scoped(true)
+                    .thread_name(jni_str!("porfiry-tool"))
+            },
+            Some(16),
+            |env| -> Result<Option<String>, JniError> {
+                let t = env.new_string(tool)?;
+                let a = env.new_string(args)?;
+                let ret = env
+                    .call_method(
+                        executor,
+                        jni_str!("execute"),
+                        jni_sig!("(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;"),
+                        &[JValue::Object(&t), JValue::Object(&a)],
+                    )?
+                    .l()?;
+                if ret.is_null() {
+                    return Ok(None);
+                }
+                let s = env.cast_local::<JString>(ret)?;
+                Ok(Some(s.try_to_string(env)?))
+            },
+        );
+        match outcome {
+            Ok(Some(text)) => Ok(text),
+            Ok(None) => Err(format!("{tool} returned no result")),
+            Err(JniError::CaughtJavaException { name, msg, .. }) => Err(if msg.is_empty() {
+                name
+            } else {
+                format!("{name}: {msg}")
+            }),
+            Err(e) => Err(format!("{tool} failed: {e}")),
+        }
+    }
+}

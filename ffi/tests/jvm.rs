@@ -1,0 +1,301 @@
+//! The bridge on a real JVM: compiles the app's core module (`app-phone/core`) and the Java
+//! drivers in `tests/jvm/` with `javac`, then runs each scenario in its own
+//! `java -Xcheck:jni` process against the freshly built `libporfiry.so` (a JVM crash fails
+//! one test instead of taking cargo down). Needs a JDK: no skipping; `scripts/prereqs.sh`
+//! installs one.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn tool(name: &str) -> PathBuf {
+    if let Some(home) = std::env::var_os("JAVA_HOME") {
+        let p = Path::new(&home).join("bin").join(name);
+        if p.is_file() {
+            return p;
+        }
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| {
+            panic!("`{name}` not found: the JNI tests need a JDK (17+). Install one with scripts/prereqs.sh (Debian: default-jdk-headless)")
+        })
+}
+
+/// The cdylib cargo built for this test run. The test executable lives in
+/// `target/<profile>/deps/`; cargo builds the library there for the crate's own integration
+/// tests (it only copies it up to `target/<profile>/` for `cargo build`, so that copy may be
+/// stale and is only a fallback).
+fn library() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let deps = exe.parent().unwrap();
+    let candidates = [
+        deps.join("libporfiry.so"),
+        deps.parent().unwrap().join("libporfiry.so"),
+    ];
+    candidates.iter().find(|p| p.is_file()).cloned().unwrap_or_else(|| {
+        panic!(
+            "libporfiry.so not found at {candidates:?}: build the bridge with `cargo build -p porfiry-ffi`"
+        )
+    })
+}
+
+fn model() -> PathBuf {
+    let dir = std::env::var_os("PORFIRY_MODELS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("models/cache"));
+    let m = dir.join("gemma-3-270m-q4_k_m.gguf");
+    assert!(
+        m.is_file(),
+        "the default model {} is missing: fetch it with `cargo run --release -- models fetch` \
+         (or point PORFIRY_MODELS at a folder holding gemma-3-270m-q4_k_m.gguf)",
+        m.display()
+    );
+    m
+}
+
+const MEDIA_TOOLSET: &str = "\
+name: media
+description: управление медиа и воспроизведением (search/info/play)
+tools:
+  - name: media_search
+    description: поиск по названию
+    args:
+      - {name: query, type: string, required: true, description: название или его часть}
+  - name: media_info
+    description: детали фильма
+    args:
+      - {name: id, type: string, required: true, description: id из media_search}
+  - name: media_play
+    description: запуск/управление просмотром
+    args:
+      - {name: id, type: string, required: true}
+      - {name: action, type: enum, values: [play, pause, stop], required: false}
+";
+
+const MEDIA_SKILL: &str = "\
+---
+name: media
+description: фильмы — найти и включить; вызови enable_toolset|media
+toolset: media
+---
+Вызови enable_toolset|media, потом media_search|название.
+";
+
+struct Prepared {
+    classes: PathBuf,
+    fixtures: PathBuf,
+}
+
+/// Compiles the Java sources and writes the fixtures, once per test process.
+fn prepared() -> &'static Prepared {
+    static P: OnceLock<Prepared> = OnceLock::new();
+    P.get_or_init(|| {
+        let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ffi-jvm");
+        let _ = std::fs::remove_dir_all(&base);
+        let classes = base.join("classes");
+        let fixtures = base.join("fixtures");
+        std::fs::create_dir_all(&classes).unwrap();
+        std::fs::create_dir_all(fixtures.join("skills")).unwrap();
+        std::fs::create_dir_all(fixtures.join("toolsets")).unwrap();
+        std::fs::write(fixtures.join("toolsets/media.yaml"), MEDIA_TOOLSET).unwrap();
+        std::fs::write(fixtures.join("skills/media.md"), MEDIA_SKILL).unwrap();
+        let mut sources = Vec::new();
+        for dir in [
+            root().join("app-phone/core/src/main/java"),
+            root().join("ffi/tests/jvm"),
+        ] {
+            collect_java(&dir, &mut sources);
+        }
+        assert!(sources.len() > 5, "Java sources not found: {sources:?}");
+        let out = Command::new(tool("javac"))
+            .args(["-encoding", "UTF-8", "-Xlint:all", "-Werror", "-d"])
+            .arg(&classes)
+            .args(&sources)
+            .output()
+            .expect("run javac");
+        assert!(
+            out.status.success(),
+            "javac failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Prepared { classes, fixtures }
+    })
+}
+
+fn collect_java(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let p = entry.unwrap().path();
+        if p.is_dir() {
+            collect_java(&p, out);
+        } else if p.extension().is_some_and(|e| e == "java") {
+            out.push(p);
+        }
+    }
+}
+
+/// Runs `BridgeTests <name>` in a fresh `java -Xcheck:jni` and checks that it passed with no
+/// JNI warning. Kills the JVM after `limit` (a hang is a failure, not a stuck test run).
+fn jvm(name: &str, limit: Duration, with_model: bool) -> String {
+    let p = prepared();
+    let mut cmd = Command::new(tool("java"));
+    cmd.arg("-Xcheck:jni")
+        .arg("-Dfile.encoding=UTF-8")
+        .arg(format!("-Dporfiry.library={}", library().display()))
+        .arg(format!("-Dporfiry.fixtures={}", p.fixtures.display()))
+        .arg("-cp")
+        .arg(&p.classes);
+    if with_model {
+        cmd.arg(format!("-Dporfiry.model={}", model().display()));
+    }
+    cmd.arg("app.porfiry.tests.BridgeTests").arg(name);
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("start java");
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let out = out_reader.join().unwrap();
+    let err = err_reader.join().unwrap();
+    let report = format!("--- stdout\n{out}\n--- stderr\n{err}");
+    let Some(status) = status else {
+        panic!("{name}: the JVM did not finish within {limit:?} (hang)\n{report}");
+    };
+    assert!(status.success(), "{name}: {status}\n{report}");
+    assert!(
+        out.contains(&format!("PASS {name}")),
+        "{name} did not pass\n{report}"
+    );
+    for bad in [
+        "WARNING in native method",
+        "FATAL ERROR in native method",
+        "Rust panic",
+        "panicked at",
+    ] {
+        assert!(
+            !err.contains(bad) && !out.contains(bad),
+            "{name}: `{bad}` in the output\n{report}"
+        );
+    }
+    out
+}
+
+const QUICK: Duration = Duration::from_secs(60);
+
+#[test]
+fn scripted_turn_streams_text_sentences_and_done() {
+    jvm("scriptedTurnStreamsTextSentencesAndDone", QUICK, false);
+}
+
+#[test]
+fn utf8_round_trips_both_ways() {
+    jvm("utf8RoundTripsBothWays", QUICK, false);
+}
+
+#[test]
+fn cancel_stops_the_running_turn_quickly() {
+    jvm("cancelStopsTheRunningTurnQuickly", QUICK, false);
+}
+
+#[test]
+fn cancel_reaches_queued_turns_of_that_session_only() {
+    jvm("cancelReachesQueuedTurnsOfThatSessionOnly", QUICK, false);
+}
+
+#[test]
+fn concurrent_sends_from_many_threads() {
+    jvm("concurrentSendsFromManyThreads", QUICK, false);
+}
+
+#[test]
+fn close_during_generation_ends_every_turn_and_detaches() {
+    jvm(
+        "closeDuringGenerationEndsEveryTurnAndDetaches",
+        QUICK,
+        false,
+    );
+}
+
+#[test]
+fn bad_handles_and_arguments_are_exceptions() {
+    jvm("badHandlesAndArgumentsAreExceptions", QUICK, false);
+}
+
+#[test]
+fn throwing_listener_is_contained() {
+    jvm("throwingListenerIsContained", QUICK, false);
+}
+
+#[test]
+fn listener_may_call_back_into_the_bridge() {
+    jvm("listenerMayCallBackIntoTheBridge", QUICK, false);
+}
+
+#[test]
+fn slow_executor_becomes_a_tool_error() {
+    jvm("slowExecutorBecomesAToolError", QUICK, false);
+}
+
+#[test]
+fn throwing_executor_becomes_a_tool_error() {
+    jvm("throwingExecutorBecomesAToolError", QUICK, false);
+}
+
+#[test]
+fn media_executor_through_the_bridge() {
+    jvm("mediaExecutorThroughTheBridge", QUICK, false);
+}
+
+#[test]
+fn controller_speaks_sentences_and_barges_in() {
+    jvm("controllerSpeaksSentencesAndBargesIn", QUICK, false);
+}
+
+#[test]
+fn files_report_and_settings() {
+    jvm("filesReportAndSettings", QUICK, false);
+}
+
+#[test]
+fn gemma_streams_a_turn() {
+    let out = jvm("gemmaStreamsATurn", Duration::from_secs(600), true);
+    println!("{out}");
+}
+
+#[test]
+fn gemma_cancel() {
+    let out = jvm("gemmaCancel", Duration::from_secs(600), true);
+    println!("{out}");
+}

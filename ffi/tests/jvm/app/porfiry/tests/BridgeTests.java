@@ -1,0 +1,578 @@
+package app.porfiry.tests;
+
+import app.porfiry.core.Assistant;
+import app.porfiry.core.AssistantController;
+import app.porfiry.core.AssistantFiles;
+import app.porfiry.core.AssistantSettings;
+import app.porfiry.core.MediaCatalog;
+import app.porfiry.core.MediaToolExecutor;
+import app.porfiry.core.PorfiryNative;
+import app.porfiry.core.ToolActivityLog;
+import java.io.File;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Drives libporfiry.so through the app's binding class on a real JVM. Run by ffi/tests/jvm.rs:
+ * {@code java -Xcheck:jni -Dporfiry.library=... -Dporfiry.fixtures=... BridgeTests NAME...}.
+ * Prints {@code PASS name} per test; any failure prints its stack trace and exits 1.
+ */
+public final class BridgeTests {
+    private static final String SKILLS = prop("porfiry.fixtures") + "/skills";
+    private static final String TOOLSETS = prop("porfiry.fixtures") + "/toolsets";
+
+    private static String prop(String name) {
+        String v = System.getProperty(name);
+        if (v == null) {
+            throw new IllegalStateException("system property " + name + " is not set");
+        }
+        return v;
+    }
+
+    public static void main(String[] args) throws Exception {
+        int failed = 0;
+        for (String name : args) {
+            Method m = BridgeTests.class.getDeclaredMethod(name);
+            try {
+                m.invoke(null);
+                System.out.println("PASS " + name);
+            } catch (java.lang.reflect.InvocationTargetException e) {
+                failed++;
+                System.out.println("FAIL " + name + ": " + e.getCause());
+                e.getCause().printStackTrace(System.out);
+            }
+        }
+        System.out.flush();
+        System.exit(failed == 0 ? 0 : 1);
+    }
+
+    private static long scripted(int delayMs, String... outputs) {
+        return PorfiryNative.createScripted(outputs, delayMs, SKILLS, TOOLSETS, "ru");
+    }
+
+    private static List<String> porfiryThreads() {
+        List<String> names = new ArrayList<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("porfiry")) {
+                names.add(t.getName());
+            }
+        }
+        return names;
+    }
+
+    // ---------------------------------------------------------------- scripted mechanics
+
+    static void scriptedTurnStreamsTextSentencesAndDone() throws Exception {
+        long h = scripted(0, "Привет! Как дела? 🎬 Всё хорошо");
+        Recorder r = new Recorder();
+        PorfiryNative.send(h, "s1", "Здравствуй", r);
+        r.await(20);
+        Check.eq(null, r.error, "error");
+        Check.eq("Привет! Как дела? 🎬 Всё хорошо", r.text(), "streamed text");
+        Check.isTrue(r.pieces.size() > 3, "streamed in several pieces: " + r.pieces);
+        Check.eq(Arrays.asList("Привет!", "Как дела?", "🎬 Всё хорошо"), r.sentencesCopy(), "sentences");
+        Check.eq("answered", Check.json(r.done, "stop"), "stop in " + r.done);
+        Check.eq("Привет! Как дела? 🎬 Всё хорошо", Check.json(r.done, "text"), "text in " + r.done);
+        Check.eq(1, r.endings, "exactly one ending");
+        Check.eq("porfiry-worker", r.thread, "events arrive on the worker thread");
+        Check.isTrue(r.events.indexOf("done") == r.events.size() - 1, "done is last: " + r.events);
+        String stats = PorfiryNative.stats(h);
+        Check.eq("1", Check.json(stats, "turns"), "turns in " + stats);
+        Check.contains(stats, "\"kind\":\"scripted\"", "stats");
+        PorfiryNative.close(h);
+    }
+
+    static void utf8RoundTripsBothWays() throws Exception {
+        String odd = "Лара Крофт 🎬 𝄞 «ёжик» \u0000 end";
+        long h = scripted(0, "TOOL_CALL: show_text|" + odd.replace("\u0000", ""),
+                "TOOL_CALL: media_search|" + "Лара 🎬 𝄞", "Готово 👍");
+        AtomicReference<String> seenArgs = new AtomicReference<>();
+        PorfiryNative.registerToolset(h, "media", (tool, a) -> {
+            seenArgs.set(a);
+            return "tomb-raider | Tomb Raider: Лара 🎬 𝄞";
+        }, 5000);
+        Recorder r = new Recorder();
+        PorfiryNative.send(h, "юникод-сессия 🙂", "Покажи «Лару» 🎬 𝄞 \u0000", r);
+        r.await(20);
+        Check.eq(null, r.error, "error");
+        Check.eq(Collections.singletonList(odd.replace("\u0000", "")), r.shown, "show_text text");
+        Check.eq("Лара 🎬 𝄞", seenArgs.get(), "executor args");
+        Check.contains(String.join("\n", r.toolsCopy()), "ok media_search tomb-raider | Tomb Raider: Лара 🎬 𝄞",
+                "tool result back to Java");
+        Check.eq("Готово 👍", r.text(), "reply");
+        Check.contains(PorfiryNative.prompt(h, "юникод-сессия 🙂"), "media_search", "prompt of the session");
+        PorfiryNative.close(h);
+    }
+
+    static void cancelStopsTheRunningTurnQuickly() throws Exception {
+        StringBuilder longText = new StringBuilder();
+        for (int i = 0; i < 40; i++) {
+            longText.append("Предложение номер ").append(i).append(". ");
+        }
+        long h = scripted(20, longText.toString());
+        Recorder r = new Recorder();
+        PorfiryNative.send(h, "s", "говори", r);
+        Check.isTrue(r.firstText.await(10, TimeUnit.SECONDS), "first text arrives");
+        long t0 = System.nanoTime();
+        Check.isTrue(PorfiryNative.cancel(h, "s"), "cancel finds the turn");
+        r.await(5);
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        Check.eq("cancelled", Check.json(r.done, "stop"), "stop in " + r.done);
+        Check.isTrue(r.text().length() < longText.length() / 2, "stopped early: " + r.text().length());
+        Check.isTrue(ms < 2000, "cancel took " + ms + " ms");
+        Check.isTrue(!PorfiryNative.cancel(h, "s"), "nothing left to cancel");
+        Check.isTrue(!PorfiryNative.cancel(h, "other"), "another session has nothing");
+        PorfiryNative.close(h);
+    }
+
+    static void cancelReachesQueuedTurnsOfThatSessionOnly() throws Exception {
+        long h = scripted(15, "Первый длинный ответ, очень длинный ответ.", "Второй.", "Ответ Б.");
+        Recorder a1 = new Recorder();
+        Recorder a2 = new Recorder();
+        Recorder b = new Recorder();
+        PorfiryNative.send(h, "A", "раз", a1);
+        PorfiryNative.send(h, "A", "два", a2);
+        PorfiryNative.send(h, "B", "три", b);
+        Check.isTrue(a1.firstText.await(10, TimeUnit.SECONDS), "first turn started");
+        Check.isTrue(PorfiryNative.cancel(h, "A"), "cancel A");
+        a1.await(10);
+        a2.await(10);
+        b.await(10);
+        Check.eq("cancelled", Check.json(a1.done, "stop"), "running turn");
+        Check.eq("cancelled", Check.json(a2.done, "stop"), "queued turn");
+        Check.eq("0", Check.json(a2.done, "generations"), "queued turn never ran");
+        Check.eq("answered", Check.json(b.done, "stop"), "session B unaffected");
+        // B got the second script output: the queued A turn consumed nothing.
+        Check.eq("Второй.", b.text(), "B's reply");
+        PorfiryNative.close(h);
+    }
+
+    static void concurrentSendsFromManyThreads() throws Exception {
+        int threads = 4;
+        int perThread = 3;
+        String[] outputs = new String[threads * perThread];
+        for (int i = 0; i < outputs.length; i++) {
+            outputs[i] = "Ответ номер " + i + ". Готово.";
+        }
+        long h = scripted(1, outputs);
+        List<Recorder> all = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> ts = new ArrayList<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        for (int t = 0; t < threads; t++) {
+            final int id = t;
+            Thread th = new Thread(() -> {
+                try {
+                    start.await();
+                    for (int i = 0; i < perThread; i++) {
+                        Recorder r = new Recorder();
+                        all.add(r);
+                        PorfiryNative.send(h, "session-" + id, "вопрос " + i, r);
+                    }
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            });
+            th.start();
+            ts.add(th);
+        }
+        start.countDown();
+        for (Thread th : ts) {
+            th.join();
+        }
+        Check.eq(null, failure.get(), "send failed");
+        List<String> replies = new ArrayList<>();
+        for (Recorder r : all) {
+            r.await(30);
+            Check.eq(null, r.error, "error");
+            Check.eq("answered", Check.json(r.done, "stop"), "stop");
+            Check.eq(Check.json(r.done, "text"), r.text(), "each listener got its own turn's text");
+            Check.eq(2, r.sentencesCopy().size(), "two sentences each");
+            replies.add(r.text());
+        }
+        Collections.sort(replies);
+        List<String> want = new ArrayList<>(Arrays.asList(outputs));
+        Collections.sort(want);
+        Check.eq(want, replies, "every output served exactly once");
+        Check.eq(String.valueOf(threads * perThread), Check.json(PorfiryNative.stats(h), "turns"), "turns");
+        PorfiryNative.close(h);
+    }
+
+    static void closeDuringGenerationEndsEveryTurnAndDetaches() throws Exception {
+        long h = scripted(20, "Очень длинный ответ, который не успеет закончиться до закрытия.", "Второй.", "Третий.");
+        Recorder r1 = new Recorder();
+        Recorder r2 = new Recorder();
+        Recorder r3 = new Recorder();
+        PorfiryNative.send(h, "s", "1", r1);
+        PorfiryNative.send(h, "s", "2", r2);
+        PorfiryNative.send(h, "t", "3", r3);
+        Check.isTrue(r1.firstText.await(10, TimeUnit.SECONDS), "generation started");
+        long t0 = System.nanoTime();
+        PorfiryNative.close(h);
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        Check.isTrue(ms < 3000, "close took " + ms + " ms");
+        // close waited for the worker: every listener already heard its ending.
+        Check.eq(1L, 1L - r1.ended.getCount(), "first turn ended before close returned");
+        Check.eq("cancelled", Check.json(r1.done, "stop"), "running turn");
+        Check.eq(0L, r2.ended.getCount(), "queued turn ended");
+        Check.contains(r2.error, "closed", "queued turn error");
+        Check.contains(r3.error, "closed", "queued turn of another session");
+        Check.eq(1, r1.endings, "one ending");
+        Check.eq(1, r2.endings, "one ending");
+        Check.eq(1, r3.endings, "one ending");
+        Check.eq(Collections.emptyList(), porfiryThreads(), "no attached porfiry thread is left");
+        IllegalStateException e = Check.throwsA(IllegalStateException.class,
+                () -> PorfiryNative.send(h, "s", "again", new Recorder()), "send after close");
+        Check.contains(e.getMessage(), "no assistant with handle " + h, "message");
+        Check.throwsA(IllegalStateException.class, () -> PorfiryNative.close(h), "double close");
+        Check.throwsA(IllegalStateException.class, () -> PorfiryNative.cancel(h, "s"), "cancel after close");
+        Check.throwsA(IllegalStateException.class, () -> PorfiryNative.stats(h), "stats after close");
+        Check.throwsA(IllegalStateException.class, () -> PorfiryNative.prompt(h, "s"), "prompt after close");
+    }
+
+    static void badHandlesAndArgumentsAreExceptions() throws Exception {
+        for (long bad : new long[] {0, -1, 987654321L, Long.MAX_VALUE}) {
+            Check.throwsA(IllegalStateException.class, () -> PorfiryNative.send(bad, "s", "x", new Recorder()), "send " + bad);
+            Check.throwsA(IllegalStateException.class, () -> PorfiryNative.cancel(bad, "s"), "cancel " + bad);
+            Check.throwsA(IllegalStateException.class, () -> PorfiryNative.close(bad), "close " + bad);
+            Check.throwsA(IllegalStateException.class, () -> PorfiryNative.prompt(bad, "s"), "prompt " + bad);
+            Check.throwsA(IllegalStateException.class, () -> PorfiryNative.stats(bad), "stats " + bad);
+            Check.throwsA(IllegalStateException.class,
+                    () -> PorfiryNative.registerToolset(bad, "media", (t, a) -> "", 100), "register " + bad);
+        }
+        long h = scripted(0, "ok");
+        Check.throwsA(IllegalArgumentException.class, () -> PorfiryNative.send(h, null, "x", new Recorder()), "null session");
+        Check.throwsA(IllegalArgumentException.class, () -> PorfiryNative.send(h, "s", null, new Recorder()), "null text");
+        Check.throwsA(IllegalArgumentException.class, () -> PorfiryNative.send(h, "s", "x", null), "null listener");
+        Check.throwsA(IllegalArgumentException.class, () -> PorfiryNative.send(h, "", "x", new Recorder()), "empty session");
+        Check.throwsA(IllegalArgumentException.class, () -> PorfiryNative.registerToolset(h, "media", null, 100), "null executor");
+        Check.throwsA(IllegalArgumentException.class,
+                () -> PorfiryNative.registerToolset(h, "media", (t, a) -> "", 0), "zero timeout");
+        PorfiryNative.close(h);
+        Check.throwsA(IllegalArgumentException.class,
+                () -> PorfiryNative.createScripted(new String[] {"x"}, 0, SKILLS, TOOLSETS, "de"), "unknown language");
+        Check.throwsA(IllegalArgumentException.class,
+                () -> PorfiryNative.createScripted(new String[] {"x", null}, 0, SKILLS, TOOLSETS, "ru"), "null script item");
+        Check.throwsA(IllegalArgumentException.class,
+                () -> PorfiryNative.createScripted(null, 0, SKILLS, TOOLSETS, "ru"), "null script");
+        Check.throwsA(IllegalArgumentException.class,
+                () -> PorfiryNative.createScripted(new String[] {"x"}, -5, SKILLS, TOOLSETS, "ru"), "negative delay");
+        IllegalArgumentException e = Check.throwsA(IllegalArgumentException.class,
+                () -> PorfiryNative.createScripted(new String[] {"x"}, 0, "/nonexistent/skills", TOOLSETS, "ru"),
+                "missing skills folder");
+        Check.contains(e.getMessage(), "/nonexistent/skills", "message names the folder");
+        e = Check.throwsA(IllegalArgumentException.class,
+                () -> PorfiryNative.create("/nonexistent/model.gguf", SKILLS, TOOLSETS, 0, 0, "ru"), "missing model");
+        Check.contains(e.getMessage(), "/nonexistent/model.gguf", "message names the model");
+        File notGguf = File.createTempFile("not-a-model", ".gguf");
+        Files.write(notGguf.toPath(), "hello".getBytes(StandardCharsets.UTF_8));
+        Check.throwsA(IllegalArgumentException.class,
+                () -> PorfiryNative.create(notGguf.getPath(), SKILLS, TOOLSETS, 0, 0, "ru"), "not a GGUF");
+        Check.throwsA(IllegalArgumentException.class,
+                () -> PorfiryNative.create(notGguf.getPath(), SKILLS, TOOLSETS, -1, 0, "ru"), "negative context");
+        notGguf.delete();
+    }
+
+    static void throwingListenerIsContained() throws Exception {
+        long h = scripted(0, "Раз. Два. Три.", "Второй ответ.", "Снова работает.");
+        AtomicInteger calls = new AtomicInteger();
+        Recorder r = new Recorder() {
+            @Override
+            public void onText(String piece) {
+                calls.incrementAndGet();
+                throw new RuntimeException("listener bug in onText");
+            }
+
+            @Override
+            public void onSentence(String sentence) {
+                super.onSentence(sentence);
+                throw new IllegalStateException("listener bug in onSentence");
+            }
+        };
+        PorfiryNative.send(h, "s", "x", r);
+        r.await(20);
+        Check.eq("answered", Check.json(r.done, "stop"), "the turn went on");
+        Check.eq(Arrays.asList("Раз.", "Два.", "Три."), r.sentencesCopy(), "every sentence still delivered");
+        Check.isTrue(calls.get() > 1, "onText kept being called");
+        long errors = Long.parseLong(Check.json(PorfiryNative.stats(h), "listener_errors"));
+        Check.eq((long) calls.get() + 3, errors, "every listener exception counted");
+        // A listener that throws in onDone does not break the next turn either.
+        Recorder bad = new Recorder() {
+            @Override
+            public void onDone(String statsJson) {
+                super.onDone(statsJson);
+                throw new Error("even an Error");
+            }
+        };
+        Recorder second = new Recorder();
+        PorfiryNative.send(h, "s", "y", bad);
+        bad.await(20);
+        PorfiryNative.send(h, "s", "z", second);
+        second.await(20);
+        Check.eq(null, second.error, "no error");
+        Check.eq("answered", Check.json(second.done, "stop"), "next turn answered");
+        Check.eq("Снова работает.", second.text(), "next turn text");
+        PorfiryNative.close(h);
+    }
+
+    static void listenerMayCallBackIntoTheBridge() throws Exception {
+        long h = scripted(0, "Раз два три четыре.", "После отмены.");
+        AtomicReference<String> statsInside = new AtomicReference<>();
+        Recorder r = new Recorder() {
+            @Override
+            public void onText(String piece) {
+                super.onText(piece);
+                if (statsInside.get() == null) {
+                    statsInside.set(PorfiryNative.stats(h));
+                    PorfiryNative.cancel(h, "s");
+                }
+            }
+        };
+        PorfiryNative.send(h, "s", "x", r);
+        r.await(20);
+        Check.contains(statsInside.get(), "\"turns\":1", "stats from inside a listener");
+        Check.eq("cancelled", Check.json(r.done, "stop"), "cancel from inside a listener");
+        // close from inside a listener (on the worker thread) must not deadlock.
+        CountDownLatch closed = new CountDownLatch(1);
+        Recorder closer = new Recorder() {
+            @Override
+            public void onDone(String statsJson) {
+                super.onDone(statsJson);
+                PorfiryNative.close(h);
+                closed.countDown();
+            }
+        };
+        PorfiryNative.send(h, "s", "y", closer);
+        Check.isTrue(closed.await(20, TimeUnit.SECONDS), "close from the listener returned");
+        Check.throwsA(IllegalStateException.class, () -> PorfiryNative.stats(h), "closed");
+    }
+
+    static void slowExecutorBecomesAToolError() throws Exception {
+        long h = scripted(0, "TOOL_CALL: media_search|медленно", "Не дождался.");
+        CountDownLatch release = new CountDownLatch(1);
+        PorfiryNative.registerToolset(h, "media", (tool, a) -> {
+            release.await(30, TimeUnit.SECONDS);
+            return "слишком поздно";
+        }, 300);
+        Recorder r = new Recorder();
+        long t0 = System.nanoTime();
+        PorfiryNative.send(h, "s", "найди", r);
+        r.await(20);
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        Check.eq("answered", Check.json(r.done, "stop"), "turn went on");
+        Check.eq("Не дождался.", r.text(), "reply after the failed tool");
+        String tools = String.join("\n", r.toolsCopy());
+        Check.contains(tools, "failed media_search", "tool failed");
+        Check.contains(tools, "300", "timeout reply names the limit");
+        Check.isTrue(!tools.contains("слишком поздно"), "late answer dropped");
+        Check.isTrue(ms < 5000, "turn took " + ms + " ms");
+        Check.eq("1", Check.json(PorfiryNative.stats(h), "tool_timeouts"), "counted");
+        PorfiryNative.close(h);
+        release.countDown();
+        // The helper thread finishes its Java call, detaches and ends.
+        for (int i = 0; i < 100 && !porfiryThreads().isEmpty(); i++) {
+            Thread.sleep(50);
+        }
+        Check.eq(Collections.emptyList(), porfiryThreads(), "the tool thread was detached");
+    }
+
+    static void throwingExecutorBecomesAToolError() throws Exception {
+        long h = scripted(0, "TOOL_CALL: media_search|плохо", "TOOL_CALL: media_info|x", "Ясно.");
+        PorfiryNative.registerToolset(h, "media", (tool, a) -> {
+            if (tool.equals("media_search")) {
+                throw new IllegalArgumentException("плохой запрос: " + a);
+            }
+            return null;
+        }, 5000);
+        Recorder r = new Recorder();
+        PorfiryNative.send(h, "s", "найди", r);
+        r.await(20);
+        Check.eq("answered", Check.json(r.done, "stop"), "turn went on");
+        String tools = String.join("\n", r.toolsCopy());
+        Check.contains(tools, "java.lang.IllegalArgumentException: плохой запрос: плохо", "exception text");
+        Check.contains(tools, "failed media_info", "null result is a failure");
+        Check.eq("2", Check.json(PorfiryNative.stats(h), "tool_failures"), "counted");
+        PorfiryNative.close(h);
+    }
+
+    // ---------------------------------------------------------------- the app's own logic
+
+    static void mediaExecutorThroughTheBridge() throws Exception {
+        long h = scripted(0, "TOOL_CALL: media_search|лара", "TOOL_CALL: media_play|tomb-raider-2018", "Включаю.");
+        List<String> played = new ArrayList<>();
+        PorfiryNative.registerToolset(h, "media", new MediaToolExecutor(MediaCatalog.sample(), item -> played.add(item.id)), 5000);
+        Recorder r = new Recorder();
+        PorfiryNative.send(h, "s", "Включи Лару Крофт", r);
+        r.await(20);
+        String tools = String.join("\n", r.toolsCopy());
+        Check.contains(tools, "ok media_search tomb-raider-2018 | Tomb Raider: Лара Крофт (2018)", "search result");
+        Check.contains(tools, "ok media_play playing: tomb-raider-2018", "play result");
+        Check.eq(Collections.singletonList("tomb-raider-2018"), played, "player called");
+        PorfiryNative.close(h);
+
+        MediaToolExecutor ex = new MediaToolExecutor(MediaCatalog.sample(), item -> { });
+        Check.throwsA(IllegalArgumentException.class, () -> ex.execute("media_search", " "), "empty query");
+        Check.throwsA(IllegalArgumentException.class, () -> ex.execute("media_info", "nope"), "unknown id");
+        Check.throwsA(IllegalArgumentException.class, () -> ex.execute("media_eject", ""), "unknown tool");
+        Check.eq("0 results for: zzz", ex.execute("media_search", "zzz"), "no results");
+        Check.contains(ex.execute("media_info", "stalker-1979"), "Сталкер (1979)", "info");
+    }
+
+    static void controllerSpeaksSentencesAndBargesIn() throws Exception {
+        StringBuilder longReply = new StringBuilder();
+        for (int i = 0; i < 30; i++) {
+            longReply.append("Фраза ").append(i).append(". ");
+        }
+        Assistant a = Assistant.scripted(Arrays.asList(longReply.toString(), "TOOL_CALL: show_text|На очках",
+                "Второй ответ. Конец."), 10, SKILLS, TOOLSETS, "ru");
+        long h = a.handle();
+        List<String> spoken = Collections.synchronizedList(new ArrayList<>());
+        List<String> ids = Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger stops = new AtomicInteger();
+        List<String> displayed = Collections.synchronizedList(new ArrayList<>());
+        List<AssistantController.State> states = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch firstSentence = new CountDownLatch(1);
+        CountDownLatch turnEnded = new CountDownLatch(1);
+        AssistantController c = new AssistantController(a, "phone",
+                new AssistantController.Speaker() {
+                    @Override
+                    public void speak(String utteranceId, String text) {
+                        spoken.add(text);
+                        ids.add(utteranceId);
+                        firstSentence.countDown();
+                    }
+
+                    @Override
+                    public void stopAll() {
+                        stops.incrementAndGet();
+                    }
+                },
+                displayed::add,
+                new AssistantController.Observer() {
+                    @Override
+                    public void onState(AssistantController.State s) {
+                        states.add(s);
+                    }
+
+                    @Override
+                    public void onReplyText(String piece) { }
+
+                    @Override
+                    public void onTurnEnded(String statsJson, String error) {
+                        turnEnded.countDown();
+                    }
+                },
+                new ToolActivityLog(10));
+        c.userSaid("Расскажи длинно");
+        Check.isTrue(firstSentence.await(10, TimeUnit.SECONDS), "a sentence was spoken while generating");
+        Check.eq(AssistantController.State.SPEAKING, c.state(), "speaking");
+        Check.isTrue(c.userStartedSpeaking(), "barge-in interrupts");
+        Check.eq(AssistantController.State.IDLE, c.state(), "idle after barge-in");
+        Check.eq(1, stops.get(), "voice stopped");
+        Check.eq(0, c.pendingUtterances(), "queue dropped");
+        int spokenAtBargeIn = spoken.size();
+        // The cancelled turn ends in the bridge; its late events are ignored by the controller.
+        for (int i = 0; i < 100 && !"1".equals(Check.json(PorfiryNative.stats(h), "cancelled")); i++) {
+            Thread.sleep(20);
+        }
+        Check.eq("1", Check.json(PorfiryNative.stats(h), "cancelled"), "the turn was cancelled in the bridge");
+        Check.isTrue(spoken.size() <= spokenAtBargeIn, "nothing spoken after the barge-in");
+        Check.isTrue(!c.userStartedSpeaking(), "nothing to interrupt when idle");
+
+        // Next request: show_text, then a two-sentence reply; speaking ends when all are done.
+        c.userSaid("Покажи на очках");
+        Check.isTrue(turnEnded.await(20, TimeUnit.SECONDS), "turn ended");
+        Check.eq(Collections.singletonList("На очках"), displayed, "display");
+        Check.eq(AssistantController.State.SPEAKING, c.state(), "still speaking queued sentences");
+        List<String> last = spoken.subList(spoken.size() - 2, spoken.size());
+        Check.eq(Arrays.asList("Второй ответ.", "Конец."), new ArrayList<>(last), "sentences of the reply");
+        for (String id : new ArrayList<>(ids)) {
+            c.utteranceDone(id);
+        }
+        Check.eq(AssistantController.State.IDLE, c.state(), "idle once everything was spoken");
+        boolean shownLogged = false;
+        for (ToolActivityLog.Entry e : c.log().entries()) {
+            shownLogged |= e.kind == ToolActivityLog.Entry.Kind.SHOW_TEXT && e.detail.equals("На очках");
+        }
+        Check.isTrue(shownLogged, "show_text in the activity log: " + c.log().entries());
+        Check.contains(c.lastStats(), "\"stop\":\"answered\"", "last stats");
+        a.close();
+    }
+
+    static void filesReportAndSettings() throws Exception {
+        File dir = Files.createTempDirectory("porfiry-files").toFile();
+        AssistantFiles empty = AssistantFiles.scan(dir, AssistantSettings.defaults());
+        Check.isTrue(!empty.ready(), "no model, not ready");
+        Check.eq(3, empty.problems().size(), "model, skills, toolsets missing: " + empty.problems());
+        Check.contains(empty.problems().get(0), "push-model --app", "says how to push a model");
+        File models = AssistantFiles.modelsDir(dir);
+        models.mkdirs();
+        Files.write(new File(models, "b.gguf").toPath(), new byte[] {'G', 'G', 'U', 'F'});
+        Files.write(new File(models, "a.gguf").toPath(), new byte[] {'G', 'G', 'U', 'F'});
+        Files.write(new File(models, "notes.txt").toPath(), new byte[] {1});
+        AssistantFiles.skillsDir(dir).mkdirs();
+        Files.write(new File(AssistantFiles.skillsDir(dir), "media.md").toPath(), "x".getBytes(StandardCharsets.UTF_8));
+        AssistantFiles found = AssistantFiles.scan(dir, AssistantSettings.defaults());
+        Check.isTrue(found.ready(), "ready");
+        Check.eq("a.gguf", found.chosenModel().getName(), "first model by name");
+        Check.eq(1, found.problems().size(), "only toolsets missing: " + found.problems());
+        Check.contains(found.describe(), "Models (2): a.gguf, b.gguf", "describe");
+        AssistantFiles chosen = AssistantFiles.scan(dir, AssistantSettings.defaults().withModelFile("b.gguf"));
+        Check.eq("b.gguf", chosen.chosenModel().getName(), "the chosen model");
+        AssistantFiles gone = AssistantFiles.scan(dir, AssistantSettings.defaults().withModelFile("gone.gguf"));
+        Check.isTrue(!gone.ready(), "a chosen model that is missing");
+        Check.contains(String.join("\n", gone.problems()), "choose one of: a.gguf, b.gguf", "explains");
+
+        File f = AssistantFiles.settingsFile(dir);
+        Check.eq(AssistantSettings.defaults(), AssistantSettings.load(f), "defaults when absent");
+        AssistantSettings s = new AssistantSettings("модель 🎬.gguf", "en", 2048, 4);
+        s.save(f);
+        Check.eq(s, AssistantSettings.load(f), "round trip");
+        Check.eq("ru", new AssistantSettings("", "de", 0, 0).language(), "unknown language falls back");
+    }
+
+    // ---------------------------------------------------------------- the real default Gemma
+
+    static void gemmaStreamsATurn() throws Exception {
+        long h = PorfiryNative.create(prop("porfiry.model"), SKILLS, TOOLSETS, 2048, 2, "ru");
+        Recorder r = new Recorder();
+        PorfiryNative.send(h, "s", "Привет! Расскажи о себе.", r);
+        r.await(300);
+        Check.eq(null, r.error, "error");
+        String stop = Check.json(r.done, "stop");
+        Check.isTrue(stop.equals("answered") || stop.equals("max_iterations"), "stop " + r.done);
+        Check.isTrue(Integer.parseInt(Check.json(r.done, "prompt_tokens")) > 50, "prompt tokens " + r.done);
+        Check.isTrue(Integer.parseInt(Check.json(r.done, "generated_tokens")) > 0, "generated " + r.done);
+        Check.isTrue(Integer.parseInt(Check.json(r.done, "generations")) >= 1, "generations " + r.done);
+        Check.contains(PorfiryNative.stats(h), "\"kind\":\"gguf\"", "stats");
+        System.out.println("gemma turn: " + r.done);
+        PorfiryNative.close(h);
+    }
+
+    static void gemmaCancel() throws Exception {
+        long h = PorfiryNative.create(prop("porfiry.model"), SKILLS, TOOLSETS, 2048, 2, "ru");
+        Recorder r = new Recorder();
+        PorfiryNative.send(h, "s", "Напиши длинную историю про кота, который жил в Москве.", r);
+        boolean texted = r.firstText.await(300, TimeUnit.SECONDS);
+        long t0 = System.nanoTime();
+        PorfiryNative.cancel(h, "s");
+        r.await(60);
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        Check.eq(null, r.error, "error");
+        Check.isTrue(texted, "the model produced text before the cancel: " + r.done);
+        Check.eq("cancelled", Check.json(r.done, "stop"), "stop " + r.done);
+        Check.isTrue(ms < 5000, "cancel took " + ms + " ms");
+        System.out.println("gemma cancel after " + r.pieces.size() + " pieces, stopped in " + ms + " ms: " + r.done);
+        PorfiryNative.close(h);
+        Check.eq(Collections.emptyList(), porfiryThreads(), "threads detached");
+    }
+}
