@@ -137,7 +137,7 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_version<'c>(
 }
 
 /// `long create(String modelPath, String skillsDir, String toolsetsDir, int contextTokens,
-/// int threads, String language)`.
+/// int threads, int maxTokens, String language)`.
 #[no_mangle]
 pub extern "system" fn Java_app_porfiry_core_PorfiryNative_create<'c>(
     mut env: EnvUnowned<'c>,
@@ -147,6 +147,7 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_create<'c>(
     toolsets_dir: JString<'c>,
     context_tokens: jint,
     threads: jint,
+    max_tokens: jint,
     language: JString<'c>,
 ) -> jlong {
     env.with_env(|env| -> Result<jlong, BridgeError> {
@@ -156,6 +157,7 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_create<'c>(
         let lang = lang_arg(env, &language)?;
         let n_ctx = non_negative(context_tokens, "contextTokens")?;
         let threads = non_negative(threads, "threads")?;
+        let max_tokens = non_negative(max_tokens, "maxTokens")?;
         let (agent, diagnostics) = load_agent(&skills, &toolsets, lang)?;
         let mut params = EngineParams::default();
         if n_ctx > 0 {
@@ -163,6 +165,10 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_create<'c>(
         }
         if threads > 0 {
             params.threads = Some(threads);
+        }
+        let mut generate = GenerateConfig::default();
+        if max_tokens > 0 {
+            generate.max_tokens = max_tokens as usize;
         }
         let engine = Engine::load(&model_path, params).map_err(|e| {
             BridgeError::InvalidArgument(format!("cannot load model {model_path}: {e}"))
@@ -176,11 +182,12 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_create<'c>(
             "n_ctx": info.n_ctx,
             "threads": info.threads,
             "load_ms": info.load_ms,
+            "max_tokens": generate.max_tokens,
             "skills": agent.skills().names(),
             "toolsets": agent.toolsets().names(),
             "diagnostics": diagnostics,
         });
-        let model = EngineModel::new(engine, GenerateConfig::default());
+        let model = EngineModel::new(engine, generate);
         let assistant = Assistant::start(agent, Box::new(model), info)?;
         Ok(registry::insert(assistant))
     })

@@ -271,14 +271,16 @@ public final class BridgeTests {
                 "missing skills folder");
         Check.contains(e.getMessage(), "/nonexistent/skills", "message names the folder");
         e = Check.throwsA(IllegalArgumentException.class,
-                () -> PorfiryNative.create("/nonexistent/model.gguf", SKILLS, TOOLSETS, 0, 0, "ru"), "missing model");
+                () -> PorfiryNative.create("/nonexistent/model.gguf", SKILLS, TOOLSETS, 0, 0, 0, "ru"), "missing model");
         Check.contains(e.getMessage(), "/nonexistent/model.gguf", "message names the model");
         File notGguf = File.createTempFile("not-a-model", ".gguf");
         Files.write(notGguf.toPath(), "hello".getBytes(StandardCharsets.UTF_8));
         Check.throwsA(IllegalArgumentException.class,
-                () -> PorfiryNative.create(notGguf.getPath(), SKILLS, TOOLSETS, 0, 0, "ru"), "not a GGUF");
+                () -> PorfiryNative.create(notGguf.getPath(), SKILLS, TOOLSETS, 0, 0, 0, "ru"), "not a GGUF");
         Check.throwsA(IllegalArgumentException.class,
-                () -> PorfiryNative.create(notGguf.getPath(), SKILLS, TOOLSETS, -1, 0, "ru"), "negative context");
+                () -> PorfiryNative.create(notGguf.getPath(), SKILLS, TOOLSETS, -1, 0, 0, "ru"), "negative context");
+        Check.throwsA(IllegalArgumentException.class,
+                () -> PorfiryNative.create(notGguf.getPath(), SKILLS, TOOLSETS, 0, 0, -3, "ru"), "negative max tokens");
         notGguf.delete();
     }
 
@@ -543,7 +545,7 @@ public final class BridgeTests {
     // ---------------------------------------------------------------- the real default Gemma
 
     static void gemmaStreamsATurn() throws Exception {
-        long h = PorfiryNative.create(prop("porfiry.model"), SKILLS, TOOLSETS, 2048, 2, "ru");
+        long h = PorfiryNative.create(prop("porfiry.model"), SKILLS, TOOLSETS, 2048, 2, 48, "ru");
         Recorder r = new Recorder();
         PorfiryNative.send(h, "s", "Привет! Расскажи о себе.", r);
         r.await(300);
@@ -551,7 +553,9 @@ public final class BridgeTests {
         String stop = Check.json(r.done, "stop");
         Check.isTrue(stop.equals("answered") || stop.equals("max_iterations"), "stop " + r.done);
         Check.isTrue(Integer.parseInt(Check.json(r.done, "prompt_tokens")) > 50, "prompt tokens " + r.done);
-        Check.isTrue(Integer.parseInt(Check.json(r.done, "generated_tokens")) > 0, "generated " + r.done);
+        int generated = Integer.parseInt(Check.json(r.done, "generated_tokens"));
+        Check.isTrue(generated > 0 && generated <= 48 * 8, "generated " + r.done);
+        Check.contains(PorfiryNative.stats(h), "\"max_tokens\":48", "max tokens applied");
         Check.isTrue(Integer.parseInt(Check.json(r.done, "generations")) >= 1, "generations " + r.done);
         Check.contains(PorfiryNative.stats(h), "\"kind\":\"gguf\"", "stats");
         System.out.println("gemma turn: " + r.done);
@@ -559,7 +563,7 @@ public final class BridgeTests {
     }
 
     static void gemmaCancel() throws Exception {
-        long h = PorfiryNative.create(prop("porfiry.model"), SKILLS, TOOLSETS, 2048, 2, "ru");
+        long h = PorfiryNative.create(prop("porfiry.model"), SKILLS, TOOLSETS, 2048, 2, 0, "ru");
         Recorder r = new Recorder();
         PorfiryNative.send(h, "s", "Напиши длинную историю про кота, который жил в Москве.", r);
         boolean texted = r.firstText.await(300, TimeUnit.SECONDS);

@@ -14,7 +14,7 @@ public final class Assistant implements AutoCloseable {
     public static Assistant open(String modelPath, String skillsDir, String toolsetsDir,
                                  AssistantSettings settings) {
         return new Assistant(PorfiryNative.create(modelPath, skillsDir, toolsetsDir,
-                settings.contextTokens(), settings.threads(), settings.language()));
+                settings.contextTokens(), settings.threads(), 0, settings.language()));
     }
 
     /** An assistant over a scripted model (tests, demos). */

@@ -31,10 +31,12 @@ public final class PorfiryNative {
      *
      * @param contextTokens context window in tokens (0: the engine's default)
      * @param threads CPU threads for inference (0: the engine's default)
+     * @param maxTokens most tokens per generation (0: the engine's default, 512)
      * @param language {@code "ru"} or {@code "en"}: the language of the messages the model sees
      */
     public static native long create(String modelPath, String skillsDir, String toolsetsDir,
-                                     int contextTokens, int threads, String language);
+                                     int contextTokens, int threads, int maxTokens,
+                                     String language);
 
     /**
      * Creates an assistant over a scripted model instead of a GGUF: each generation returns the
