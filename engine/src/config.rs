@@ -66,26 +66,32 @@ impl Default for SamplingConfig {
 /// The lazy grammar that makes tool-call lines well-formed.
 ///
 /// It stays idle (costing one regular-expression check per token) until the output starts a
-/// line with `TOOL_CALL:`; from then on every token must continue
-/// `TOOL_CALL: name|args`, with bounded lengths, and further call lines may follow. Once a
-/// call is complete the model may end its turn; until then end-of-generation is masked.
+/// line with `TOOL_CALL:`; from then on every token must continue `TOOL_CALL: name|args`.
+/// A name is ASCII letters and digits in `_`-separated parts, starting with a letter (so no
+/// runs of underscores, which a tiny model otherwise loves); every repetition is bounded.
+/// Once a call is complete the model may end its turn (or start another call line, up to
+/// `max_calls`); until then end-of-generation is masked.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct ToolCallGrammar {
-    /// Longest tool name, in characters. Default 64.
-    pub max_name_len: u32,
+    /// Most `_`-separated parts of a tool name. Default 6.
+    pub max_name_parts: u32,
+    /// Longest part of a tool name, in characters. Default 24.
+    pub max_part_len: u32,
     /// Longest argument string, in characters. Default 256.
     pub max_args_len: u32,
-    /// Most call lines in one reply. Default 4.
+    /// Most call lines in one reply. Default 1: the model ends its turn after a call, the
+    /// agent runs it and asks again (a tiny model's second call is mostly a repetition).
     pub max_calls: u32,
 }
 
 impl Default for ToolCallGrammar {
     fn default() -> Self {
         Self {
-            max_name_len: 64,
+            max_name_parts: 6,
+            max_part_len: 24,
             max_args_len: 256,
-            max_calls: 4,
+            max_calls: 1,
         }
     }
 }
@@ -94,12 +100,14 @@ impl ToolCallGrammar {
     /// The GBNF text. Every repetition is bounded (an unbounded one let a tiny model emit
     /// endless underscores).
     pub fn gbnf(&self) -> String {
-        let name_tail = self.max_name_len.saturating_sub(1);
-        let more_calls = self.max_calls.saturating_sub(1);
+        let part_tail = self.max_part_len.max(1) - 1;
+        let more_parts = self.max_name_parts.max(1) - 1;
+        let more_calls = self.max_calls.max(1) - 1;
+        let part_len = self.max_part_len.max(1);
         format!(
             "root ::= call (\"\\n\" call){{0,{more_calls}}} \"\\n\"?\n\
              call ::= \"TOOL_CALL:\" \" \"? name (\"|\" args)?\n\
-             name ::= [a-zA-Z_] [a-zA-Z0-9_.-]{{0,{name_tail}}}\n\
+             name ::= [a-zA-Z] [a-zA-Z0-9]{{0,{part_tail}}} (\"_\" [a-zA-Z0-9]{{1,{part_len}}}){{0,{more_parts}}}\n\
              args ::= [^\\n]{{0,{}}}\n",
             self.max_args_len
         )
@@ -159,14 +167,16 @@ mod tests {
     #[test]
     fn grammar_text_bounds_every_repetition() {
         let g = ToolCallGrammar {
-            max_name_len: 10,
+            max_name_parts: 3,
+            max_part_len: 10,
             max_args_len: 20,
             max_calls: 2,
         }
         .gbnf();
-        assert!(g.contains("[a-zA-Z0-9_.-]{0,9}"), "{g}");
+        assert!(g.contains("[a-zA-Z0-9]{0,9}"), "{g}");
+        assert!(g.contains("[a-zA-Z0-9]{1,10}){0,2}"), "{g}");
         assert!(g.contains("[^\\n]{0,20}"), "{g}");
-        assert!(g.contains("{0,1}"), "{g}");
+        assert!(g.contains("call){0,1}"), "{g}");
         assert!(
             !g.contains('+') && !g.contains('*'),
             "unbounded repetition in {g}"

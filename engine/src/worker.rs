@@ -355,12 +355,15 @@ impl Worker<'_> {
         self.candidates.apply_sampler(&mut s.chain);
         let first = self.candidates.selected_token();
         if let (Some(t), Some(grammar)) = (first, s.grammar.as_mut()) {
-            let logit = self
-                .candidates
-                .data
-                .iter()
-                .find(|d| d.id() == t)
-                .map_or(0.0, |d| d.logit());
+            let logit = usize::try_from(t.0)
+                .ok()
+                .and_then(|i| {
+                    self.ctx
+                        .get_logits_ith(self.batch.n_tokens() - 1)
+                        .get(i)
+                        .copied()
+                })
+                .unwrap_or(0.0);
             let mut one = LlamaTokenDataArray::new(vec![LlamaTokenData::new(t, logit, 0.0)], false);
             one.apply_sampler(grammar);
             if one.data.first().is_some_and(|d| d.logit().is_finite()) {

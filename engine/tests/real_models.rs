@@ -150,6 +150,7 @@ fn assert_second_turn_reuses(
 ) {
     let s1 = &first.stats;
     let s2 = &second.stats;
+    eprintln!("turn 1: {s1:?}\nturn 2: {s2:?}");
     // Everything of turn one (its prompt and its reply, minus the last couple of tokens)
     // is reused; only the new user turn is prefilled.
     assert!(
@@ -412,7 +413,8 @@ fn tokenizer_counts_like_the_engine() {
 
 // ---------------------------------------------------------------- the tool-call grammar
 
-/// Whether `line` is a prefix of a well-formed `TOOL_CALL: name|args` line.
+/// Whether `line` is a prefix of a well-formed `TOOL_CALL: name|args` line (default
+/// grammar: name parts of ASCII letters and digits joined by single `_`, first a letter).
 fn call_line_prefix_ok(line: &str) -> bool {
     let head = "TOOL_CALL:";
     if line.len() <= head.len() {
@@ -426,12 +428,46 @@ fn call_line_prefix_ok(line: &str) -> bool {
         Some((n, a)) => (n, Some(a)),
         None => (rest, None),
     };
-    let name_ok = name.chars().enumerate().all(|(i, c)| {
-        c.is_ascii_alphabetic()
-            || c == '_'
-            || (i > 0 && (c.is_ascii_digit() || c == '.' || c == '-'))
-    }) && name.chars().count() <= 64;
-    name_ok && (args.is_none() || !name.is_empty()) && args.is_none_or(|a| a.chars().count() <= 256)
+    let parts: Vec<&str> = name.split('_').collect();
+    let last = parts.len() - 1;
+    let parts_ok = parts.len() <= 6
+        && parts.iter().enumerate().all(|(i, p)| {
+            (!p.is_empty() || (i == last && args.is_none() && i > 0))
+                && p.len() <= 24
+                && p.chars().all(|c| c.is_ascii_alphanumeric())
+        })
+        && name.chars().next().is_none_or(|c| c.is_ascii_alphabetic());
+    let name_ok = if name.is_empty() {
+        args.is_none()
+    } else {
+        parts_ok
+    };
+    name_ok && args.is_none_or(|a| a.chars().count() <= 256 && !name.is_empty())
+}
+
+#[test]
+fn call_line_checker_agrees_with_the_grammar() {
+    for ok in [
+        "TOOL_CALL",
+        "TOOL_CALL:",
+        "TOOL_CALL: ",
+        "TOOL_CALL: get_",
+        "TOOL_CALL:get_current_time|x y",
+        "TOOL_CALL: a1_b|",
+    ] {
+        assert!(call_line_prefix_ok(ok), "{ok}");
+    }
+    for bad in [
+        "TOOL_CALL: _x",
+        "TOOL_CALL: a__b",
+        "TOOL_CALL: 1a",
+        "TOOL_CALL: |x",
+        "TOOL_CALL: a_|x",
+        "TOOL CALL",
+        "TOOL_CALL: a-b",
+    ] {
+        assert!(!call_line_prefix_ok(bad), "{bad}");
+    }
 }
 
 #[test]
@@ -447,6 +483,7 @@ fn grammar_forces_well_formed_calls_and_never_aborts() {
         let mut req = request("grammar", msgs.clone(), 40);
         req.reply_prefix = Some(prefix.into());
         let (done, _) = run(&g, req);
+        eprintln!("grammar after {prefix:?}: {:?} ({:?})", done.text, done.stop);
         assert!(done.text.starts_with(prefix), "{done:?}");
         assert!(
             done.text.len() > "TOOL_CALL:".len(),
