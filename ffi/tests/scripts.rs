@@ -589,7 +589,7 @@ fn device_test_dry_run_prints_the_exact_plan() {
                 "adb shell '{env} ./porfiry scenario scenarios/a.yaml scenarios/b.yaml > results/scenario.txt 2>&1; echo $? > results/scenario.exit'"
             ),
             format!(
-                "adb shell '{env} ./porfiry bench dialogue --model models/g.gguf --json --turns 12 > results/bench-dialogue.json 2> results/bench-dialogue.log; echo $? > results/bench-dialogue.exit'"
+                "adb shell '{env} ./porfiry bench dialogue --model {d}/models/g.gguf --json --turns 12 > results/bench-dialogue.json 2> results/bench-dialogue.log; echo $? > results/bench-dialogue.exit'"
             ),
             format!(
                 "adb shell 'getprop ro.product.model > {d}/results/device.txt; getprop ro.build.version.release >> {d}/results/device.txt; cat /proc/cpuinfo | grep -m1 -i features >> {d}/results/device.txt'"
