@@ -24,12 +24,15 @@ public interface PorfiryListener {
     void onToolFinished(String tool, String result, boolean ok);
 
     /**
-     * The turn ended. {@code statsJson} is a JSON object with at least {@code "stop"} (why it ended:
-     * {@code "end_of_turn"}, {@code "cancelled"}, ...), {@code "text"} (the full visible reply) and,
-     * when the model measured them, {@code "prompt_tokens"}, {@code "decode_tps"}, ...
+     * The turn ended. {@code statsJson} is a JSON object with {@code "stop"} ({@code "answered"},
+     * {@code "cancelled"} or {@code "max_iterations"}), {@code "text"} (the final visible reply),
+     * {@code "streamed"}, {@code "executed"} (tool names), {@code "shown"}, {@code "generations"},
+     * {@code "turn_ms"} and, when the model measured them, {@code "prompt_tokens"},
+     * {@code "reused_tokens"}, {@code "prefilled_tokens"}, {@code "generated_tokens"},
+     * {@code "ttft_ms"}, {@code "prefill_tps"}, {@code "decode_tps"}.
      */
     void onDone(String statsJson);
 
-    /** The turn failed (model error, assistant closed before the turn ran, ...). */
+    /** The turn failed: a model error, or the assistant was closed before the turn ran. */
     void onError(String message);
 }
