@@ -687,11 +687,59 @@ mod tests {
         ));
     }
 
+    /// A model that panics on its first generation and answers afterwards.
+    struct Explosive(bool);
+
+    impl Model for Explosive {
+        fn generate(
+            &mut self,
+            _request: &porfiry_agent::ModelRequest<'_>,
+            on_text: &mut dyn FnMut(&str),
+        ) -> Result<porfiry_agent::Generation, porfiry_agent::ModelError> {
+            if !self.0 {
+                self.0 = true;
+                panic!("model bug");
+            }
+            on_text("Цел.");
+            Ok(porfiry_agent::Generation {
+                text: "Цел.".into(),
+                stop: porfiry_agent::StopReason::EndOfTurn,
+                stats: None,
+            })
+        }
+    }
+
+    #[test]
+    fn a_panic_inside_a_turn_is_an_error_event_and_the_worker_survives() {
+        let agent = Agent::new(
+            AgentConfig::default(),
+            SkillRegistry::default(),
+            ToolsetRegistry::default(),
+            Arc::new(SystemClock),
+        );
+        let a = Assistant::start(agent, Box::new(Explosive(false)), json!({})).unwrap();
+        let events = until_end(&turn(&a, "s", "1"));
+        assert!(
+            matches!(events.last(), Some(BridgeEvent::Error(m)) if m == "internal error: model bug"),
+            "{events:?}"
+        );
+        let events = until_end(&turn(&a, "s", "2"));
+        assert!(
+            matches!(events.last(), Some(BridgeEvent::Done(d)) if d["text"] == "Цел."),
+            "{events:?}"
+        );
+        assert!(a.prompt("s").unwrap().contains("show_text"));
+        a.close().unwrap();
+    }
+
     struct Sleepy(Duration);
 
     impl HostCall for Sleepy {
         fn call(&self, _tool: &str, args: &str) -> Result<String, String> {
             std::thread::sleep(self.0);
+            if args == "panic" {
+                panic!("executor bug");
+            }
             if args == "fail" {
                 Err("boom".into())
             } else {
@@ -733,6 +781,10 @@ mod tests {
             Ok("got кот 🐈".to_string())
         );
         assert_eq!(invoke(&quick, &args("fail")), Err("boom".to_string()));
+        assert_eq!(
+            invoke(&quick, &args("panic")),
+            Err("internal error: executor bug".to_string())
+        );
         let slow = TimedExecutor {
             host: Arc::new(Sleepy(Duration::from_secs(2))),
             timeout: Duration::from_millis(50),
@@ -746,6 +798,6 @@ mod tests {
         );
         assert!(started.elapsed() < Duration::from_secs(1));
         assert_eq!(counters.tool_timeouts.load(Ordering::Relaxed), 1);
-        assert_eq!(counters.tool_failures.load(Ordering::Relaxed), 1);
+        assert_eq!(counters.tool_failures.load(Ordering::Relaxed), 2);
     }
 }
