@@ -28,6 +28,12 @@ enum Command {
     Scenario(cmd::scenario::Args),
     /// List and fetch models (`porfiry models list`, `porfiry models fetch [ID|--all]`).
     Models(cmd::models::Args),
+    /// Ask the assistant one thing (one turn on a real model; streams the reply).
+    Ask(cmd::ask::Args),
+    /// Talk to the assistant (interactive; Ctrl-C cancels a reply).
+    Chat(cmd::chat::Args),
+    /// Benchmarks (`porfiry bench dialogue`): tokens and time per turn on the real engine.
+    Bench(cmd::bench::Args),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +43,9 @@ fn main() -> ExitCode {
         Command::Prompt(args) => cmd::prompt::run(args),
         Command::Scenario(args) => cmd::scenario::run(args),
         Command::Models(args) => cmd::models::run(args),
+        Command::Ask(args) => cmd::ask::run(args),
+        Command::Chat(args) => cmd::chat::run(args),
+        Command::Bench(args) => cmd::bench::run(args),
     };
     match result {
         Ok(code) => code,

@@ -2,6 +2,9 @@
 
 use std::path::PathBuf;
 
+pub mod bench;
+pub mod ask;
+pub mod chat;
 pub mod models;
 pub mod prompt;
 pub mod scenario;

@@ -1,0 +1,257 @@
+//! The `notes` toolset's executor: the user's notes kept in a local text file, one per line.
+//!
+//! The CLI's one built-in host tool set (`toolsets/notes.yaml`, skill `skills/notes.md`),
+//! so `ask`/`chat` can show a whole tool round trip on this machine. Replies are short and in
+//! the session's language; they are data for the model, like any host tool result.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use porfiry_agent::{ArgValue, Lang, ToolExecutor, ToolInvocation};
+
+/// Environment variable naming the data directory (notes live in `<dir>/notes.txt`).
+pub const DATA_DIR_ENV: &str = "PORFIRY_DATA";
+
+/// The data directory: `$PORFIRY_DATA`, else `.porfiry/` in the checkout this binary was
+/// built from (git-ignored), else `.porfiry/` in the current directory.
+pub fn data_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os(DATA_DIR_ENV).filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    let checkout = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if checkout.join("Cargo.toml").is_file() {
+        return checkout.join(".porfiry");
+    }
+    PathBuf::from(".porfiry")
+}
+
+/// The executor for `notes_add|text`, `notes_list`, `notes_delete|number`.
+#[derive(Debug)]
+pub struct NotesExecutor {
+    path: PathBuf,
+    lang: Lang,
+    /// Serialises read-modify-write of the file within this process.
+    lock: Mutex<()>,
+}
+
+impl NotesExecutor {
+    /// Notes kept in `path` (created on the first note), replies in `lang`.
+    pub fn new(path: impl Into<PathBuf>, lang: Lang) -> Self {
+        Self {
+            path: path.into(),
+            lang,
+            lock: Mutex::new(()),
+        }
+    }
+
+    fn read(&self) -> Result<Vec<String>, String> {
+        match std::fs::read_to_string(&self.path) {
+            Ok(text) => Ok(text
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(str::to_string)
+                .collect()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) => Err(format!("{}: {e}", self.path.display())),
+        }
+    }
+
+    fn write(&self, notes: &[String]) -> Result<(), String> {
+        let fail = |e: std::io::Error| format!("{}: {e}", self.path.display());
+        if let Some(dir) = self.path.parent() {
+            std::fs::create_dir_all(dir).map_err(fail)?;
+        }
+        let tmp = self
+            .path
+            .with_extension(format!("tmp-{}", std::process::id()));
+        let mut text = notes.join("\n");
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        std::fs::write(&tmp, text).map_err(fail)?;
+        std::fs::rename(&tmp, &self.path).map_err(fail)
+    }
+
+    fn t(&self, ru: String, en: String) -> String {
+        match self.lang {
+            Lang::Ru => ru,
+            Lang::En => en,
+        }
+    }
+
+    fn add(&self, text: &str) -> Result<String, String> {
+        // One note per line: line breaks inside a note become spaces.
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if text.is_empty() {
+            return Err(self.t(
+                "пустая заметка не сохранена".into(),
+                "an empty note was not saved".into(),
+            ));
+        }
+        let mut notes = self.read()?;
+        notes.push(text);
+        self.write(&notes)?;
+        let n = notes.len();
+        Ok(self.t(
+            format!("Заметка {n} сохранена."),
+            format!("Note {n} saved."),
+        ))
+    }
+
+    fn list(&self) -> Result<String, String> {
+        let notes = self.read()?;
+        if notes.is_empty() {
+            return Ok(self.t("Заметок нет.".into(), "No notes.".into()));
+        }
+        Ok(notes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| format!("{}. {n}", i + 1))
+            .collect::<Vec<_>>()
+            .join("\n"))
+    }
+
+    fn delete(&self, number: i64) -> Result<String, String> {
+        let mut notes = self.read()?;
+        let count = notes.len();
+        if number < 1 || number as usize > count {
+            return Err(self.t(
+                format!("нет заметки {number}; всего заметок: {count}"),
+                format!("no note {number}; there are {count} notes"),
+            ));
+        }
+        let removed = notes.remove(number as usize - 1);
+        self.write(&notes)?;
+        Ok(self.t(
+            format!("Заметка {number} удалена: {removed}"),
+            format!("Note {number} deleted: {removed}"),
+        ))
+    }
+}
+
+impl ToolExecutor for NotesExecutor {
+    fn execute(&self, call: &ToolInvocation<'_>) -> Result<String, String> {
+        let _guard = self
+            .lock
+            .lock()
+            .map_err(|_| "notes lock poisoned".to_string())?;
+        match call.tool {
+            "notes_add" => self.add(call.args.str("text").unwrap_or_default()),
+            "notes_list" => self.list(),
+            "notes_delete" => match call.args.get("number") {
+                Some(ArgValue::Int(n)) => self.delete(*n),
+                _ => Err(self.t(
+                    "нужен номер заметки: notes_delete|номер".into(),
+                    "a note number is needed: notes_delete|number".into(),
+                )),
+            },
+            other => Err(self.t(
+                format!("инструмента {other} в наборе notes нет"),
+                format!("the notes toolset has no tool {other}"),
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use porfiry_agent::{
+        Agent, AgentConfig, CancelToken, ExecutorTarget, ManualClock, ScriptedModel,
+    };
+    use std::sync::Arc;
+
+    fn agent(notes: &Path, lang: Lang) -> Agent {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let clock = Arc::new(ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap());
+        let loaded = Agent::load(
+            AgentConfig {
+                lang,
+                ..AgentConfig::default()
+            },
+            &[root.join("skills")],
+            &[root.join("toolsets")],
+            clock,
+        );
+        assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+        let mut agent = loaded.value;
+        agent.register_executor(
+            ExecutorTarget::Toolset("notes".into()),
+            Arc::new(NotesExecutor::new(notes, lang)),
+        );
+        agent
+    }
+
+    fn turn(agent: &mut Agent, outputs: &[&str]) -> porfiry_agent::TurnOutcome {
+        let mut model = ScriptedModel::new(outputs.iter().map(|s| s.to_string()));
+        agent
+            .turn("s", "заметки", &mut model, &CancelToken::new(), &mut |_| {})
+            .unwrap()
+    }
+
+    #[test]
+    fn add_list_delete_through_the_agent_and_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("sub/notes.txt");
+        let mut a = agent(&file, Lang::Ru);
+        assert!(a
+            .missing_executors()
+            .iter()
+            .all(|t| !t.starts_with("notes_")));
+
+        let out = turn(
+            &mut a,
+            &[
+                "TOOL_CALL: notes_add|купить хлеб\nTOOL_CALL: notes_add|позвонить маме",
+                "Записал.",
+            ],
+        );
+        let results: Vec<&str> = out.executed.iter().map(|e| e.result.as_str()).collect();
+        assert_eq!(results, ["Заметка 1 сохранена.", "Заметка 2 сохранена."]);
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            "купить хлеб\nпозвонить маме\n"
+        );
+
+        // A fresh executor over the same file (a new `ask` process) sees the notes.
+        let mut b = agent(&file, Lang::En);
+        let out = turn(&mut b, &["TOOL_CALL: notes_list", "ok"]);
+        assert_eq!(out.executed[0].result, "1. купить хлеб\n2. позвонить маме");
+        let out = turn(&mut b, &["TOOL_CALL: notes_delete|1", "ok"]);
+        assert_eq!(out.executed[0].result, "Note 1 deleted: купить хлеб");
+        assert!(out.executed[0].ok);
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "позвонить маме\n");
+    }
+
+    #[test]
+    fn bad_numbers_and_empty_notes_are_tool_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let ex = NotesExecutor::new(dir.path().join("notes.txt"), Lang::Ru);
+        assert_eq!(ex.list().unwrap(), "Заметок нет.");
+        assert!(ex.delete(1).unwrap_err().contains("нет заметки 1"));
+        assert!(ex.add(" \n ").is_err());
+        assert_eq!(ex.add("a\nb").unwrap(), "Заметка 1 сохранена.");
+        assert_eq!(ex.list().unwrap(), "1. a b");
+        assert!(ex.delete(0).is_err() && ex.delete(2).is_err() && ex.delete(-3).is_err());
+        assert_eq!(ex.delete(1).unwrap(), "Заметка 1 удалена: a b");
+        assert_eq!(ex.list().unwrap(), "Заметок нет.");
+    }
+
+    #[test]
+    fn media_stays_declaration_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = agent(&dir.path().join("notes.txt"), Lang::En);
+        let out = turn(&mut a, &["TOOL_CALL: media_search|Tomb Raider", "done"]);
+        let reply = out
+            .tool_replies
+            .iter()
+            .find(|r| r.name == "media_search")
+            .expect("a reply to media_search");
+        assert!(!reply.ok);
+        assert!(
+            reply.text.contains("no executor on this host"),
+            "{}",
+            reply.text
+        );
+    }
+}

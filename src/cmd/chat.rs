@@ -1,0 +1,115 @@
+//! `porfiry chat`: an interactive conversation with streaming, Ctrl-C to cancel a reply,
+//! and slash commands.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use anyhow::Context;
+
+use super::ask::{dim, AgentArgs, Host, ModelArgs, TurnReport};
+
+/// Arguments of `porfiry chat`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Commands: /session NAME (switch session), /reset (forget this \
+session), /stats (last turn), /prompt (current system prompt), /help, /quit. Ctrl-C cancels \
+the reply being generated; Ctrl-D or /quit leaves."
+)]
+pub struct Args {
+    /// The session to start in.
+    #[arg(long, default_value = "chat")]
+    pub session: String,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    #[command(flatten)]
+    pub agent: AgentArgs,
+}
+
+const HELP: &str = "/session NAME  switch to (or create) a session\n\
+/reset         forget the current session (history and active toolsets)\n\
+/stats         token counts and speeds of the last turn\n\
+/prompt        show the current system prompt\n\
+/quit          leave (also Ctrl-D)\n\
+Ctrl-C cancels the reply being generated.";
+
+/// Run `porfiry chat`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut host = Host::open(&args.model, &args.agent, true)?;
+    let busy = Arc::new(AtomicBool::new(false));
+    {
+        let cancel = host.cancel.clone();
+        let busy = busy.clone();
+        ctrlc::set_handler(move || {
+            if busy.load(Ordering::SeqCst) {
+                cancel.cancel();
+            } else {
+                eprintln!("\n(Ctrl-C cancels a reply; /quit or Ctrl-D leaves)");
+            }
+        })
+        .context("installing the Ctrl-C handler")?;
+    }
+    let interactive = std::io::stdin().is_terminal();
+    let mut session = args.session.clone();
+    let mut last: Option<TurnReport> = None;
+    eprintln!(
+        "{}",
+        dim(&format!(
+            "session {session}; /help for commands, Ctrl-C cancels a reply, Ctrl-D leaves"
+        ))
+    );
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    loop {
+        if interactive {
+            eprint!("{session}> ");
+            let _ = std::io::stderr().flush();
+        }
+        let Some(line) = lines.next() else { break };
+        let line = line.context("reading stdin")?;
+        let input = line.trim();
+        if input.is_empty() {
+            continue;
+        }
+        if let Some(command) = input.strip_prefix('/') {
+            let (name, rest) = command
+                .split_once(char::is_whitespace)
+                .map_or((command, ""), |(n, r)| (n, r.trim()));
+            match name {
+                "quit" | "exit" | "q" => break,
+                "help" => println!("{HELP}"),
+                "session" => {
+                    if rest.is_empty() {
+                        println!("session: {session}");
+                    } else {
+                        session = rest.to_string();
+                        println!("session: {session}");
+                    }
+                }
+                "reset" => {
+                    host.agent.end_session(&session);
+                    last = None;
+                    println!("session {session} reset");
+                }
+                "stats" => match &last {
+                    Some(report) => println!("{}", report.stats_line()),
+                    None => println!("no turn yet in this session"),
+                },
+                "prompt" => println!("{}", host.agent.prompt(&session).text()),
+                other => println!("unknown command /{other}\n{HELP}"),
+            }
+            continue;
+        }
+        busy.store(true, Ordering::SeqCst);
+        let report = host.turn(&session, input, true);
+        busy.store(false, Ordering::SeqCst);
+        let report = report?;
+        if let porfiry_agent::TurnStop::ModelError(e) = &report.outcome.stop {
+            eprintln!("error: {e}");
+        }
+        eprintln!("{}", dim(&report.stats_line()));
+        last = Some(report);
+    }
+    Ok(ExitCode::SUCCESS)
+}
