@@ -36,4 +36,10 @@ pub enum BenchError {
     /// The model or its host failed.
     #[error("model: {0}")]
     Model(String),
+    /// The model file could not be found or resolved.
+    #[error("model: {0}")]
+    ModelFile(String),
+    /// The engine failed to load or serve.
+    #[error("engine: {0}")]
+    Engine(String),
 }

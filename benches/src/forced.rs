@@ -4,9 +4,9 @@ use std::collections::VecDeque;
 
 use porfiry_agent::{Generation, Model, ModelError, ModelRequest};
 
-/// Something to do before every request (e.g. clear the engine's KV cache for the
-/// no-reuse baseline). An error fails the generation.
-pub type BeforeRequest<'a> = Box<dyn FnMut() -> Result<(), String> + 'a>;
+/// Something to do with the wrapped model before every request (e.g. clear the engine's KV
+/// cache for the no-reuse baseline). An error fails the generation.
+pub type BeforeRequest<'a, M> = Box<dyn FnMut(&mut M) -> Result<(), String> + 'a>;
 
 /// Wraps a model so that generation `i` decodes the `i`-th scripted reply
 /// ([`ModelRequest::forced_reply`]) instead of sampling. The wrapped model does the real work:
@@ -14,7 +14,7 @@ pub type BeforeRequest<'a> = Box<dyn FnMut() -> Result<(), String> + 'a>;
 pub struct ForcedModel<'a, M: Model> {
     inner: M,
     replies: VecDeque<String>,
-    before: Option<BeforeRequest<'a>>,
+    before: Option<BeforeRequest<'a, M>>,
     served: usize,
 }
 
@@ -39,7 +39,7 @@ impl<'a, M: Model> ForcedModel<'a, M> {
     }
 
     /// Run `hook` before every request.
-    pub fn before_each(mut self, hook: BeforeRequest<'a>) -> Self {
+    pub fn before_each(mut self, hook: BeforeRequest<'a, M>) -> Self {
         self.before = Some(hook);
         self
     }
@@ -59,6 +59,16 @@ impl<'a, M: Model> ForcedModel<'a, M> {
         &self.inner
     }
 
+    /// The wrapped model, mutably.
+    pub fn inner_mut(&mut self) -> &mut M {
+        &mut self.inner
+    }
+
+    /// Queue more replies after the remaining ones.
+    pub fn push<S: Into<String>>(&mut self, replies: impl IntoIterator<Item = S>) {
+        self.replies.extend(replies.into_iter().map(Into::into));
+    }
+
     /// Unwrap.
     pub fn into_inner(self) -> M {
         self.inner
@@ -76,7 +86,7 @@ impl<M: Model> Model for ForcedModel<'_, M> {
             .pop_front()
             .ok_or(ModelError::ScriptExhausted)?;
         if let Some(hook) = &mut self.before {
-            hook().map_err(ModelError::Failed)?;
+            hook(&mut self.inner).map_err(ModelError::Failed)?;
         }
         let forced = ModelRequest {
             forced_reply: Some(&reply),
@@ -96,7 +106,7 @@ mod tests {
     fn forces_each_reply_once_and_runs_the_hook_first() {
         let calls = std::cell::Cell::new(0);
         let inner = ScriptedModel::new(["never sampled"]);
-        let mut m = ForcedModel::new(inner, ["a", "b"]).before_each(Box::new(|| {
+        let mut m = ForcedModel::new(inner, ["a", "b"]).before_each(Box::new(|_| {
             calls.set(calls.get() + 1);
             Ok(())
         }));
@@ -130,7 +140,7 @@ mod tests {
     #[test]
     fn a_failing_hook_fails_the_generation() {
         let mut m = ForcedModel::new(ScriptedModel::new(Vec::<String>::new()), ["a"])
-            .before_each(Box::new(|| Err("cache".into())));
+            .before_each(Box::new(|_| Err("cache".into())));
         let cancel = CancelToken::new();
         let req = ModelRequest {
             session: "s",

@@ -11,6 +11,8 @@
 //! - [`run_dialogue`] plays the dialogue through the real agent loop ([`porfiry_agent::Agent::turn`])
 //!   and returns a [`DialogueReport`]: per turn prompt/reused/prefilled/appended/forced tokens,
 //!   TTFT and turn time; totals and the reuse ratio. `porfiry bench dialogue` prints it.
+//! - [`resolve_model`], [`load_engine`], [`play_on_engine`]: the same on the real engine
+//!   (`porfiry-engine`, llama.cpp), with or without KV reuse.
 //!
 //! # Design decisions
 //! - **The script is checked against the agent.** A turn must take exactly as many model
@@ -23,11 +25,16 @@
 #![deny(missing_docs)]
 
 mod dialogue;
+mod engine;
 mod error;
 mod forced;
 mod run;
 
 pub use dialogue::{builtin_dir, Dialogue, ScriptedTurn, BUILTIN_DIALOGUE};
+pub use engine::{load_engine, play_on_engine, resolve_model, ModelChoice, TraceEntry};
 pub use error::BenchError;
 pub use forced::{BeforeRequest, ForcedModel};
-pub use run::{run_dialogue, DialogueReport, GenerationRow, Totals, TurnRow};
+pub use run::{
+    run_dialogue, scripted_requests, DialogueReport, GenerationRow, ScriptedRequest, Totals,
+    TurnRow,
+};

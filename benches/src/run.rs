@@ -313,3 +313,45 @@ impl DialogueReport {
         s
     }
 }
+
+/// One model request of the dialogue, as the agent makes it, with its forced reply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScriptedRequest {
+    /// 1-based turn number.
+    pub turn: usize,
+    /// The system text.
+    pub system: String,
+    /// The messages.
+    pub messages: Vec<porfiry_agent::Message>,
+    /// The reply forced for it.
+    pub reply: String,
+}
+
+/// Every request the agent makes while playing `dialogue` in `layout` (no model involved:
+/// a scripted model records them). Benchmarks replay single requests from this list.
+///
+/// # Errors
+/// What [`run_dialogue`] reports.
+pub fn scripted_requests(
+    dialogue: &Dialogue,
+    layout: porfiry_agent::PromptLayout,
+) -> Result<Vec<ScriptedRequest>, BenchError> {
+    let mut agent = dialogue.agent(layout)?;
+    let mut model = crate::ForcedModel::new(
+        porfiry_agent::ScriptedModel::new(Vec::<String>::new()),
+        dialogue.replies(),
+    );
+    let report = run_dialogue(dialogue, &mut agent, &mut model, true)?;
+    let recorded = model.into_inner().requests().to_vec();
+    Ok(recorded
+        .into_iter()
+        .zip(dialogue.replies())
+        .zip(&report.generations)
+        .map(|((r, reply), g)| ScriptedRequest {
+            turn: g.turn,
+            system: r.system,
+            messages: r.messages,
+            reply: reply.to_string(),
+        })
+        .collect())
+}

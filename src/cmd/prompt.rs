@@ -22,9 +22,14 @@ pub struct Args {
     /// Prompt language: ru or en.
     #[arg(long, default_value = "ru")]
     lang: Lang,
-    /// Print `{"sections":[{"kind":..,"text":..,"chars":N}],"text":..}`.
+    /// Print `{"sections":[{"kind":..,"text":..,"chars":N,"tokens":N}],"text":..,"tokens":{..}}`.
+    /// Token counts come from the model's vocabulary (loaded alone, no weights): `--model`,
+    /// else the default model when its file is present; `null` when no model is available.
     #[arg(long)]
     json: bool,
+    /// Model id or GGUF path whose vocabulary counts the tokens (with `--json`).
+    #[arg(long, value_name = "ID|PATH")]
+    model: Option<String>,
 }
 
 /// Run `porfiry prompt`.
@@ -57,9 +62,46 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let prompt = agent.prompt(SESSION);
     if args.json {
-        println!("{}", serde_json::to_string(&prompt.to_json())?);
+        let mut json = prompt.to_json();
+        add_token_counts(&mut json, &prompt, args.model.as_deref())?;
+        println!("{}", serde_json::to_string(&json)?);
     } else {
         println!("{}", prompt.text());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Add per-section token counts (and totals) from the model's vocabulary. With an explicit
+/// `--model` a missing model is an error; without one, counts are `null` when the default
+/// model is not there.
+fn add_token_counts(
+    json: &mut serde_json::Value,
+    prompt: &porfiry_agent::Prompt,
+    model: Option<&str>,
+) -> anyhow::Result<()> {
+    let choice = match porfiry_bench::resolve_model(model) {
+        Ok(c) => c,
+        Err(e) if model.is_some() => return Err(e.into()),
+        Err(e) => {
+            eprintln!("no token counts: {e}");
+            json["tokens"] = serde_json::Value::Null;
+            return Ok(());
+        }
+    };
+    let tok = porfiry_engine::Tokenizer::load(&choice.path, choice.chat_format)
+        .with_context(|| format!("loading the vocabulary of {}", choice.path.display()))?;
+    if let Some(sections) = json["sections"].as_array_mut() {
+        for (j, s) in sections.iter_mut().zip(prompt.sections()) {
+            j["tokens"] = tok.count(&s.text).into();
+        }
+    }
+    // The prompt as the model sees it alone: chat framing + system text + generation prompt.
+    let framed = tok.render(prompt.text(), &[]).tokens.len();
+    json["tokens"] = serde_json::json!({
+        "model": choice.path.display().to_string(),
+        "text": tok.count(prompt.text()),
+        "static_prefix": tok.count(prompt.static_prefix()),
+        "framed": framed,
+    });
+    Ok(())
 }

@@ -1,0 +1,94 @@
+//! A turn on the real Gemma: time to first token with KV reuse vs without.
+//!
+//! `cargo bench -p porfiry-bench --bench engine` (needs the default model:
+//! `./run models fetch`). For the chosen request (the first request of turn 5, a turn
+//! without a toolset change, by default) each sample first replays the previous request with
+//! its forced reply (untimed) so the cache holds the conversation so far, then times the
+//! request's TTFT as the engine measured it (prefill + first token). The baseline clears the
+//! cache instead. Token counts are printed next to the times.
+//! `PORFIRY_BENCH_TURN=N` picks another turn.
+
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use porfiry_agent::PromptLayout;
+use porfiry_bench::{load_engine, resolve_model, scripted_requests, Dialogue, ScriptedRequest};
+use porfiry_engine::{Engine, EngineParams, GenerateConfig, GenerateRequest, GenerationStats};
+
+fn request(r: &ScriptedRequest) -> GenerateRequest {
+    let mut g = GenerateRequest::new("bench", r.system.clone(), r.messages.clone())
+        .with_config(GenerateConfig::greedy(r.reply.len() + 16));
+    g.forced_reply = Some(r.reply.clone());
+    g
+}
+
+fn run(engine: &Engine, r: &ScriptedRequest) -> GenerationStats {
+    engine
+        .generate(request(r), &mut |_| {})
+        .expect("generation")
+        .stats
+}
+
+fn bench(c: &mut Criterion) {
+    let model = resolve_model(None).expect("the default model (fetch it: ./run models fetch)");
+    let engine = load_engine(&model, EngineParams::default()).expect("engine");
+    let dialogue = Dialogue::builtin().expect("dialogue");
+    let requests = scripted_requests(&dialogue, PromptLayout::default()).expect("requests");
+    let turn: usize = std::env::var("PORFIRY_BENCH_TURN")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(5);
+    let at = requests
+        .iter()
+        .position(|r| r.turn == turn)
+        .expect("PORFIRY_BENCH_TURN names a turn of the dialogue");
+    assert!(at > 0, "pick a turn after the first");
+    let (prev, this) = (&requests[at - 1], &requests[at]);
+
+    // One run of each, to print the token counts next to the times.
+    engine.clear_cache().expect("clear");
+    run(&engine, prev);
+    let warm = run(&engine, this);
+    engine.clear_cache().expect("clear");
+    let cold = run(&engine, this);
+    println!(
+        "turn {turn}: prompt {} tokens; with reuse: reused {} prefilled {} (TTFT {:.1} ms); \
+         without: prefilled {} (TTFT {:.1} ms)",
+        warm.prompt_tokens,
+        warm.reused_tokens,
+        warm.prefilled_tokens,
+        warm.ttft_ms,
+        cold.prefilled_tokens,
+        cold.ttft_ms
+    );
+
+    let mut group = c.benchmark_group(format!("turn {turn} TTFT (Gemma 3 270M)"));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(20));
+    group.bench_function("with KV reuse", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                engine.clear_cache().expect("clear");
+                run(&engine, prev);
+                total += Duration::from_secs_f64(run(&engine, this).ttft_ms / 1e3);
+            }
+            total
+        })
+    });
+    group.bench_function("without reuse (cache cleared)", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                engine.clear_cache().expect("clear");
+                total += Duration::from_secs_f64(run(&engine, this).ttft_ms / 1e3);
+            }
+            total
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

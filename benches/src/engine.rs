@@ -1,0 +1,144 @@
+//! The dialogue on the real engine (llama.cpp through `porfiry-engine`).
+
+use std::path::PathBuf;
+
+use porfiry_agent::{Generation, Model, ModelError, ModelRequest, PromptLayout};
+use porfiry_engine::{
+    ChatFormat, Engine, EngineModel, EngineParams, GenerateConfig, TokenId, Tokenizer,
+};
+use porfiry_models::ModelStore;
+
+use crate::dialogue::Dialogue;
+use crate::error::BenchError;
+use crate::forced::ForcedModel;
+use crate::run::{run_dialogue, DialogueReport};
+
+/// A model file to benchmark and the chat format its manifest entry names (if any).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelChoice {
+    /// The GGUF file.
+    pub path: PathBuf,
+    /// The manifest id, when the file is a known model.
+    pub id: Option<String>,
+    /// The manifest's chat format (wins over detection).
+    pub chat_format: Option<ChatFormat>,
+}
+
+/// Resolve `--model ID|PATH` (default: the manifest's default model) without downloading.
+///
+/// # Errors
+/// [`BenchError::ModelFile`] with what to run when the file is missing.
+pub fn resolve_model(id_or_path: Option<&str>) -> Result<ModelChoice, BenchError> {
+    let store = ModelStore::open_default().map_err(|e| BenchError::ModelFile(e.to_string()))?;
+    let given = match id_or_path {
+        Some(g) => g.to_string(),
+        None => store
+            .manifest()
+            .default_model()
+            .map(|m| m.id.clone())
+            .ok_or_else(|| BenchError::ModelFile("the manifest names no default model".into()))?,
+    };
+    let resolved = store.resolve(&given).map_err(|e| {
+        BenchError::ModelFile(format!(
+            "{e} (fetch the known models with `porfiry models fetch --all` or `./run models fetch`)"
+        ))
+    })?;
+    let chat_format = resolved
+        .spec
+        .as_ref()
+        .and_then(|s| s.chat_format.as_str().parse::<ChatFormat>().ok());
+    Ok(ModelChoice {
+        path: resolved.path,
+        id: resolved.spec.map(|s| s.id),
+        chat_format,
+    })
+}
+
+/// Load `model` with `params` (its manifest chat format filled in when `params` names none).
+///
+/// # Errors
+/// [`BenchError::Engine`].
+pub fn load_engine(model: &ModelChoice, mut params: EngineParams) -> Result<Engine, BenchError> {
+    if params.chat_format.is_none() {
+        params.chat_format = model.chat_format;
+    }
+    Engine::load(&model.path, params).map_err(|e| BenchError::Engine(e.to_string()))
+}
+
+/// The token ids of one request, for replaying the same sequence elsewhere (llama-server).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TraceEntry {
+    /// The whole prompt as the engine decodes it (BOS, chat framing, system, history).
+    pub prompt: Vec<TokenId>,
+    /// The forced reply's tokens.
+    pub reply: Vec<TokenId>,
+}
+
+/// The engine as a model, recording every request's tokens when given a tokenizer.
+struct Tracing<'t> {
+    model: EngineModel,
+    tokenizer: Option<&'t Tokenizer>,
+    trace: Vec<TraceEntry>,
+}
+
+impl Model for Tracing<'_> {
+    fn generate(
+        &mut self,
+        request: &ModelRequest<'_>,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Generation, ModelError> {
+        if let Some(tok) = self.tokenizer {
+            // Rendered before the request is submitted: not part of its timings.
+            let prompt = self
+                .model
+                .engine()
+                .render(request.system, request.messages)
+                .map_err(|e| ModelError::Failed(e.to_string()))?
+                .tokens;
+            let reply = tok.tokenize(request.forced_reply.unwrap_or_default());
+            self.trace.push(TraceEntry { prompt, reply });
+        }
+        self.model.generate(request, on_text)
+    }
+}
+
+/// Play `dialogue` on `engine` in `layout`, teacher-forced, from an empty cache. With
+/// `reuse == false` the cache is cleared before every request (the baseline). With a
+/// `tracer` (the same model's vocabulary) every request's token ids are recorded. The engine
+/// comes back for the next run.
+///
+/// # Errors
+/// What [`run_dialogue`] reports, or [`BenchError::Engine`] when clearing the cache fails.
+pub fn play_on_engine(
+    dialogue: &Dialogue,
+    layout: PromptLayout,
+    engine: Engine,
+    reuse: bool,
+    tracer: Option<&Tokenizer>,
+) -> Result<(DialogueReport, Vec<TraceEntry>, Engine), BenchError> {
+    engine
+        .clear_cache()
+        .map_err(|e| BenchError::Engine(e.to_string()))?;
+    let info = serde_json::to_value(engine.info()).unwrap_or_default();
+    let longest = dialogue.replies().map(str::len).max().unwrap_or(0);
+    // Forced replies are never cut: the budget exceeds their byte length.
+    let config = GenerateConfig::greedy(longest + 16);
+    let tracing = Tracing {
+        model: EngineModel::new(engine, config),
+        tokenizer: tracer,
+        trace: Vec::new(),
+    };
+    let mut model = ForcedModel::new(tracing, dialogue.replies());
+    if !reuse {
+        model = model.before_each(Box::new(|m: &mut Tracing<'_>| {
+            m.model.engine().clear_cache().map_err(|e| e.to_string())
+        }));
+    }
+    let mut agent = dialogue.agent(layout)?;
+    let result = run_dialogue(dialogue, &mut agent, &mut model, reuse);
+    let tracing = model.into_inner();
+    let engine = tracing.model.into_engine();
+    let mut report = result?;
+    report.model = info;
+    Ok((report, tracing.trace, engine))
+}

@@ -1,0 +1,219 @@
+//! `porfiry bench dialogue`: the scripted, teacher-forced dialogue on the real engine.
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use porfiry_agent::PromptLayout;
+use porfiry_bench::{load_engine, play_on_engine, resolve_model, Dialogue, DialogueReport};
+use porfiry_engine::EngineParams;
+
+/// Arguments of `porfiry bench`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    action: Action,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Action {
+    /// Play the built-in scripted dialogue (teacher-forced replies) through the agent loop and
+    /// the engine; print one row per turn (prompt, reused, prefilled, appended, forced tokens,
+    /// TTFT, turn time), the totals and the reuse ratio.
+    Dialogue(DialogueArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct DialogueArgs {
+    /// Model id from the manifest or a path to a GGUF file. Default: the manifest's default.
+    #[arg(long, value_name = "ID|PATH")]
+    model: Option<String>,
+    /// Play only the first N turns.
+    #[arg(long, value_name = "N")]
+    turns: Option<usize>,
+    /// Clear the KV cache before every request (the baseline).
+    #[arg(long)]
+    no_reuse: bool,
+    /// Run with and without reuse in one process and print both side by side with ratios.
+    #[arg(long, conflicts_with = "no_reuse")]
+    compare: bool,
+    /// Prompt layout: system_first, anchored_state, dynamic_tail, or `all` to compare them.
+    #[arg(long, value_name = "LAYOUT", default_value = "default")]
+    layout: String,
+    /// CPU threads (default: physical cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<u32>,
+    /// Context size in tokens.
+    #[arg(long, value_name = "N", default_value_t = 4096)]
+    ctx: u32,
+    /// Print the report(s) as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Write the token ids of every request of the (first) run to FILE as JSON lines
+    /// (`{"prompt":[..],"reply":[..]}`): the same sequence replayed against llama-server.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<std::path::PathBuf>,
+}
+
+/// Run `porfiry bench`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    match args.action {
+        Action::Dialogue(a) => dialogue(a),
+    }
+}
+
+fn layouts(name: &str) -> anyhow::Result<Vec<PromptLayout>> {
+    Ok(match name {
+        "all" => PromptLayout::ALL.to_vec(),
+        "default" => vec![PromptLayout::default()],
+        other => vec![other.parse::<PromptLayout>().map_err(anyhow::Error::msg)?],
+    })
+}
+
+fn dialogue(a: DialogueArgs) -> anyhow::Result<ExitCode> {
+    let dialogue = Dialogue::builtin()?.take(a.turns)?;
+    let layouts = layouts(&a.layout)?;
+    let model = resolve_model(a.model.as_deref())?;
+    let params = EngineParams {
+        n_ctx: a.ctx,
+        threads: a.threads,
+        ..EngineParams::default()
+    };
+    let mut engine =
+        load_engine(&model, params).with_context(|| format!("loading {}", model.path.display()))?;
+    let modes: Vec<bool> = if a.compare {
+        vec![true, false]
+    } else {
+        vec![!a.no_reuse]
+    };
+    let tracer = match &a.trace {
+        Some(_) => Some(
+            porfiry_engine::Tokenizer::load(&model.path, model.chat_format)
+                .context("loading the vocabulary for --trace")?,
+        ),
+        None => None,
+    };
+    let mut reports = Vec::new();
+    for layout in &layouts {
+        for reuse in &modes {
+            let first = reports.is_empty();
+            let t = if first { tracer.as_ref() } else { None };
+            let (report, trace, back) = play_on_engine(&dialogue, *layout, engine, *reuse, t)?;
+            engine = back;
+            if let (true, Some(path)) = (first, &a.trace) {
+                let mut lines = String::new();
+                for entry in &trace {
+                    lines.push_str(&serde_json::to_string(entry)?);
+                    lines.push('\n');
+                }
+                std::fs::write(path, lines)
+                    .with_context(|| format!("writing {}", path.display()))?;
+            }
+            reports.push(report);
+        }
+    }
+    if a.json {
+        let value = if reports.len() == 1 {
+            serde_json::to_value(&reports[0])?
+        } else {
+            serde_json::json!({ "runs": reports })
+        };
+        println!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let info = engine.info();
+    println!(
+        "model: {} ({} threads, n_ctx {}, swa_full {})",
+        info.path.display(),
+        info.threads,
+        info.n_ctx,
+        info.swa_full
+    );
+    for r in &reports {
+        println!("\n{}", r.table());
+    }
+    if a.compare {
+        for pair in reports.chunks(2) {
+            println!("\n{}", side_by_side(&pair[0], &pair[1]));
+        }
+    }
+    if reports.len() > 1 {
+        println!("\n{}", summary(&reports));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Per turn: TTFT and prefill with reuse vs without, and their ratios.
+fn side_by_side(with: &DialogueReport, without: &DialogueReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "layout {}: with reuse vs without (cache cleared before every request)",
+        with.layout
+    );
+    let _ = writeln!(
+        s,
+        "{:>4} {:>10} {:>10} {:>7} {:>9} {:>9} {:>7}",
+        "turn", "prefill", "prefill/0", "ratio", "TTFT ms", "TTFT/0", "ratio"
+    );
+    for (w, o) in with.turns.iter().zip(&without.turns) {
+        let _ = writeln!(
+            s,
+            "{:>4} {:>10} {:>10} {:>7.3} {:>9.1} {:>9.1} {:>7.3}",
+            w.turn,
+            w.prefilled_tokens,
+            o.prefilled_tokens,
+            ratio(w.prefilled_tokens as f64, o.prefilled_tokens as f64),
+            w.ttft_ms,
+            o.ttft_ms,
+            ratio(w.ttft_ms, o.ttft_ms)
+        );
+    }
+    let (w, o) = (&with.totals, &without.totals);
+    let _ = writeln!(
+        s,
+        "{:>4} {:>10} {:>10} {:>7.3} {:>9.1} {:>9.1} {:>7.3}",
+        "all",
+        w.prefilled_tokens,
+        o.prefilled_tokens,
+        ratio(w.prefilled_tokens as f64, o.prefilled_tokens as f64),
+        w.ttft_ms,
+        o.ttft_ms,
+        ratio(w.ttft_ms, o.ttft_ms)
+    );
+    s
+}
+
+/// One line per run: totals.
+fn summary(reports: &[DialogueReport]) -> String {
+    let mut s = String::from("summary:\n");
+    let _ = writeln!(
+        s,
+        "{:<16} {:>6} {:>8} {:>9} {:>9} {:>7} {:>10} {:>10}",
+        "layout", "reuse", "prompt", "prefilled", "appended", "ratio", "TTFT Σ ms", "turns Σ ms"
+    );
+    for r in reports {
+        let t = &r.totals;
+        let _ = writeln!(
+            s,
+            "{:<16} {:>6} {:>8} {:>9} {:>9} {:>7.3} {:>10.1} {:>10.1}",
+            r.layout,
+            if r.reuse { "on" } else { "off" },
+            t.prompt_tokens,
+            t.prefilled_tokens,
+            t.appended_tokens,
+            t.reuse_ratio,
+            t.ttft_ms,
+            t.turn_ms
+        );
+    }
+    s
+}
+
+fn ratio(a: f64, b: f64) -> f64 {
+    if b > 0.0 {
+        a / b
+    } else {
+        0.0
+    }
+}
