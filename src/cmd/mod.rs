@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-pub mod bench;
 pub mod ask;
+pub mod bench;
 pub mod chat;
 pub mod models;
 pub mod prompt;
