@@ -1136,7 +1136,11 @@ tools:
 
     #[test]
     fn three_prompt_states() {
-        let (mut agent, _) = fixture();
+        // The design's order, where the whole prompt is the system text.
+        let (mut agent, _) = fixture_with(AgentConfig {
+            layout: PromptLayout::SystemFirst,
+            ..AgentConfig::default()
+        });
         // State 1: core + catalog + skills index (with the media skill).
         let p1 = agent.prompt("s");
         let kinds: Vec<_> = p1.sections().iter().map(|s| s.kind).collect();

@@ -39,7 +39,10 @@
 //!   deadlock on the agent.
 //! - **The prompt never contains the time** ([`build_prompt`] takes no clock) and is
 //!   byte-identical for the same toolset state; its static sections (core, catalog) come
-//!   first so an engine can keep their KV state.
+//!   first so an engine can keep their KV state. Where the dynamic sections go in a
+//!   request is [`AgentConfig::layout`] ([`PromptLayout`]): by default one state message
+//!   anchored where the current toolset state began, so a toolset change re-prefills only
+//!   what followed the previous change (measured: `BENCHMARKS.md`).
 //! - **History is append-only.** Tool results stay; nothing is preloaded; sessions never
 //!   share history. The only removal is the host's explicit [`Agent::end_session`].
 //! - **Invisible toolset switches.** A generation whose calls only enable/disable toolsets

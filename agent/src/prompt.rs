@@ -34,12 +34,13 @@ pub const SECTION_SEPARATOR: &str = "\n\n";
 pub enum PromptLayout {
     /// Design order: every section in the system text, before the history. A toolset change
     /// re-prefills the whole history.
-    #[default]
     SystemFirst,
     /// The system text holds only the static sections; the dynamic sections are one state
     /// message (role user) in the history view, placed where the current state began: at the
     /// start for a fresh session, after the last message when the state changes. A toolset
-    /// change re-prefills only what followed the previous change.
+    /// change re-prefills only what followed the previous change. The default: on the
+    /// scripted dialogue it prefills the fewest tokens (`BENCHMARKS.md`).
+    #[default]
     AnchoredState,
     /// The system text holds only the static sections; the state message always comes after
     /// the last message, so it is prefilled again for every request (with the reply before it).
