@@ -214,6 +214,8 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_createScripted<'c>(
         for i in 0..script.len(env)? {
             let item = script.get_element(env, i)?;
             outputs.push(string_arg(env, &item, "script element")?);
+            // Long scripts must not exhaust the native method's local reference capacity.
+            env.delete_local_ref(item);
         }
         let delay = non_negative(piece_delay_ms, "pieceDelayMs")?;
         let skills = string_arg(env, &skills_dir, "skillsDir")?;
@@ -306,7 +308,7 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_cancel<'c>(
     env.with_env(|env| -> Result<jboolean, BridgeError> {
         let assistant = registry::get(handle)?;
         let session = string_arg(env, &session, "session")?;
-        Ok(assistant.cancel(&session)?)
+        assistant.cancel(&session)
     })
     .resolve::<ThrowBridgeError>()
 }

@@ -201,6 +201,7 @@ fn jvm(name: &str, limit: Duration, with_model: bool) -> String {
     for bad in [
         "WARNING in native method",
         "FATAL ERROR in native method",
+        "JNI local refs",
         "Rust panic",
         "panicked at",
     ] {

@@ -667,9 +667,7 @@ fn device_test_real_run_against_a_fake_device() {
     );
     // A failing scenario run makes the script fail.
     write(&f.path.join("adb"), b"");
-    let failing = format!(
-        "#!/usr/bin/env bash\ncase \"$1\" in devices) printf 'List of devices attached\\nX\\tdevice\\n';; pull) d=\"${{@: -1}}\"; mkdir -p \"$d\"; echo 1 > \"$d/scenario.exit\"; echo 0 > \"$d/bench-dialogue.exit\"; echo '0 passed, 1 failed' > \"$d/scenario.txt\";; esac\n"
-    );
+    let failing = "#!/usr/bin/env bash\ncase \"$1\" in devices) printf 'List of devices attached\\nX\\tdevice\\n';; pull) d=\"${@: -1}\"; mkdir -p \"$d\"; echo 1 > \"$d/scenario.exit\"; echo 0 > \"$d/bench-dialogue.exit\"; echo '0 passed, 1 failed' > \"$d/scenario.txt\";; esac\n".to_string();
     write_exec(&f.path.join("adb"), &failing);
     let r = run("device-test", &a, &f.path, &[]);
     assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);

@@ -89,6 +89,12 @@ public final class BridgeTests {
         Check.eq("1", Check.json(stats, "turns"), "turns in " + stats);
         Check.contains(stats, "\"kind\":\"scripted\"", "stats");
         PorfiryNative.close(h);
+        // A long script crosses without exhausting local references (-Xcheck:jni would warn).
+        String[] many = new String[500];
+        Arrays.fill(many, "ок");
+        long h2 = PorfiryNative.createScripted(many, 0, SKILLS, TOOLSETS, "ru");
+        Check.contains(PorfiryNative.stats(h2), "\"outputs\":500", "long script");
+        PorfiryNative.close(h2);
     }
 
     static void utf8RoundTripsBothWays() throws Exception {
