@@ -1,0 +1,245 @@
+//! The `porfiry` binary end to end: `models list`, `ask` and `chat` on the real models.
+//!
+//! The model files must be in the models directory (`models/cache/` or `$PORFIRY_MODELS`);
+//! `./run test` fetches them first. A missing file fails the test with the command to run.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use porfiry_models::ModelStore;
+
+const GEMMA: &str = "gemma-3-270m-q4_k_m";
+const SMOL: &str = "smollm2-135m-instruct-q4_1";
+
+fn porfiry() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_porfiry"));
+    c.env(
+        "PORFIRY_DATA",
+        std::env::temp_dir().join("porfiry-cli-test-data"),
+    );
+    c.stdin(Stdio::null());
+    c
+}
+
+fn run(c: &mut Command) -> Output {
+    c.output().expect("the porfiry binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The path of a known model, or a loud failure saying how to fetch it.
+fn model(id: &str) -> PathBuf {
+    let store = ModelStore::open_default().expect("manifest");
+    let spec = store.manifest().get(id).expect("known id").clone();
+    let path = store.path_of(&spec);
+    assert!(
+        path.is_file(),
+        "model {id} is missing at {}: run `./run models fetch --all` (or `porfiry models fetch {id}`)",
+        path.display()
+    );
+    path
+}
+
+fn ask_json(model: &PathBuf, question: &str) -> serde_json::Value {
+    let out = run(porfiry().args([
+        "ask",
+        "--json",
+        "--greedy",
+        "--max-tokens",
+        "12",
+        "--model",
+        model.to_str().unwrap(),
+        question,
+    ]));
+    assert!(
+        out.status.success(),
+        "ask failed: {}\n{}",
+        out.status,
+        text(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("--json is one JSON object ({e}): {}", text(&out.stdout)))
+}
+
+#[test]
+fn models_list_shows_both_models_and_their_state() {
+    let out = run(porfiry().args(["models", "list"]));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    for id in [GEMMA, SMOL] {
+        assert!(stdout.contains(id), "{stdout}");
+    }
+    let empty = tempfile::tempdir().unwrap();
+    let out = run(porfiry()
+        .env("PORFIRY_MODELS", empty.path())
+        .args(["models", "list", "--json"]));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["default"], GEMMA);
+    assert_eq!(v["dir"], empty.path().to_str().unwrap());
+    let models = v["models"].as_array().unwrap();
+    assert_eq!(models.len(), 2);
+    assert!(models.iter().all(|m| m["state"] == "missing"), "{v}");
+}
+
+#[test]
+fn models_fetch_of_an_unknown_id_fails() {
+    let out = run(porfiry().args(["models", "fetch", "no-such-model"]));
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("unknown model `no-such-model`"));
+}
+
+#[test]
+fn ask_with_a_missing_or_bad_model_path_fails_cleanly() {
+    let out = run(porfiry().args(["ask", "--model", "/nowhere/model.gguf", "привет"]));
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("/nowhere/model.gguf does not exist"),
+        "{stderr}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("fake.gguf");
+    std::fs::File::create(&fake)
+        .unwrap()
+        .write_all(b"this is not a model")
+        .unwrap();
+    let out = run(porfiry().args(["ask", "--model", fake.to_str().unwrap(), "привет"]));
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("not a GGUF"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(
+        out.status.code().is_some(),
+        "exited, not killed by a signal"
+    );
+}
+
+#[test]
+fn ask_json_on_gemma_reports_reply_and_stats() {
+    let v = ask_json(&model(GEMMA), "Который час?");
+    assert!(v["reply"].is_string(), "{v}");
+    assert!(v["tool_calls"].is_array(), "{v}");
+    let stats = &v["stats"];
+    let gens = stats["generations"].as_u64().unwrap();
+    assert!((1..=8).contains(&gens), "{v}");
+    assert!(stats["prompt_tokens"].as_u64().unwrap() > 100, "{v}");
+    let generated = stats["generated_tokens"].as_u64().unwrap();
+    assert!(generated >= 1 && generated <= 12 * gens, "{v}");
+    assert!(stats["ttft_ms"].as_f64().unwrap() > 0.0, "{v}");
+    assert!(v["model_path"]
+        .as_str()
+        .unwrap()
+        .ends_with("gemma-3-270m-q4_k_m.gguf"));
+}
+
+#[test]
+fn the_same_cli_runs_smollm2_chatml() {
+    let v = ask_json(&model(SMOL), "What time is it?");
+    assert!(v["reply"].is_string(), "{v}");
+    assert!(v["stats"]["prompt_tokens"].as_u64().unwrap() > 100, "{v}");
+}
+
+#[test]
+fn ask_streams_text_and_prints_a_stats_line() {
+    let out = run(porfiry().args([
+        "ask",
+        "--greedy",
+        "--max-tokens",
+        "8",
+        "--model",
+        model(GEMMA).to_str().unwrap(),
+        "Привет",
+    ]));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("loaded in"), "{stderr}");
+    let stats = stderr.lines().last().unwrap_or_default();
+    for needle in [
+        "prompt",
+        "reused",
+        "prefilled",
+        "generated",
+        "TTFT",
+        "tok/s",
+    ] {
+        assert!(
+            stats.contains(needle),
+            "stats line {stats:?} lacks {needle}"
+        );
+    }
+}
+
+#[test]
+fn chat_reads_commands_and_turns_from_stdin() {
+    let mut child = porfiry()
+        .args([
+            "chat",
+            "--greedy",
+            "--max-tokens",
+            "8",
+            "--lang",
+            "en",
+            "--model",
+            model(GEMMA).to_str().unwrap(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            "/stats\n/prompt\n/session other\nHello\nHello again\n/stats\n/reset\n/nope\n/quit\n"
+                .as_bytes(),
+        )
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    for needle in [
+        "no turn yet",
+        "TOOL_CALL",
+        "session: other",
+        "session other reset",
+        "unknown command /nope",
+    ] {
+        assert!(stdout.contains(needle), "{needle:?} not in:\n{stdout}");
+    }
+    let stderr = text(&out.stderr);
+    let stats: Vec<&str> = stderr.lines().filter(|l| l.contains("prefilled")).collect();
+    assert_eq!(stats.len(), 2, "one stats line per turn:\n{stderr}");
+    // The second turn of the session reuses the first turn's prompt from the KV cache.
+    let reused = |line: &str| -> u64 {
+        let at = line.find("reused ").unwrap() + "reused ".len();
+        line[at..]
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!(
+        reused(stats[1]) > 100,
+        "second turn should reuse the cache: {}",
+        stats[1]
+    );
+    // /stats after the turns repeats the last turn's line on stdout.
+    assert!(stdout.lines().any(|l| l.contains("prefilled")), "{stdout}");
+}
+
+#[test]
+fn ask_help_says_sessions_do_not_persist() {
+    let out = run(porfiry().args(["ask", "--help"]));
+    assert!(out.status.success());
+    assert!(text(&out.stdout).contains("fresh process"));
+}
