@@ -429,9 +429,14 @@ impl Worker<'_> {
             }
         }
         if let (Some(window), true) = (self.swa, plan.keep > 0) {
-            // Without swa_full, SWA layers only hold the last `window` positions.
+            // Without swa_full, SWA layers only hold the last `window` positions (llama.cpp
+            // reports the SWA cache's range): the kept prefix must still be there in full
+            // where the next tokens look back.
             let pos_min = i64::from(self.ctx.kv_cache_seq_pos_min(seq));
-            if pos_min > (plan.keep as i64 - window as i64).max(0) {
+            let pos_max = i64::from(self.ctx.kv_cache_seq_pos_max(seq));
+            if pos_max + 1 != plan.keep as i64
+                || pos_min > (plan.keep as i64 - window as i64).max(0)
+            {
                 self.drop_seq(seq);
                 full_reprefill = true;
                 plan = self.book.plan(seq, &prompt);

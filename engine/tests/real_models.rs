@@ -483,7 +483,10 @@ fn grammar_forces_well_formed_calls_and_never_aborts() {
         let mut req = request("grammar", msgs.clone(), 40);
         req.reply_prefix = Some(prefix.into());
         let (done, _) = run(&g, req);
-        eprintln!("grammar after {prefix:?}: {:?} ({:?})", done.text, done.stop);
+        eprintln!(
+            "grammar after {prefix:?}: {:?} ({:?})",
+            done.text, done.stop
+        );
         assert!(done.text.starts_with(prefix), "{done:?}");
         assert!(
             done.text.len() > "TOOL_CALL:".len(),
