@@ -1,0 +1,109 @@
+//! `porfiry bench dialogue` and `porfiry prompt --json` token counts on the real default
+//! model (Gemma 3 270M). The model file must be present: `./run models fetch` (or
+//! `porfiry models fetch --all`) fetches it; these tests fail, never skip, without it.
+
+use std::process::{Command, Output};
+
+fn porfiry(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_porfiry"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run porfiry")
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "porfiry failed (is the default model fetched? run `./run models fetch`): {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).expect("JSON on stdout")
+}
+
+fn n(v: &serde_json::Value, key: &str) -> u64 {
+    v[key].as_u64().unwrap_or_else(|| panic!("{key} in {v}"))
+}
+
+#[test]
+fn dialogue_on_the_real_model_prefills_only_new_tokens_between_toolset_changes() {
+    let v = json(&porfiry(&["bench", "dialogue", "--json", "--threads", "2"]));
+    let turns = v["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 12);
+    for t in turns {
+        assert_eq!(
+            n(t, "prompt_tokens"),
+            n(t, "reused_tokens") + n(t, "prefilled_tokens"),
+            "{t}"
+        );
+        assert!(
+            n(t, "generated_tokens") > 0,
+            "forced replies are decoded: {t}"
+        );
+        if !t["toolset_change"].as_bool().unwrap() && n(t, "turn") > 1 {
+            // KV reuse is exact: only what was appended since the previous request.
+            assert_eq!(n(t, "prefilled_tokens"), n(t, "appended_tokens"), "{t}");
+        }
+    }
+    // The first turn starts from an empty cache.
+    assert_eq!(n(&turns[0], "reused_tokens"), 0);
+    let totals = &v["totals"];
+    let ratio = totals["reuse_ratio"].as_f64().unwrap();
+    assert!(ratio > 0.5 && ratio < 1.0, "{ratio}");
+    assert_eq!(v["reuse"], serde_json::json!(true));
+}
+
+#[test]
+fn no_reuse_prefills_every_prompt_in_full() {
+    let v = json(&porfiry(&[
+        "bench",
+        "dialogue",
+        "--json",
+        "--turns",
+        "3",
+        "--no-reuse",
+    ]));
+    for g in v["generations"].as_array().unwrap() {
+        let s = &g["stats"];
+        assert_eq!(n(s, "reused_tokens"), 0, "{g}");
+        assert_eq!(n(s, "prefilled_tokens"), n(s, "prompt_tokens"), "{g}");
+    }
+    assert_eq!(v["totals"]["reuse_ratio"].as_f64(), Some(0.0));
+}
+
+#[test]
+fn bench_rejects_bad_arguments() {
+    for args in [
+        &["bench", "dialogue", "--turns", "0"][..],
+        &["bench", "dialogue", "--turns", "999"],
+        &["bench", "dialogue", "--layout", "sideways"],
+        &["bench", "dialogue", "--model", "no-such-model"],
+    ] {
+        let o = porfiry(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {o:?}");
+    }
+}
+
+#[test]
+fn prompt_json_counts_tokens_per_section() {
+    let v = json(&porfiry(&["prompt", "--json", "--active", "media"]));
+    let sections = v["sections"].as_array().unwrap();
+    let mut sum = 0;
+    for s in sections {
+        let t = n(s, "tokens");
+        assert!(t > 0 && t <= s["chars"].as_u64().unwrap(), "{s}");
+        sum += t;
+    }
+    let tokens = &v["tokens"];
+    // Sections are joined by "\n\n": the whole text tokenizes to about their sum.
+    let text = n(tokens, "text");
+    assert!(
+        text.abs_diff(sum) <= sections.len() as u64 * 2,
+        "{text} vs {sum}"
+    );
+    assert!(n(tokens, "framed") > text, "chat framing adds tokens");
+    assert!(n(tokens, "static_prefix") < text);
+    let o = porfiry(&["prompt", "--json", "--model", "/nonexistent/model.gguf"]);
+    assert_eq!(o.status.code(), Some(2));
+}
