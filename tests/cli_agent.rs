@@ -83,7 +83,11 @@ fn prompt_text_and_json() {
         .iter()
         .map(|s| s["kind"].as_str().unwrap())
         .collect();
-    assert_eq!(kinds, ["core", "catalog", "active_toolsets"]);
+    // The media skill is hidden while its set is active; other skills (notes) stay indexed.
+    assert_eq!(kinds, ["core", "catalog", "active_toolsets", "skills"]);
+    let skills = v["sections"][3]["text"].as_str().unwrap();
+    assert!(!skills.contains("media —"), "{skills}");
+    assert!(skills.contains("notes"), "{skills}");
     for s in v["sections"].as_array().unwrap() {
         assert_eq!(
             s["chars"].as_u64().unwrap() as usize,
