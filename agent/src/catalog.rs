@@ -1,9 +1,11 @@
-//! The message catalog: every text the MODEL sees that the agent itself writes.
+//! The message catalog: every text the MODEL sees that Porfiry writes itself.
 //!
-//! Prompt headers, core tool descriptions and every tool reply come from here, in Russian
-//! (the default) or English. Nothing else in the crate formats model-visible prose, so the
-//! wording can be tuned in one place and both languages stay in step (the tests below check
-//! that each message exists in both and carries the phrases the design requires).
+//! Prompt headers, core tool descriptions, the agent's tool replies and the replies hosts
+//! write for their own tools (the bridge's timed tools, the CLI's notes) come from here, in
+//! Russian (the default) or English. The texts live in two tables, [`ru`] and [`en`], keyed
+//! by one enum (`Key`): both are exhaustive `match`es, so a key missing from a language does
+//! not compile, and the tests check that both languages use the same `{placeholders}`.
+//! Nothing else formats model-visible prose, so the wording can be tuned in one place.
 //!
 //! Texts are short on purpose: the prompt of a small on-device model is measured in tokens.
 
@@ -72,303 +74,517 @@ pub enum ArgProblem {
     Repeated(String),
 }
 
-/// The catalog for one language. Cheap to copy; build one with [`Texts::new`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Texts(Lang);
+/// Declares the catalog keys and `Key::ALL` (every key, for the tests) in one list.
+macro_rules! keys {
+    ($($key:ident),* $(,)?) => {
+        /// One message of the catalog; each has a text in [`ru`] and in [`en`].
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        enum Key {
+            $($key),*
+        }
 
-fn list(items: &[String], none: &str) -> String {
-    if items.is_empty() {
-        none.to_string()
-    } else {
-        items.join(", ")
+        impl Key {
+            #[cfg(test)]
+            const ALL: &'static [Key] = &[$(Key::$key),*];
+        }
+    };
+}
+
+keys! {
+    // prompt
+    CoreHeader,
+    CoreGetCurrentTime,
+    CoreShowText,
+    CoreReadSkill,
+    CoreEnableToolset,
+    CoreDisableToolset,
+    CatalogHeader,
+    ActiveHeader,
+    SkillsHeader,
+    TypeInteger,
+    TypeNumber,
+    TypeBoolean,
+    TypeString,
+    // the agent's tool replies
+    ToolsetEnabled,
+    ToolsetAlreadyActive,
+    Substituted,
+    ToolsetDisabled,
+    NothingActive,
+    ToolsetNotActive,
+    UnknownToolset,
+    NoneAvailable,
+    ToolsetNameNeeded,
+    UnknownSkill,
+    SkillBody,
+    Shown,
+    UnknownTool,
+    UnknownToolInSet,
+    BadArgs,
+    ArgMissing,
+    ArgUnknown,
+    ArgTooMany,
+    ArgNotA,
+    ArgNotOneOf,
+    ArgRepeated,
+    NoExecutor,
+    ToolFailed,
+    // replies hosts write for their own tools
+    HostToolTimeout,
+    HostToolVanished,
+    HostToolNotStarted,
+    HostToolPanicked,
+    HostToolNoResult,
+    HostToolCallFailed,
+    NoteEmpty,
+    NoteSaved,
+    NotesNone,
+    NoteMissing,
+    NoteDeleted,
+    NoteNumberNeeded,
+    NotesUnknownTool,
+}
+
+/// The Russian table.
+fn ru(key: Key) -> &'static str {
+    match key {
+        Key::CoreHeader => {
+            "Ты — Порфирий, голосовой помощник. Отвечай коротко.\n\
+             Инструмент вызывай отдельной строкой: TOOL_CALL: имя|аргументы"
+        }
+        Key::CoreGetCurrentTime => "текущие дата и время",
+        Key::CoreShowText => "показать текст на экране",
+        Key::CoreReadSkill => "прочитать скилл целиком",
+        Key::CoreEnableToolset => "включить набор инструментов",
+        Key::CoreDisableToolset => "выключить набор",
+        Key::CatalogHeader => "Наборы инструментов (enable_toolset|имя):",
+        Key::ActiveHeader => "Активные тулсеты: {names}",
+        Key::SkillsHeader => "Скиллы (read_skill|имя):",
+        Key::TypeInteger => "целое",
+        Key::TypeNumber => "число",
+        Key::TypeBoolean => "да/нет",
+        Key::TypeString => "текст",
+        Key::ToolsetEnabled => "Тулсет {set} активирован. Реестр:\n{registry}",
+        Key::ToolsetAlreadyActive => "Тулсет {set} уже активен, продлеваю таймаут.",
+        Key::Substituted => {
+            "Тулсет {set} активирован. Реестр:\n{registry}\n\
+             Вызов ещё НЕ выполнялся. Чтобы выполнить, вызови: {schema}"
+        }
+        Key::ToolsetDisabled => "Тулсет {set} выключен.",
+        Key::NothingActive => "Выключать нечего: нет активных наборов.",
+        Key::ToolsetNotActive => "Тулсет {set} не активен; активны: {active}.",
+        Key::UnknownToolset => "Ошибка: набора {set} нет, доступны: {available}.",
+        Key::NoneAvailable => "ничего",
+        Key::ToolsetNameNeeded => "Ошибка: укажи набор: enable_toolset|имя. Доступны: {available}.",
+        Key::UnknownSkill => "Ошибка: скилла {name} нет, доступны: {available}.",
+        Key::SkillBody => "Скилл {name}:\n{body}",
+        Key::Shown => "Показано.",
+        Key::UnknownTool => "Ошибка: инструмента {name} нет. Ядро: {core}.\nНаборы:\n{catalog}",
+        Key::UnknownToolInSet => "Ошибка: инструмента {name} нет. В наборе {set}: {tools}.",
+        Key::BadArgs => "Ошибка: аргументы {tool} неверны: {why}. Схема: {schema}",
+        Key::ArgMissing => "нет аргумента {arg}",
+        Key::ArgUnknown => "лишний аргумент {arg}",
+        Key::ArgTooMany => "слишком много аргументов ({count})",
+        Key::ArgNotA => "{arg} должен быть: {type}",
+        Key::ArgNotOneOf => "{arg} должен быть одним из: {values}",
+        Key::ArgRepeated => "аргумент {arg} дважды",
+        Key::NoExecutor => "Ошибка: для {tool} нет исполнителя на этом устройстве.",
+        Key::ToolFailed => "Ошибка {tool}: {error}",
+        Key::HostToolTimeout => "инструмент не ответил за {ms} мс",
+        Key::HostToolVanished => "инструмент завершился без ответа",
+        Key::HostToolNotStarted => "не удалось запустить инструмент: {error}",
+        Key::HostToolPanicked => "внутренняя ошибка: {error}",
+        Key::HostToolNoResult => "{tool} не вернул результат",
+        Key::HostToolCallFailed => "сбой вызова {tool}: {error}",
+        Key::NoteEmpty => "пустая заметка не сохранена",
+        Key::NoteSaved => "Заметка {number} сохранена.",
+        Key::NotesNone => "Заметок нет.",
+        Key::NoteMissing => "нет заметки {number}; всего заметок: {count}",
+        Key::NoteDeleted => "Заметка {number} удалена: {text}",
+        Key::NoteNumberNeeded => "нужен номер заметки: notes_delete|номер",
+        Key::NotesUnknownTool => "инструмента {tool} в наборе notes нет",
     }
 }
 
+/// The English table.
+fn en(key: Key) -> &'static str {
+    match key {
+        Key::CoreHeader => {
+            "You are Porfiry, a voice assistant. Answer briefly.\n\
+             Call a tool on a line of its own: TOOL_CALL: name|arguments"
+        }
+        Key::CoreGetCurrentTime => "current date and time",
+        Key::CoreShowText => "show text on the screen",
+        Key::CoreReadSkill => "read a skill in full",
+        Key::CoreEnableToolset => "enable a toolset",
+        Key::CoreDisableToolset => "disable a toolset",
+        Key::CatalogHeader => "Toolsets (enable_toolset|name):",
+        Key::ActiveHeader => "Active toolsets: {names}",
+        Key::SkillsHeader => "Skills (read_skill|name):",
+        Key::TypeInteger => "integer",
+        Key::TypeNumber => "number",
+        Key::TypeBoolean => "boolean",
+        Key::TypeString => "string",
+        Key::ToolsetEnabled => "Toolset {set} activated. Registry:\n{registry}",
+        Key::ToolsetAlreadyActive => "Toolset {set} already active, timeout extended.",
+        Key::Substituted => {
+            "Toolset {set} activated. Registry:\n{registry}\n\
+             The call was NOT executed yet. To run it, call: {schema}"
+        }
+        Key::ToolsetDisabled => "Toolset {set} disabled.",
+        Key::NothingActive => "Nothing to disable: no active toolsets.",
+        Key::ToolsetNotActive => "Toolset {set} is not active; active: {active}.",
+        Key::UnknownToolset => "Error: no toolset {set}; available: {available}.",
+        Key::NoneAvailable => "none",
+        Key::ToolsetNameNeeded => {
+            "Error: name the toolset: enable_toolset|name. Available: {available}."
+        }
+        Key::UnknownSkill => "Error: no skill {name}; available: {available}.",
+        Key::SkillBody => "Skill {name}:\n{body}",
+        Key::Shown => "Shown.",
+        Key::UnknownTool => "Error: no tool {name}. Core: {core}.\nToolsets:\n{catalog}",
+        Key::UnknownToolInSet => "Error: no tool {name}. Toolset {set} has: {tools}.",
+        Key::BadArgs => "Error: invalid arguments for {tool}: {why}. Schema: {schema}",
+        Key::ArgMissing => "missing argument {arg}",
+        Key::ArgUnknown => "unknown argument {arg}",
+        Key::ArgTooMany => "too many arguments ({count})",
+        Key::ArgNotA => "{arg} must be {type}",
+        Key::ArgNotOneOf => "{arg} must be one of: {values}",
+        Key::ArgRepeated => "argument {arg} given twice",
+        Key::NoExecutor => "Error: {tool} has no executor on this host.",
+        Key::ToolFailed => "Error in {tool}: {error}",
+        Key::HostToolTimeout => "the tool did not answer within {ms} ms",
+        Key::HostToolVanished => "the tool stopped without an answer",
+        Key::HostToolNotStarted => "cannot start the tool: {error}",
+        Key::HostToolPanicked => "internal error: {error}",
+        Key::HostToolNoResult => "{tool} returned no result",
+        Key::HostToolCallFailed => "{tool} failed: {error}",
+        Key::NoteEmpty => "an empty note was not saved",
+        Key::NoteSaved => "Note {number} saved.",
+        Key::NotesNone => "No notes.",
+        Key::NoteMissing => "no note {number}; there are {count} notes",
+        Key::NoteDeleted => "Note {number} deleted: {text}",
+        Key::NoteNumberNeeded => "a note number is needed: notes_delete|number",
+        Key::NotesUnknownTool => "the notes toolset has no tool {tool}",
+    }
+}
+
+/// Replaces each `{name}` of `template` by its value in `args`, in one pass (a value that
+/// itself contains braces is never expanded again). Unknown placeholders stay as written.
+fn fill(template: &str, args: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() + 32);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let value = after.find('}').and_then(|close| {
+            let name = &after[..close];
+            args.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| (*v, close))
+        });
+        match value {
+            Some((v, close)) => {
+                out.push_str(v);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The catalog for one language. Cheap to copy; build one with [`Texts::new`].
+///
+/// The agent renders the prompt and its own replies with it; hosts use the public methods
+/// for the replies of their own tools, in the language the agent is configured with
+/// ([`crate::Agent::config`]`().lang`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Texts(Lang);
+
 impl Texts {
-    pub(crate) fn new(lang: Lang) -> Self {
+    /// The catalog in `lang`.
+    pub fn new(lang: Lang) -> Self {
         Texts(lang)
     }
 
-    fn ru(self) -> bool {
-        self.0 == Lang::Ru
+    /// Its language.
+    pub fn lang(self) -> Lang {
+        self.0
+    }
+
+    fn get(self, key: Key) -> &'static str {
+        match self.0 {
+            Lang::Ru => ru(key),
+            Lang::En => en(key),
+        }
+    }
+
+    fn fill(self, key: Key, args: &[(&str, &str)]) -> String {
+        fill(self.get(key), args)
+    }
+
+    fn list(self, items: &[String]) -> String {
+        if items.is_empty() {
+            self.get(Key::NoneAvailable).to_string()
+        } else {
+            items.join(", ")
+        }
     }
 
     // ---- prompt --------------------------------------------------------------------------
 
     /// The first lines of the core section: who the assistant is and the call protocol.
     pub(crate) fn core_header(self) -> &'static str {
-        if self.ru() {
-            "Ты — Порфирий, голосовой помощник. Отвечай коротко.\n\
-             Инструмент вызывай отдельной строкой: TOOL_CALL: имя|аргументы"
-        } else {
-            "You are Porfiry, a voice assistant. Answer briefly.\n\
-             Call a tool on a line of its own: TOOL_CALL: name|arguments"
-        }
+        self.get(Key::CoreHeader)
     }
 
-    /// One-line descriptions of the core tools, by tool name.
+    /// One-line descriptions of the core tools, by tool name (empty for other names).
     pub(crate) fn core_tool(self, name: &str) -> &'static str {
-        match (name, self.ru()) {
-            ("get_current_time", true) => "текущие дата и время",
-            ("get_current_time", false) => "current date and time",
-            ("show_text", true) => "показать текст на экране",
-            ("show_text", false) => "show text on the screen",
-            ("read_skill", true) => "прочитать скилл целиком",
-            ("read_skill", false) => "read a skill in full",
-            ("enable_toolset", true) => "включить набор инструментов",
-            ("enable_toolset", false) => "enable a toolset",
-            ("disable_toolset", true) => "выключить набор",
-            ("disable_toolset", false) => "disable a toolset",
-            _ => "",
-        }
+        let key = match name {
+            "get_current_time" => Key::CoreGetCurrentTime,
+            "show_text" => Key::CoreShowText,
+            "read_skill" => Key::CoreReadSkill,
+            "enable_toolset" => Key::CoreEnableToolset,
+            "disable_toolset" => Key::CoreDisableToolset,
+            _ => return "",
+        };
+        self.get(key)
     }
 
     /// Header of the toolset catalog section.
     pub(crate) fn catalog_header(self) -> &'static str {
-        if self.ru() {
-            "Наборы инструментов (enable_toolset|имя):"
-        } else {
-            "Toolsets (enable_toolset|name):"
-        }
+        self.get(Key::CatalogHeader)
     }
 
     /// The first line of the active-toolsets section.
     pub(crate) fn active_header(self, names: &[String]) -> String {
-        if self.ru() {
-            format!("Активные тулсеты: {}", names.join(", "))
-        } else {
-            format!("Active toolsets: {}", names.join(", "))
-        }
+        self.fill(Key::ActiveHeader, &[("names", &names.join(", "))])
     }
 
     /// Header of the skills index section.
     pub(crate) fn skills_header(self) -> &'static str {
-        if self.ru() {
-            "Скиллы (read_skill|имя):"
-        } else {
-            "Skills (read_skill|name):"
-        }
+        self.get(Key::SkillsHeader)
     }
 
-    /// The name of an argument type as written in tool lines and errors.
+    /// The name of an argument type as written in tool lines and errors (other names are
+    /// returned as they are).
     pub(crate) fn type_name(self, ty: &'static str) -> &'static str {
-        match (ty, self.ru()) {
-            ("integer", true) => "целое",
-            ("number", true) => "число",
-            ("boolean", true) => "да/нет",
-            ("string", true) => "текст",
-            (other, _) => other,
-        }
+        let key = match ty {
+            "integer" => Key::TypeInteger,
+            "number" => Key::TypeNumber,
+            "boolean" => Key::TypeBoolean,
+            "string" => Key::TypeString,
+            other => return other,
+        };
+        self.get(key)
     }
 
-    // ---- tool replies ------------------------------------------------------------------
+    // ---- the agent's tool replies ------------------------------------------------------
 
     /// `enable_toolset` of an inactive set: it is now active; its registry follows.
     pub(crate) fn toolset_enabled(self, set: &str, registry: &str) -> String {
-        if self.ru() {
-            format!("Тулсет {set} активирован. Реестр:\n{registry}")
-        } else {
-            format!("Toolset {set} activated. Registry:\n{registry}")
-        }
+        self.fill(Key::ToolsetEnabled, &[("set", set), ("registry", registry)])
     }
 
     /// `enable_toolset` of a set that is already active.
     pub(crate) fn toolset_already_active(self, set: &str) -> String {
-        if self.ru() {
-            format!("Тулсет {set} уже активен, продлеваю таймаут.")
-        } else {
-            format!("Toolset {set} already active, timeout extended.")
-        }
+        self.fill(Key::ToolsetAlreadyActive, &[("set", set)])
     }
 
     /// A call of a tool of an inactive set that was NOT executed: the set is activated instead.
     pub(crate) fn substituted(self, set: &str, registry: &str, schema: &str) -> String {
-        if self.ru() {
-            format!(
-                "Тулсет {set} активирован. Реестр:\n{registry}\n\
-                 Вызов ещё НЕ выполнялся. Чтобы выполнить, вызови: {schema}"
-            )
-        } else {
-            format!(
-                "Toolset {set} activated. Registry:\n{registry}\n\
-                 The call was NOT executed yet. To run it, call: {schema}"
-            )
-        }
+        self.fill(
+            Key::Substituted,
+            &[("set", set), ("registry", registry), ("schema", schema)],
+        )
     }
 
     /// `disable_toolset` that switched a set off.
     pub(crate) fn toolset_disabled(self, set: &str) -> String {
-        if self.ru() {
-            format!("Тулсет {set} выключен.")
-        } else {
-            format!("Toolset {set} disabled.")
-        }
+        self.fill(Key::ToolsetDisabled, &[("set", set)])
     }
 
     /// `disable_toolset` with nothing active (not an error).
     pub(crate) fn nothing_active(self) -> String {
-        if self.ru() {
-            "Выключать нечего: нет активных наборов.".to_string()
-        } else {
-            "Nothing to disable: no active toolsets.".to_string()
-        }
+        self.get(Key::NothingActive).to_string()
     }
 
     /// `disable_toolset|set` of a known set that is not active while others are.
     pub(crate) fn toolset_not_active(self, set: &str, active: &[String]) -> String {
-        if self.ru() {
-            format!("Тулсет {set} не активен; активны: {}.", active.join(", "))
-        } else {
-            format!(
-                "Toolset {set} is not active; active: {}.",
-                active.join(", ")
-            )
-        }
+        self.fill(
+            Key::ToolsetNotActive,
+            &[("set", set), ("active", &active.join(", "))],
+        )
     }
 
     /// An unknown toolset name.
     pub(crate) fn unknown_toolset(self, set: &str, available: &[String]) -> String {
-        if self.ru() {
-            format!(
-                "Ошибка: набора {set} нет, доступны: {}.",
-                list(available, "ничего")
-            )
-        } else {
-            format!(
-                "Error: no toolset {set}; available: {}.",
-                list(available, "none")
-            )
-        }
+        self.fill(
+            Key::UnknownToolset,
+            &[("set", set), ("available", &self.list(available))],
+        )
     }
 
     /// `enable_toolset` without a name.
     pub(crate) fn toolset_name_needed(self, available: &[String]) -> String {
-        if self.ru() {
-            format!(
-                "Ошибка: укажи набор: enable_toolset|имя. Доступны: {}.",
-                list(available, "ничего")
-            )
-        } else {
-            format!(
-                "Error: name the toolset: enable_toolset|name. Available: {}.",
-                list(available, "none")
-            )
-        }
+        self.fill(
+            Key::ToolsetNameNeeded,
+            &[("available", &self.list(available))],
+        )
     }
 
     /// `read_skill` of an unknown skill.
     pub(crate) fn unknown_skill(self, name: &str, available: &[String]) -> String {
-        if self.ru() {
-            format!(
-                "Ошибка: скилла {name} нет, доступны: {}.",
-                list(available, "ничего")
-            )
-        } else {
-            format!(
-                "Error: no skill {name}; available: {}.",
-                list(available, "none")
-            )
-        }
+        self.fill(
+            Key::UnknownSkill,
+            &[("name", name), ("available", &self.list(available))],
+        )
     }
 
     /// `read_skill` answer: the skill's body under its name.
     pub(crate) fn skill_body(self, name: &str, body: &str) -> String {
-        if self.ru() {
-            format!("Скилл {name}:\n{body}")
-        } else {
-            format!("Skill {name}:\n{body}")
-        }
+        self.fill(Key::SkillBody, &[("name", name), ("body", body)])
     }
 
     /// `show_text` answer.
     pub(crate) fn shown(self) -> String {
-        if self.ru() {
-            "Показано.".to_string()
-        } else {
-            "Shown.".to_string()
-        }
+        self.get(Key::Shown).to_string()
     }
 
     /// A call of a tool nobody declares: lists the core tools and the catalog.
     pub(crate) fn unknown_tool(self, name: &str, core: &[String], catalog: &str) -> String {
-        if self.ru() {
-            format!(
-                "Ошибка: инструмента {name} нет. Ядро: {}.\nНаборы:\n{catalog}",
-                core.join(", ")
-            )
-        } else {
-            format!(
-                "Error: no tool {name}. Core: {}.\nToolsets:\n{catalog}",
-                core.join(", ")
-            )
-        }
+        self.fill(
+            Key::UnknownTool,
+            &[
+                ("name", name),
+                ("core", &core.join(", ")),
+                ("catalog", catalog),
+            ],
+        )
     }
 
     /// A call whose prefix names a set that has no such tool.
     pub(crate) fn unknown_tool_in_set(self, name: &str, set: &str, tools: &[String]) -> String {
-        if self.ru() {
-            format!(
-                "Ошибка: инструмента {name} нет. В наборе {set}: {}.",
-                tools.join(", ")
-            )
-        } else {
-            format!(
-                "Error: no tool {name}. Toolset {set} has: {}.",
-                tools.join(", ")
-            )
-        }
+        self.fill(
+            Key::UnknownToolInSet,
+            &[("name", name), ("set", set), ("tools", &tools.join(", "))],
+        )
     }
 
     /// Arguments that do not match the declaration; `schema` is the tool's line.
     pub(crate) fn bad_args(self, tool: &str, problem: &ArgProblem, schema: &str) -> String {
         let why = self.arg_problem(problem);
-        if self.ru() {
-            format!("Ошибка: аргументы {tool} неверны: {why}. Схема: {schema}")
-        } else {
-            format!("Error: invalid arguments for {tool}: {why}. Schema: {schema}")
-        }
+        self.fill(
+            Key::BadArgs,
+            &[("tool", tool), ("why", &why), ("schema", schema)],
+        )
     }
 
     /// One argument problem, as a clause.
     pub(crate) fn arg_problem(self, problem: &ArgProblem) -> String {
-        match (problem, self.ru()) {
-            (ArgProblem::Missing(a), true) => format!("нет аргумента {a}"),
-            (ArgProblem::Missing(a), false) => format!("missing argument {a}"),
-            (ArgProblem::Unknown(a), true) => format!("лишний аргумент {a}"),
-            (ArgProblem::Unknown(a), false) => format!("unknown argument {a}"),
-            (ArgProblem::TooMany(n), true) => format!("слишком много аргументов ({n})"),
-            (ArgProblem::TooMany(n), false) => format!("too many arguments ({n})"),
-            (ArgProblem::NotA(a, ty), true) => {
-                format!("{a} должен быть: {}", self.type_name(ty))
+        match problem {
+            ArgProblem::Missing(a) => self.fill(Key::ArgMissing, &[("arg", a)]),
+            ArgProblem::Unknown(a) => self.fill(Key::ArgUnknown, &[("arg", a)]),
+            ArgProblem::TooMany(n) => self.fill(Key::ArgTooMany, &[("count", &n.to_string())]),
+            ArgProblem::NotA(a, ty) => {
+                self.fill(Key::ArgNotA, &[("arg", a), ("type", self.type_name(ty))])
             }
-            (ArgProblem::NotA(a, ty), false) => format!("{a} must be {ty}"),
-            (ArgProblem::NotOneOf(a, v), true) => {
-                format!("{a} должен быть одним из: {}", v.join("/"))
+            ArgProblem::NotOneOf(a, v) => {
+                self.fill(Key::ArgNotOneOf, &[("arg", a), ("values", &v.join("/"))])
             }
-            (ArgProblem::NotOneOf(a, v), false) => {
-                format!("{a} must be one of: {}", v.join("/"))
-            }
-            (ArgProblem::Repeated(a), true) => format!("аргумент {a} дважды"),
-            (ArgProblem::Repeated(a), false) => format!("argument {a} given twice"),
+            ArgProblem::Repeated(a) => self.fill(Key::ArgRepeated, &[("arg", a)]),
         }
     }
 
     /// A declared tool whose host registered no executor.
     pub(crate) fn no_executor(self, tool: &str) -> String {
-        if self.ru() {
-            format!("Ошибка: для {tool} нет исполнителя на этом устройстве.")
-        } else {
-            format!("Error: {tool} has no executor on this host.")
-        }
+        self.fill(Key::NoExecutor, &[("tool", tool)])
     }
 
     /// A host executor reported an error.
     pub(crate) fn tool_failed(self, tool: &str, error: &str) -> String {
-        if self.ru() {
-            format!("Ошибка {tool}: {error}")
-        } else {
-            format!("Error in {tool}: {error}")
-        }
+        self.fill(Key::ToolFailed, &[("tool", tool), ("error", error)])
+    }
+
+    // ---- replies hosts write for their own tools ---------------------------------------
+
+    /// A host tool that did not answer within its deadline of `ms` milliseconds.
+    pub fn host_tool_timeout(self, ms: u128) -> String {
+        self.fill(Key::HostToolTimeout, &[("ms", &ms.to_string())])
+    }
+
+    /// A host tool whose thread ended without an answer.
+    pub fn host_tool_vanished(self) -> String {
+        self.get(Key::HostToolVanished).to_string()
+    }
+
+    /// A host tool that could not be started (`error`: why).
+    pub fn host_tool_not_started(self, error: &str) -> String {
+        self.fill(Key::HostToolNotStarted, &[("error", error)])
+    }
+
+    /// A host tool that panicked (`error`: the panic message).
+    pub fn host_tool_panicked(self, error: &str) -> String {
+        self.fill(Key::HostToolPanicked, &[("error", error)])
+    }
+
+    /// A host tool that returned nothing (a Java `null`).
+    pub fn host_tool_no_result(self, tool: &str) -> String {
+        self.fill(Key::HostToolNoResult, &[("tool", tool)])
+    }
+
+    /// A host tool whose call failed in the host's machinery (`error`: why).
+    pub fn host_tool_call_failed(self, tool: &str, error: &str) -> String {
+        self.fill(Key::HostToolCallFailed, &[("tool", tool), ("error", error)])
+    }
+
+    /// `notes_add` of a note that is empty after whitespace is folded.
+    pub fn note_empty(self) -> String {
+        self.get(Key::NoteEmpty).to_string()
+    }
+
+    /// `notes_add` succeeded; the note is number `number`.
+    pub fn note_saved(self, number: usize) -> String {
+        self.fill(Key::NoteSaved, &[("number", &number.to_string())])
+    }
+
+    /// `notes_list` with no notes.
+    pub fn notes_none(self) -> String {
+        self.get(Key::NotesNone).to_string()
+    }
+
+    /// `notes_delete` of a number that is not a note (`count` notes exist).
+    pub fn note_missing(self, number: i64, count: usize) -> String {
+        self.fill(
+            Key::NoteMissing,
+            &[
+                ("number", &number.to_string()),
+                ("count", &count.to_string()),
+            ],
+        )
+    }
+
+    /// `notes_delete` removed note `number`, whose text was `text`.
+    pub fn note_deleted(self, number: i64, text: &str) -> String {
+        self.fill(
+            Key::NoteDeleted,
+            &[("number", &number.to_string()), ("text", text)],
+        )
+    }
+
+    /// `notes_delete` without a number.
+    pub fn note_number_needed(self) -> String {
+        self.get(Key::NoteNumberNeeded).to_string()
+    }
+
+    /// A call of a `notes_` tool the notes executor does not know.
+    pub fn notes_unknown_tool(self, tool: &str) -> String {
+        self.fill(Key::NotesUnknownTool, &[("tool", tool)])
     }
 }
 
@@ -453,5 +669,100 @@ mod tests {
         assert_ne!(ru.shown(), en.shown());
         assert_ne!(ru.core_header(), en.core_header());
         assert_ne!(ru.unknown_tool("x", &[], ""), en.unknown_tool("x", &[], ""));
+    }
+
+    /// The `{name}` placeholders of a template, sorted.
+    fn placeholders(template: &str) -> Vec<&str> {
+        let mut names: Vec<&str> = template
+            .split('{')
+            .skip(1)
+            .filter_map(|rest| rest.split_once('}').map(|(name, _)| name))
+            .collect();
+        names.sort_unstable();
+        names
+    }
+
+    #[test]
+    fn both_tables_have_every_key_with_the_same_placeholders() {
+        assert!(Key::ALL.len() > 40);
+        for &key in Key::ALL {
+            let (r, e) = (ru(key), en(key));
+            assert!(!r.is_empty() && !e.is_empty(), "{key:?} is empty");
+            assert_ne!(r, e, "{key:?} is not translated");
+            assert_eq!(placeholders(r), placeholders(e), "{key:?}: {r:?} vs {e:?}");
+            for name in placeholders(r) {
+                assert!(
+                    !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase()),
+                    "{key:?}: odd placeholder {name:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_placeholder_is_filled() {
+        let avail = vec!["a".to_string()];
+        for t in both() {
+            let problems = [
+                ArgProblem::Missing("q".into()),
+                ArgProblem::Unknown("q".into()),
+                ArgProblem::TooMany(3),
+                ArgProblem::NotA("q".into(), "integer"),
+                ArgProblem::NotOneOf("q".into(), avail.clone()),
+                ArgProblem::Repeated("q".into()),
+            ];
+            let mut texts = vec![
+                t.active_header(&avail),
+                t.toolset_enabled("s", "r"),
+                t.toolset_already_active("s"),
+                t.substituted("s", "r", "x"),
+                t.toolset_disabled("s"),
+                t.toolset_not_active("s", &avail),
+                t.unknown_toolset("s", &[]),
+                t.toolset_name_needed(&avail),
+                t.unknown_skill("n", &avail),
+                t.skill_body("n", "b"),
+                t.unknown_tool("n", &avail, "c"),
+                t.unknown_tool_in_set("n", "s", &avail),
+                t.no_executor("x"),
+                t.tool_failed("x", "e"),
+                t.host_tool_timeout(5),
+                t.host_tool_not_started("e"),
+                t.host_tool_panicked("e"),
+                t.host_tool_no_result("x"),
+                t.host_tool_call_failed("x", "e"),
+                t.note_saved(1),
+                t.note_missing(2, 1),
+                t.note_deleted(1, "n"),
+                t.notes_unknown_tool("notes_x"),
+            ];
+            texts.extend(problems.iter().map(|p| t.bad_args("x", p, "x|q")));
+            for text in texts {
+                assert!(
+                    !text.contains('{') && !text.contains('}'),
+                    "{t:?}: {text:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn fill_expands_each_placeholder_once() {
+        assert_eq!(fill("a {x} b {x}", &[("x", "{x}")]), "a {x} b {x}");
+        assert_eq!(fill("{y} {x", &[("x", "1")]), "{y} {x");
+        assert_eq!(fill("{x}{x}", &[("x", "Ж")]), "ЖЖ");
+    }
+
+    #[test]
+    fn host_replies_come_in_the_agent_language() {
+        let [ru, en] = both();
+        assert_eq!(ru.host_tool_timeout(50), "инструмент не ответил за 50 мс");
+        assert_eq!(
+            en.host_tool_timeout(50),
+            "the tool did not answer within 50 ms"
+        );
+        assert_eq!(ru.note_saved(2), "Заметка 2 сохранена.");
+        assert_eq!(en.note_deleted(1, "x"), "Note 1 deleted: x");
+        assert_eq!(en.lang(), Lang::En);
     }
 }

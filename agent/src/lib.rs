@@ -77,7 +77,7 @@ pub use agent::{
     ReplyKind, RequestView, ToolReply, TurnOutcome, TurnStop,
 };
 pub use args::{validate_args, ArgDecl, ArgType, ArgValue, Args, RawArgs};
-pub use catalog::{ArgProblem, Lang, UnknownLang};
+pub use catalog::{ArgProblem, Lang, Texts, UnknownLang};
 pub use clock::{iso8601, parse_duration, BadDuration, Clock, ManualClock, SystemClock, Timestamp};
 pub use diag::{Diagnostic, Loaded, Problem, Severity};
 pub use model::{
