@@ -992,23 +992,9 @@ mod tests {
     use crate::prompt::SectionKind;
     use crate::scripted::ScriptedModel;
     use crate::skill::parse_skill;
-    use crate::toolset::parse_toolset;
+    use crate::toolset::{parse_toolset, MEDIA_FIXTURE as MEDIA};
     use std::sync::Mutex;
 
-    const MEDIA: &str = "\
-name: media
-description: управление медиа и воспроизведением (search/info/play)
-tools:
-  - name: media_search
-    description: поиск по названию
-    args:
-      - {name: query, type: string, required: true, description: название или его часть}
-  - name: media_play
-    description: запуск/управление просмотром
-    args:
-      - {name: id, type: string, required: true}
-      - {name: action, type: enum, values: [play, pause, stop], required: false}
-";
     const WEB: &str = "\
 name: web
 description: работа в вебе

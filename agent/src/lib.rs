@@ -63,6 +63,7 @@ mod args;
 mod catalog;
 mod clock;
 mod diag;
+mod load;
 mod model;
 mod prompt;
 mod protocol;

@@ -15,13 +15,12 @@
 //! index (name + one-line trigger) goes into the prompt; bodies enter the history when
 //! the model calls `read_skill`.
 
-use std::collections::HashMap;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde_norway::{Mapping, Value};
 
-use crate::diag::{Diagnostic, Loaded, Problem};
+use crate::diag::{Loaded, Problem};
+use crate::load::{has_extension, load_folder, report_override, visible_entries, ItemFormat};
 
 /// Descriptions longer than this many characters get a warning.
 pub const DESCRIPTION_LIMIT: usize = 160;
@@ -157,86 +156,35 @@ pub fn parse_skill(text: &str, path: &Path) -> Result<(Skill, Vec<Problem>), Pro
     ))
 }
 
-/// The skill files of one folder, in a stable (sorted) order.
+/// The skill files of one folder, in a stable (sorted) order: `*.md` and `<dir>/SKILL.md`.
 fn skill_files(dir: &Path) -> Result<Vec<PathBuf>, std::io::Error> {
-    let mut entries: Vec<PathBuf> = fs::read_dir(dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| !n.starts_with('.'))
+    let files = visible_entries(dir)?
+        .into_iter()
+        .filter_map(|p| {
+            if p.is_dir() {
+                Some(p.join("SKILL.md")).filter(|inner| inner.is_file())
+            } else {
+                Some(p).filter(|p| has_extension(p, &["md"]))
+            }
         })
         .collect();
-    entries.sort();
-    let mut files = Vec::new();
-    for p in entries {
-        if p.is_dir() {
-            let inner = p.join("SKILL.md");
-            if inner.is_file() {
-                files.push(inner);
-            }
-        } else if p
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("md"))
-        {
-            files.push(p);
-        }
-    }
     Ok(files)
 }
+
+/// How skills are found and read: [`skill_files`], [`parse_skill`], names compared by [`name_key`].
+const SKILL_FORMAT: ItemFormat<Skill> = ItemFormat {
+    files: skill_files,
+    parse: parse_skill,
+    name: |s| (s.name.clone(), name_key(&s.name)),
+};
 
 /// Load one source folder: its skills (first of each name wins) plus diagnostics.
 pub fn load_skill_dir(dir: &Path) -> Loaded<Vec<Skill>> {
     let mut diagnostics = Vec::new();
-    let mut skills: Vec<Skill> = Vec::new();
-    let files = match skill_files(dir) {
-        Ok(f) => f,
-        Err(e) => {
-            diagnostics.push(Diagnostic::new(dir, Problem::Io(e.to_string())));
-            return Loaded {
-                value: skills,
-                diagnostics,
-            };
-        }
-    };
-    let mut seen: HashMap<String, PathBuf> = HashMap::new();
-    for path in files {
-        let text = match fs::read(&path) {
-            Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(t) => t,
-                Err(_) => {
-                    diagnostics.push(Diagnostic::new(&path, Problem::Io("not UTF-8".into())));
-                    continue;
-                }
-            },
-            Err(e) => {
-                diagnostics.push(Diagnostic::new(&path, Problem::Io(e.to_string())));
-                continue;
-            }
-        };
-        match parse_skill(&text, &path) {
-            Ok((skill, warnings)) => {
-                for w in warnings {
-                    diagnostics.push(Diagnostic::new(&path, w));
-                }
-                let key = name_key(&skill.name);
-                if let Some(first) = seen.get(&key) {
-                    diagnostics.push(Diagnostic::new(
-                        &path,
-                        Problem::DuplicateName {
-                            name: skill.name.clone(),
-                            first: first.clone(),
-                        },
-                    ));
-                    continue;
-                }
-                seen.insert(key, path.clone());
-                skills.push(skill);
-            }
-            Err(problem) => diagnostics.push(Diagnostic::new(&path, problem)),
-        }
-    }
+    let mut skills = Vec::new();
+    load_folder(dir, &SKILL_FORMAT, &mut diagnostics, |skill, _, _| {
+        skills.push(skill)
+    });
     Loaded {
         value: skills,
         diagnostics,
@@ -285,15 +233,8 @@ impl SkillRegistry {
             diagnostics.extend(loaded.diagnostics);
             for skill in loaded.value {
                 let path = skill.path.clone();
-                if let Some(previous) = reg.insert(skill) {
-                    diagnostics.push(Diagnostic::new(
-                        path,
-                        Problem::Overrides {
-                            name: previous.name,
-                            previous: previous.path,
-                        },
-                    ));
-                }
+                let previous = reg.insert(skill).map(|p| (p.name, p.path));
+                report_override(&mut diagnostics, &path, previous);
             }
         }
         Loaded {
@@ -368,6 +309,8 @@ impl Loaded<SkillRegistry> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diag::Diagnostic;
+    use std::fs;
 
     fn parse(text: &str) -> Result<(Skill, Vec<Problem>), Problem> {
         parse_skill(text, Path::new("t.md"))
@@ -570,10 +513,7 @@ mod tests {
     }
 
     fn temp(tag: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("porfiry-skills-{tag}-{}", std::process::id()));
-        fs::remove_dir_all(&d).ok();
-        fs::create_dir_all(&d).unwrap();
-        d
+        crate::load::fresh_temp_dir(&format!("skills-{tag}"))
     }
 
     #[test]

@@ -15,14 +15,14 @@
 //! ```
 
 use std::collections::HashSet;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
 use crate::args::{tool_line, ArgDecl, ArgType};
 use crate::catalog::Texts;
-use crate::diag::{Diagnostic, Loaded, Problem};
+use crate::diag::{Loaded, Problem};
+use crate::load::{has_extension, load_folder, report_override, visible_entries, ItemFormat};
 use crate::tools::CORE_TOOL_NAMES;
 
 /// One declared tool of a toolset.
@@ -207,22 +207,20 @@ pub fn parse_toolset(text: &str, path: &Path) -> Result<Toolset, Problem> {
     })
 }
 
+/// The toolset files of one folder, sorted: `*.yaml` and `*.yml`.
 fn toolset_files(dir: &Path) -> Result<Vec<PathBuf>, std::io::Error> {
-    let mut files: Vec<PathBuf> = fs::read_dir(dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.is_file()
-                && p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| !n.starts_with('.'))
-                && p.extension().and_then(|e| e.to_str()).is_some_and(|e| {
-                    e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml")
-                })
-        })
-        .collect();
-    files.sort();
+    let mut files = visible_entries(dir)?;
+    files.retain(|p| p.is_file() && has_extension(p, &["yaml", "yml"]));
     Ok(files)
 }
+
+/// How toolsets are found and read: [`toolset_files`], [`parse_toolset`] (no warnings),
+/// names compared as written (they are lower-case identifiers).
+const TOOLSET_FORMAT: ItemFormat<Toolset> = ItemFormat {
+    files: toolset_files,
+    parse: |text, path| parse_toolset(text, path).map(|set| (set, Vec::new())),
+    name: |set| (set.name.clone(), set.name.clone()),
+};
 
 /// All toolset declarations of an agent, sorted by name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -258,47 +256,15 @@ impl ToolsetRegistry {
         let mut reg = ToolsetRegistry::default();
         let mut diagnostics = Vec::new();
         for dir in sources {
-            let dir = dir.as_ref();
-            let files = match toolset_files(dir) {
-                Ok(f) => f,
-                Err(e) => {
-                    diagnostics.push(Diagnostic::new(dir, Problem::Io(e.to_string())));
-                    continue;
-                }
-            };
-            let mut this_source: Vec<(String, PathBuf)> = Vec::new();
-            for path in files {
-                let parsed = fs::read_to_string(&path)
-                    .map_err(|e| Problem::Io(e.to_string()))
-                    .and_then(|text| parse_toolset(&text, &path));
-                let set = match parsed {
-                    Ok(s) => s,
-                    Err(p) => {
-                        diagnostics.push(Diagnostic::new(&path, p));
-                        continue;
-                    }
-                };
-                if let Some((_, first)) = this_source.iter().find(|(n, _)| *n == set.name) {
-                    diagnostics.push(Diagnostic::new(
-                        &path,
-                        Problem::DuplicateName {
-                            name: set.name.clone(),
-                            first: first.clone(),
-                        },
-                    ));
-                    continue;
-                }
-                this_source.push((set.name.clone(), path.clone()));
-                if let Some(previous) = reg.insert(set) {
-                    diagnostics.push(Diagnostic::new(
-                        &path,
-                        Problem::Overrides {
-                            name: previous.name,
-                            previous: previous.path,
-                        },
-                    ));
-                }
-            }
+            load_folder(
+                dir.as_ref(),
+                &TOOLSET_FORMAT,
+                &mut diagnostics,
+                |set, path, diagnostics| {
+                    let previous = reg.insert(set).map(|p| (p.name, p.path));
+                    report_override(diagnostics, path, previous);
+                },
+            );
         }
         Loaded {
             value: reg,
@@ -356,11 +322,9 @@ impl ToolsetRegistry {
     }
 }
 
+/// The toolset the crate's tests declare: two media tools, one with an enum argument.
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const MEDIA: &str = "\
+pub(crate) const MEDIA_FIXTURE: &str = "\
 name: media
 description: управление медиа и воспроизведением (search/info/play)
 tools:
@@ -374,6 +338,13 @@ tools:
       - {name: id, type: string, required: true}
       - {name: action, type: enum, values: [play, pause, stop], required: false}
 ";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    const MEDIA: &str = MEDIA_FIXTURE;
 
     fn parse(text: &str) -> Result<Toolset, Problem> {
         parse_toolset(text, Path::new("t.yaml"))
@@ -462,12 +433,8 @@ tools:
 
     #[test]
     fn folders_merge_with_diagnostics() {
-        let a = std::env::temp_dir().join(format!("porfiry-ts-a-{}", std::process::id()));
-        let b = std::env::temp_dir().join(format!("porfiry-ts-b-{}", std::process::id()));
-        for d in [&a, &b] {
-            fs::remove_dir_all(d).ok();
-            fs::create_dir_all(d).unwrap();
-        }
+        let a = crate::load::fresh_temp_dir("ts-a");
+        let b = crate::load::fresh_temp_dir("ts-b");
         fs::write(a.join("media.yaml"), MEDIA).unwrap();
         fs::write(a.join("media2.yml"), MEDIA).unwrap();
         fs::write(a.join("bad.yaml"), "name: [").unwrap();
@@ -486,5 +453,24 @@ tools:
         assert_eq!(loaded.value.get("MEDIA").unwrap().description, "other");
         fs::remove_dir_all(&a).ok();
         fs::remove_dir_all(&b).ok();
+    }
+
+    #[test]
+    fn unreadable_files_and_folders_are_diagnostics() {
+        let d = crate::load::fresh_temp_dir("ts-bad");
+        fs::write(d.join("latin1.yaml"), b"name: caf\xe9\n").unwrap();
+        fs::write(d.join(".hidden.yaml"), "name: [").unwrap();
+        fs::create_dir_all(d.join("dir.yaml")).unwrap();
+        fs::write(d.join("media.yaml"), MEDIA).unwrap();
+        let loaded = ToolsetRegistry::load(&[d.clone(), d.join("missing")]);
+        let lines: Vec<String> = loaded.diagnostics.iter().map(|d| d.to_string()).collect();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(
+            lines[0].contains("latin1.yaml: cannot read: not UTF-8"),
+            "{lines:?}"
+        );
+        assert!(lines[1].contains("missing: cannot read"), "{lines:?}");
+        assert_eq!(loaded.value.names(), ["media"]);
+        fs::remove_dir_all(&d).ok();
     }
 }

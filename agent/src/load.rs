@@ -1,0 +1,113 @@
+//! Loading source folders, shared by skills and toolsets: the folder walk, reading files as
+//! text, per-folder duplicate names and override reports, all as [`Diagnostic`]s.
+
+use std::collections::HashMap;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::diag::{Diagnostic, Problem};
+
+/// The entries of a folder whose names do not start with `.`, sorted.
+pub(crate) fn visible_entries(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut entries: Vec<PathBuf> = fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| !n.starts_with('.'))
+        })
+        .collect();
+    entries.sort();
+    Ok(entries)
+}
+
+/// Whether `path` ends with one of `extensions` (ASCII case ignored).
+pub(crate) fn has_extension(path: &Path, extensions: &[&str]) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| extensions.iter().any(|x| e.eq_ignore_ascii_case(x)))
+}
+
+/// A file's contents as UTF-8 text.
+fn read_text(path: &Path) -> Result<String, Problem> {
+    let bytes = fs::read(path).map_err(|e| Problem::Io(e.to_string()))?;
+    String::from_utf8(bytes).map_err(|_| Problem::Io("not UTF-8".into()))
+}
+
+/// One file's item and its warnings, or the error that drops it.
+pub(crate) type Parsed<T> = Result<(T, Vec<Problem>), Problem>;
+
+/// How one kind of item is found in a folder and read from a file.
+pub(crate) struct ItemFormat<T> {
+    /// The item files of a folder, in load order.
+    pub(crate) files: fn(&Path) -> io::Result<Vec<PathBuf>>,
+    /// One file's text → the item and its warnings, or the error that drops it.
+    pub(crate) parse: fn(&str, &Path) -> Parsed<T>,
+    /// The item's name as written, and the key two items of one folder must not share.
+    pub(crate) name: fn(&T) -> (String, String),
+}
+
+/// Loads one folder: every file is read and parsed; unreadable folders and files, parse
+/// errors and warnings become diagnostics; a second item whose key was already seen in this
+/// folder is skipped with [`Problem::DuplicateName`]. Each accepted item goes to `accept`
+/// with its file, in file order.
+pub(crate) fn load_folder<T>(
+    dir: &Path,
+    format: &ItemFormat<T>,
+    diagnostics: &mut Vec<Diagnostic>,
+    mut accept: impl FnMut(T, &Path, &mut Vec<Diagnostic>),
+) {
+    let files = match (format.files)(dir) {
+        Ok(f) => f,
+        Err(e) => {
+            diagnostics.push(Diagnostic::new(dir, Problem::Io(e.to_string())));
+            return;
+        }
+    };
+    let mut seen: HashMap<String, PathBuf> = HashMap::new();
+    for path in files {
+        let parsed = read_text(&path).and_then(|text| (format.parse)(&text, &path));
+        let (item, warnings) = match parsed {
+            Ok(p) => p,
+            Err(problem) => {
+                diagnostics.push(Diagnostic::new(&path, problem));
+                continue;
+            }
+        };
+        for w in warnings {
+            diagnostics.push(Diagnostic::new(&path, w));
+        }
+        let (name, key) = (format.name)(&item);
+        if let Some(first) = seen.get(&key) {
+            let first = first.clone();
+            diagnostics.push(Diagnostic::new(
+                &path,
+                Problem::DuplicateName { name, first },
+            ));
+            continue;
+        }
+        seen.insert(key, path.clone());
+        accept(item, &path, diagnostics);
+    }
+}
+
+/// Reports on `path` that it replaced `previous` (name, file) of an earlier source, if any.
+pub(crate) fn report_override(
+    diagnostics: &mut Vec<Diagnostic>,
+    path: &Path,
+    previous: Option<(String, PathBuf)>,
+) {
+    if let Some((name, previous)) = previous {
+        diagnostics.push(Diagnostic::new(path, Problem::Overrides { name, previous }));
+    }
+}
+
+/// A fresh, empty folder under the system's temporary folder, unique per test process.
+#[cfg(test)]
+pub(crate) fn fresh_temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("porfiry-{tag}-{}", std::process::id()));
+    fs::remove_dir_all(&d).ok();
+    fs::create_dir_all(&d).expect("a writable temporary folder");
+    d
+}
