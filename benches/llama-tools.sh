@@ -4,29 +4,43 @@
 # and token sequence. Not part of `./run test`; CI never runs it.
 #
 #   LLAMA_TOOLS_SRC=DIR benches/llama-tools.sh [--threads N] [--model PATH] [--port P]
+#                                              [--rounds R] [--skip bench|server]
 #
-# The crate's package leaves out the tools' sources (tools/llama-bench, tools/server, ...), so
-# they must come from ggml-org/llama.cpp AT THE COMMIT THE CRATE VENDORS: LLAMA_TOOLS_SRC is a
-# directory holding `tools/llama-bench/` and `tools/server/` of that commit (e.g. a checkout).
-# They are overlaid on a copy of the vendored tree outside the repository and built there
-# (targets llama-bench and llama-server only). Nothing fetched is ever committed.
+# LLAMA_TOOLS_SRC: a llama.cpp source tree holding tools/llama-bench/, tools/server/ and
+#   scripts/ui-assets.cmake. The crate's package leaves the tools' sources out, so they come
+#   from elsewhere; BENCHMARKS.md says which tree matches the vendored one (nothing fetched is
+#   ever committed). The script prints how that tree differs from the vendored one, copies
+#   the vendored tree outside the repository, adds only the files the vendored tree lacks
+#   (the vendored files always win) and builds the targets llama-bench and llama-server there.
+# LLAMA_TOOLS_WORK: work directory (default $TMPDIR/porfiry-llama-tools).
+# LLAMA_TOOLS_BUILD_TYPE: CMake build type (default: the one our release build gave
+#   llama-cpp-sys-2, read from its CMakeCache.txt, with the same C/C++ flags and GGML_NATIVE).
 #
-# The same token sequence on both sides: `porfiry bench dialogue --trace` writes every request's
-# prompt token ids and forced reply ids. For each request the script sends llama-server
-# (cache_prompt on, --swa-full, one slot) the prompt ids with n_predict 1 and reads its prompt
-# timings (its TTFT), then sends prompt + reply ids with n_predict 0 so its cache holds the reply
-# as ours does after decoding it. Both TTFTs are printed side by side per request.
+# 1. Engine speed: `llama-bench` pp512 (prefill from an empty cache) and tg128 at depth 512
+#    (decode right after a 512-token prompt) next to the engine's `measure --llama-bench`
+#    (same: a 512-token prompt, then 128 decoded tokens, sampling included), interleaved for
+#    R rounds at the same thread count.
+# 2. Per-turn TTFT: `porfiry bench dialogue --trace` writes every request's prompt token ids
+#    and forced reply ids; benches/llama-server-replay.py sends the same ids to llama-server
+#    (--swa-full, cache_prompt, one slot, same n_ctx and threads) and prints both side by
+#    side, plus a new session's first turn.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 threads=2
 port=8089
+rounds=3
+skip=""
+ctx=4096
 model="${PORFIRY_MODELS:-$root/models/cache}/gemma-3-270m-q4_k_m.gguf"
 while [ $# -gt 0 ]; do
   case "$1" in
     --threads) threads="$2"; shift 2 ;;
     --model) model="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
+    --rounds) rounds="$2"; shift 2 ;;
+    --skip) skip="$2"; shift 2 ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "llama-tools: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -37,10 +51,12 @@ if [ ! -f "$vendored/CMakeLists.txt" ]; then
   exit 1
 fi
 src="${LLAMA_TOOLS_SRC:-}"
-if [ -z "$src" ] || [ ! -f "$src/tools/llama-bench/llama-bench.cpp" ] || [ ! -d "$src/tools/server" ]; then
+if [ -z "$src" ] || [ ! -f "$src/tools/llama-bench/llama-bench.cpp" ] ||
+  [ ! -f "$src/tools/server/server.cpp" ] || [ ! -f "$src/scripts/ui-assets.cmake" ]; then
   cat >&2 <<EOF
-llama-tools: LLAMA_TOOLS_SRC must name a directory with tools/llama-bench/ and tools/server/ of
-the llama.cpp commit vendored by llama-cpp-sys-2 0.1.161 (its package omits them; see BENCHMARKS.md).
+llama-tools: LLAMA_TOOLS_SRC must name a llama.cpp tree with tools/llama-bench/, tools/server/
+and scripts/ui-assets.cmake matching the one vendored by llama-cpp-sys-2 0.1.161 (its package
+omits them; BENCHMARKS.md says where a matching tree comes from).
 EOF
   exit 1
 fi
@@ -48,56 +64,121 @@ fi
 
 work="${LLAMA_TOOLS_WORK:-${TMPDIR:-/tmp}/porfiry-llama-tools}"
 mkdir -p "$work"
-rm -rf "$work/llama.cpp"
-cp -r "$vendored" "$work/llama.cpp"
-cp -r "$src/tools/." "$work/llama.cpp/tools/"
-cmake -S "$work/llama.cpp" -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
-  -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_TESTS=OFF \
-  -DLLAMA_BUILD_EXAMPLES=OFF -DGGML_NATIVE=OFF -DLLAMA_CURL=OFF >/dev/null
-cmake --build "$work/build" --target llama-bench llama-server -j "$threads"
+target="${CARGO_TARGET_DIR:-$root/target}"
+
+echo "== Porfiry: release build (porfiry and the engine's measure example)"
+cargo build --release --manifest-path "$root/Cargo.toml" --bin porfiry
+cargo build --release --manifest-path "$root/Cargo.toml" -p porfiry-engine --example measure
+
+echo "== the tools' source tree against the vendored one (files present in both, tools/ aside)"
+(cd "$vendored" && find . -type f -not -path './tools/*' | sort) >"$work/vendored.files"
+differ=0
+: >"$work/differing.files"
+while IFS= read -r f; do
+  if [ ! -f "$src/$f" ]; then
+    echo "missing  $f" >>"$work/differing.files"; differ=$((differ + 1))
+  elif ! cmp -s "$vendored/$f" "$src/$f"; then
+    echo "differs  $f" >>"$work/differing.files"; differ=$((differ + 1))
+  fi
+done <"$work/vendored.files"
+echo "$(wc -l <"$work/vendored.files") vendored files, $differ differ or are missing in $src"
+if [ "$differ" -gt 0 ]; then
+  echo "by directory:"
+  awk '{ n = split($2, p, "/"); d = p[2]; for (i = 3; i < n && i < 5; i++) d = d "/" p[i]; c[d]++ }
+       END { for (d in c) printf "  %4d %s\n", c[d], d }' "$work/differing.files" | sort -rn
+fi
+
+# The same configuration as our release build of llama-cpp-sys-2 (its build.rs drives CMake).
+cache="$(find "$target/release/build" -maxdepth 4 -path '*llama-cpp-sys-2-*/out/build/CMakeCache.txt' -printf '%T@ %p\n' 2>/dev/null | sort -rn | head -n 1 | cut -d' ' -f2-)"
+cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$cache" | head -n 1; }
+build_type="Release"; native="ON"; cflags=""; cxxflags=""
+if [ -n "$cache" ]; then
+  build_type="$(cache_value CMAKE_BUILD_TYPE)"
+  native="$(cache_value GGML_NATIVE)"
+  cflags="$(cache_value CMAKE_C_FLAGS)"
+  cxxflags="$(cache_value CMAKE_CXX_FLAGS)"
+  echo "our llama.cpp build: $cache"
+else
+  echo "llama-tools: no CMakeCache.txt of llama-cpp-sys-2 under $target/release; using Release, GGML_NATIVE=ON" >&2
+fi
+build_type="${LLAMA_TOOLS_BUILD_TYPE:-$build_type}"
+echo "tools build: CMAKE_BUILD_TYPE=$build_type GGML_NATIVE=$native C flags '$cflags' C++ flags '$cxxflags'"
+
+echo "== building llama-bench and llama-server in $work/build ($threads jobs)"
+mkdir -p "$work/llama.cpp"
+cp -a "$vendored/." "$work/llama.cpp/"
+cp -an "$src/tools/." "$work/llama.cpp/tools/"
+mkdir -p "$work/llama.cpp/scripts"
+cp -an "$src/scripts/." "$work/llama.cpp/scripts/"
+cmake -S "$work/llama.cpp" -B "$work/build" -DCMAKE_BUILD_TYPE="$build_type" \
+  -DCMAKE_C_FLAGS="$cflags" -DCMAKE_CXX_FLAGS="$cxxflags" -DGGML_NATIVE="$native" \
+  -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON \
+  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_CURL=OFF \
+  -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF >"$work/configure.log"
+started=$(date +%s)
+cmake --build "$work/build" --target llama-bench llama-server -j "$threads" >"$work/build.log"
+echo "built in $(($(date +%s) - started)) s (an up-to-date build takes seconds)"
 bin="$work/build/bin"
 
-echo "== llama-bench, $threads threads (prefill 512, decode 128)"
-"$bin/llama-bench" -m "$model" -t "$threads" -p 512 -n 128 -r 3 -o md
+if [ "$skip" != "bench" ]; then
+  echo "== engine speed: llama-bench vs Porfiry, $threads threads, $rounds interleaved rounds"
+  : >"$work/llama-bench.jsonl"
+  : >"$work/measure.jsonl"
+  for r in $(seq 1 "$rounds"); do
+    "$bin/llama-bench" -m "$model" -t "$threads" -p 512 -n 0 -r 1 -o jsonl >>"$work/llama-bench.jsonl"
+    "$bin/llama-bench" -m "$model" -t "$threads" -p 0 -n 128 -d 512 -r 1 -o jsonl >>"$work/llama-bench.jsonl"
+    "$target/release/examples/measure" "$model" --llama-bench --threads "$threads" --reps 1 \
+      >>"$work/measure.jsonl"
+    echo "round $r done"
+  done
+  python3 - "$work/llama-bench.jsonl" "$work/measure.jsonl" <<'EOF'
+import json, statistics, sys
 
-echo "== Porfiry, same dialogue: report and token trace"
-cargo build --release --bin porfiry --manifest-path "$root/Cargo.toml"
-target="${CARGO_TARGET_DIR:-$root/target}"
-"$target/release/porfiry" bench dialogue --model "$model" --threads "$threads" --json \
-  --trace "$work/trace.jsonl" >"$work/porfiry.json"
-
-echo "== llama-server (cache_prompt, --swa-full, 1 slot, n_ctx 4096)"
-"$bin/llama-server" -m "$model" -t "$threads" -c 4096 --swa-full -np 1 --port "$port" \
-  --host 127.0.0.1 >"$work/server.log" 2>&1 &
-server=$!
-trap 'kill "$server" 2>/dev/null || true' EXIT
-for _ in $(seq 1 120); do
-  if python3 - "$port" <<'EOF' 2>/dev/null; then break; fi
-import sys, urllib.request
-urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/health", timeout=1)
+bench = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+ours = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+pp_l = [b["avg_ts"] for b in bench if b["n_prompt"] > 0]
+tg_l = [b["avg_ts"] for b in bench if b["n_gen"] > 0]
+pp_o = [v for o in ours for v in o["pp_tps"]]
+tg_o = [v for o in ours for v in o["tg_tps"]]
+print(f"ours: {ours[0]['pp_tokens']}-token prompt, {ours[0]['tg_tokens'][0]} tokens decoded "
+      f"after it; llama-bench: pp512 at depth 0, tg128 at depth 512")
+print(f"{'':>8} {'llama-bench median':>18} {'ours median':>11} {'ratio':>6} | "
+      f"{'llama-bench best':>16} {'ours best':>9} {'ratio':>6}   (tok/s, all rounds)")
+for name, l, o in (("prefill", pp_l, pp_o), ("decode", tg_l, tg_o)):
+    ml, mo = statistics.median(l), statistics.median(o)
+    print(f"{name:>8} {ml:>18.1f} {mo:>11.1f} {mo / ml:>6.3f} | {max(l):>16.1f} {max(o):>9.1f} "
+          f"{max(o) / max(l):>6.3f}   llama-bench {[round(x, 1) for x in l]} ours "
+          f"{[round(x, 1) for x in o]}")
 EOF
-  sleep 0.5
-done
+fi
 
-python3 - "$port" "$work/trace.jsonl" "$work/porfiry.json" <<'EOF'
-import json, sys, urllib.request
+if [ "$skip" != "server" ]; then
+  echo "== Porfiry: the scripted dialogue, report and token trace"
+  "$target/release/porfiry" bench dialogue --model "$model" --threads "$threads" --ctx "$ctx" \
+    --json --trace "$work/trace.jsonl" >"$work/porfiry.json"
 
-port, trace_path, ours_path = sys.argv[1], sys.argv[2], sys.argv[3]
-ours = json.load(open(ours_path))["generations"]
-
-def post(body):
-    req = urllib.request.Request(f"http://127.0.0.1:{port}/completion",
-                                 data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"})
-    return json.load(urllib.request.urlopen(req, timeout=600))
-
-print(f"{'req':>3} {'turn':>4} {'ours: prefilled':>15} {'TTFT ms':>8} | {'server: prefilled':>17} {'TTFT ms':>8}")
-for i, line in enumerate(open(trace_path)):
-    t = json.loads(line)
-    r = post({"prompt": t["prompt"], "n_predict": 1, "cache_prompt": True, "temperature": 0})
-    s = r["timings"]
-    post({"prompt": t["prompt"] + t["reply"], "n_predict": 0, "cache_prompt": True})
-    o = ours[i]["stats"]
-    print(f"{i + 1:>3} {ours[i]['turn']:>4} {o['prefilled_tokens']:>15} {o['ttft_ms']:>8.1f} | "
-          f"{s['prompt_n']:>17} {s['prompt_ms'] + s.get('predicted_ms', 0):>8.1f}")
-EOF
+  echo "== llama-server (cache_prompt, --swa-full, 1 slot, n_ctx $ctx, $threads threads) on 127.0.0.1:$port"
+  "$bin/llama-server" -m "$model" -t "$threads" -tb "$threads" -c "$ctx" --swa-full -np 1 \
+    --host 127.0.0.1 --port "$port" --no-webui >"$work/server.log" 2>&1 &
+  server=$!
+  trap 'kill "$server" 2>/dev/null || true' EXIT
+  ready=0
+  for _ in $(seq 1 240); do
+    if python3 -c 'import sys, urllib.request; urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/health", timeout=1)' "$port" 2>/dev/null; then
+      ready=1; break
+    fi
+    kill -0 "$server" 2>/dev/null || break
+    sleep 0.5
+  done
+  if [ $ready -ne 1 ]; then
+    echo "llama-tools: llama-server did not come up; its log:" >&2
+    tail -n 30 "$work/server.log" >&2
+    exit 1
+  fi
+  python3 "$root/benches/llama-server-replay.py" --port "$port" --trace "$work/trace.jsonl" \
+    --ours "$work/porfiry.json" --out "$work/replay.json"
+  kill "$server" 2>/dev/null || true
+  wait "$server" 2>/dev/null || true
+  trap - EXIT
+fi
+echo "== done; raw data in $work"

@@ -2,6 +2,16 @@
 //! and the decode cost of the (idle) lazy tool-call grammar.
 //!
 //! `cargo run --release -p porfiry-engine --example measure -- models/cache/gemma-3-270m-q4_k_m.gguf`
+//!
+//! With `--llama-bench` it measures what llama.cpp's `llama-bench` measures, so the two can be
+//! put side by side (`benches/llama-tools.sh` does): prefill of `--pp` prompt tokens from an
+//! empty cache (llama-bench `pp512`) and decode of `--tg` tokens right after that prompt
+//! (llama-bench `tg128` at depth 512), each `--reps` times, at `--threads`, printing one
+//! JSON line. Ours includes what the engine does per token beyond llama.cpp (greedy sampling
+//! over the whole vocabulary, detokenizing, stop-string scanning): that is the overhead the
+//! comparison is about.
+//!
+//! `measure MODEL --llama-bench [--threads 2] [--pp 512] [--tg 128] [--reps 3]`
 
 use std::time::Instant;
 
@@ -10,7 +20,10 @@ use porfiry_engine::{Engine, EngineParams, GenerateConfig, GenerateRequest, Mess
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args()
         .nth(1)
-        .ok_or("usage: measure MODEL.gguf [rounds]")?;
+        .ok_or("usage: measure MODEL.gguf [rounds] | measure MODEL.gguf --llama-bench [..]")?;
+    if std::env::args().any(|a| a == "--llama-bench") {
+        return llama_bench_mode(&path);
+    }
     let rounds: usize = std::env::args()
         .nth(2)
         .and_then(|r| r.parse().ok())
@@ -124,5 +137,110 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "engaged grammar: {:?} -> {} tok at {:.1} tok/s ({:?})",
         done.text, done.stats.generated_tokens, done.stats.decode_tps, done.stop
     );
+    Ok(())
+}
+
+/// The value after `--name` on the command line, parsed, or `default`.
+fn flag<T: std::str::FromStr>(name: &str, default: T) -> Result<T, Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    match args.iter().position(|a| a == name) {
+        None => Ok(default),
+        Some(i) => args
+            .get(i + 1)
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| format!("{name} needs a number").into()),
+    }
+}
+
+/// llama-bench's pp/tg on the engine: see the crate-level comment at the top of this file.
+fn llama_bench_mode(path: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let threads: u32 = flag("--threads", 2)?;
+    let pp: usize = flag("--pp", 512)?;
+    let tg: usize = flag("--tg", 128)?;
+    let reps: usize = flag("--reps", 3)?;
+    let engine = Engine::load(
+        path,
+        EngineParams {
+            threads: Some(threads),
+            ..EngineParams::default()
+        },
+    )?;
+    let info = engine.info().clone();
+
+    // A prompt of exactly `pp` tokens as the engine decodes it (BOS, chat framing, a long
+    // system text, one user message): grow the system text word by word, then trim.
+    let user = vec![Message::user(
+        "Write a long, detailed story about a hedgehog who travels across the country.",
+    )];
+    let words: Vec<String> = (0..pp * 2)
+        .map(|i| {
+            format!(
+                "{} ",
+                ["river", "stone", "lamp", "garden", "north", "violin"][i % 6]
+            )
+        })
+        .collect();
+    let tokens_with = |n: usize| -> Result<usize, Box<dyn std::error::Error>> {
+        Ok(engine.render(&words[..n].concat(), &user)?.tokens.len())
+    };
+    let (mut lo, mut hi) = (0usize, words.len());
+    while lo < hi {
+        // The most words whose prompt is at most `pp` tokens.
+        let mid = (lo + hi).div_ceil(2);
+        if tokens_with(mid)? <= pp {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let system = words[..lo].concat();
+    let prompt_tokens = tokens_with(lo)?;
+
+    // Free text, no grammar, greedy: one more token than `tg` so that `tg` of them are
+    // decoded (the last sampled token is never decoded).
+    let config = GenerateConfig {
+        tool_call_grammar: None,
+        ..GenerateConfig::greedy(tg + 1)
+    };
+    let mut pp_tps = Vec::new();
+    let mut tg_tps = Vec::new();
+    let mut generated = Vec::new();
+    for rep in 0..=reps {
+        engine.clear_cache()?;
+        let done = engine.generate(
+            GenerateRequest::new("bench", system.clone(), user.clone()).with_config(config.clone()),
+            &mut |_| {},
+        )?;
+        let s = &done.stats;
+        if rep == 0 {
+            continue; // warm-up, as llama-bench does
+        }
+        pp_tps.push(s.prefill_tps);
+        // decode_tps = generated / (time from the end of prefill to the last token); of the
+        // generated tokens all but the last were decoded. Count only those.
+        let decoded = s.generated_tokens.saturating_sub(1);
+        let secs = if s.decode_tps > 0.0 {
+            s.generated_tokens as f64 / s.decode_tps
+        } else {
+            0.0
+        };
+        tg_tps.push(if secs > 0.0 {
+            decoded as f64 / secs
+        } else {
+            0.0
+        });
+        generated.push(decoded);
+    }
+    let out = serde_json::json!({
+        "threads": info.threads,
+        "n_ctx": info.n_ctx,
+        "swa_full": info.swa_full,
+        "pp_tokens": prompt_tokens,
+        "pp_tps": pp_tps,
+        "tg_depth": prompt_tokens,
+        "tg_tokens": generated,
+        "tg_tps": tg_tps,
+    });
+    println!("{out}");
     Ok(())
 }
