@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{bounded, unbounded, Receiver, RecvTimeoutError, Sender};
 use porfiry_agent::{
-    Agent, AgentEvent, CancelToken, ExecutorTarget, GenerationStats, Lang, Model, ToolExecutor,
+    Agent, AgentEvent, CancelToken, ExecutorTarget, GenerationStats, Model, Texts, ToolExecutor,
     ToolInvocation, TurnOutcome, TurnStop,
 };
 use serde_json::{json, Value};
@@ -54,8 +54,22 @@ pub(crate) trait EventSink: Send {
 /// A host's tool implementation (a Java `ToolExecutor` in production). Runs on a helper
 /// thread; may block, throw (→ `Err`) or never return.
 pub(crate) trait HostCall: Send + Sync + 'static {
-    /// Runs `tool` with the positional argument text; `Err` carries the failure message.
-    fn call(&self, tool: &str, args: &str) -> Result<String, String>;
+    /// Runs `tool` with the positional argument text.
+    fn call(&self, tool: &str, args: &str) -> Result<String, HostFailure>;
+}
+
+/// Why a host tool gave no result. [`TimedExecutor`] turns it into the tool reply the model
+/// reads, through the agent's message catalog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum HostFailure {
+    /// The tool reported an error (a Java exception): its text, passed on as written.
+    Threw(String),
+    /// The tool returned nothing (a Java `null`).
+    NoResult,
+    /// The call itself failed in the bridge's machinery (a JNI error).
+    Broken(String),
+    /// The tool panicked (the panic message).
+    Panicked(String),
 }
 
 /// Counters shared by the worker, the tool adapters and [`Assistant::stats`].
@@ -119,7 +133,7 @@ pub(crate) struct Assistant {
     worker: Mutex<Option<JoinHandle<()>>>,
     shared: Arc<Shared>,
     next_turn: AtomicU64,
-    lang: Lang,
+    texts: Texts,
 }
 
 impl Assistant {
@@ -130,7 +144,7 @@ impl Assistant {
         model: Box<dyn Model + Send>,
         info: Value,
     ) -> Result<Self, BridgeError> {
-        let lang = agent.config().lang;
+        let texts = Texts::new(agent.config().lang);
         let (tx, rx) = unbounded();
         let shared = Arc::new(Shared {
             pending: Mutex::new(Vec::new()),
@@ -150,7 +164,7 @@ impl Assistant {
             worker: Mutex::new(Some(worker)),
             shared,
             next_turn: AtomicU64::new(1),
-            lang,
+            texts,
         })
     }
 
@@ -220,7 +234,7 @@ impl Assistant {
         let executor = Arc::new(TimedExecutor {
             host,
             timeout,
-            lang: self.lang,
+            texts: self.texts,
             counters: self.shared.counters.clone(),
         });
         self.enqueue(Job::Register {
@@ -512,19 +526,22 @@ fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
 
 /// A host tool with a deadline: the call runs on its own thread; if it does not answer in
 /// time, the model gets a tool error and the turn goes on (the late answer is dropped).
+/// Every error text the model reads comes from the agent's catalog, in the agent's language.
 struct TimedExecutor {
     host: Arc<dyn HostCall>,
     timeout: Duration,
-    lang: Lang,
+    texts: Texts,
     counters: Arc<Counters>,
 }
 
 impl TimedExecutor {
-    fn timeout_text(&self) -> String {
-        let ms = self.timeout.as_millis();
-        match self.lang {
-            Lang::En => format!("the tool did not answer within {ms} ms"),
-            _ => format!("инструмент не ответил за {ms} мс"),
+    /// The tool reply for a failure of `tool`.
+    fn failure_text(&self, tool: &str, failure: HostFailure) -> String {
+        match failure {
+            HostFailure::Threw(text) => text,
+            HostFailure::NoResult => self.texts.host_tool_no_result(tool),
+            HostFailure::Broken(why) => self.texts.host_tool_call_failed(tool, &why),
+            HostFailure::Panicked(msg) => self.texts.host_tool_panicked(&msg),
         }
     }
 }
@@ -545,26 +562,26 @@ impl ToolExecutor for TimedExecutor {
             .name("porfiry-tool".into())
             .spawn(move || {
                 let result = catch_unwind(AssertUnwindSafe(|| host.call(&tool, &args)))
-                    .unwrap_or_else(|p| Err(format!("internal error: {}", panic_message(&p))));
+                    .unwrap_or_else(|p| Err(HostFailure::Panicked(panic_message(&p))));
                 let _ = tx.send(result);
             });
         if let Err(e) = spawned {
             self.counters.tool_failures.fetch_add(1, Ordering::Relaxed);
-            return Err(format!("cannot start the tool: {e}"));
+            return Err(self.texts.host_tool_not_started(&e.to_string()));
         }
         match rx.recv_timeout(self.timeout) {
             Ok(Ok(text)) => Ok(text),
-            Ok(Err(msg)) => {
+            Ok(Err(failure)) => {
                 self.counters.tool_failures.fetch_add(1, Ordering::Relaxed);
-                Err(msg)
+                Err(self.failure_text(call.tool, failure))
             }
             Err(RecvTimeoutError::Timeout) => {
                 self.counters.tool_timeouts.fetch_add(1, Ordering::Relaxed);
-                Err(self.timeout_text())
+                Err(self.texts.host_tool_timeout(self.timeout.as_millis()))
             }
             Err(RecvTimeoutError::Disconnected) => {
                 self.counters.tool_failures.fetch_add(1, Ordering::Relaxed);
-                Err("the tool stopped without an answer".to_string())
+                Err(self.texts.host_tool_vanished())
             }
         }
     }
@@ -574,7 +591,10 @@ impl ToolExecutor for TimedExecutor {
 mod tests {
     use super::*;
     use crate::paced::PacedModel;
-    use porfiry_agent::{AgentConfig, ScriptedModel, SkillRegistry, SystemClock, ToolsetRegistry};
+    use porfiry_agent::{
+        parse_toolset, AgentConfig, Lang, ScriptedModel, SkillRegistry, SystemClock,
+        ToolsetRegistry,
+    };
 
     struct ChannelSink(Sender<BridgeEvent>);
 
@@ -584,18 +604,33 @@ mod tests {
         }
     }
 
-    fn assistant(outputs: &[&str], delay_ms: u64) -> Assistant {
-        let agent = Agent::new(
-            AgentConfig::default(),
+    /// An agent in `lang` with these toolsets (YAML) and no skills.
+    fn agent(lang: Lang, toolsets: &[&str]) -> Agent {
+        let sets = toolsets.iter().map(|yaml| {
+            parse_toolset(yaml, std::path::Path::new("test.yaml")).expect("a valid toolset")
+        });
+        Agent::new(
+            AgentConfig {
+                lang,
+                ..AgentConfig::default()
+            },
             SkillRegistry::default(),
-            ToolsetRegistry::default(),
+            ToolsetRegistry::from_toolsets(sets),
             Arc::new(SystemClock),
-        );
-        let model = PacedModel::new(
+        )
+    }
+
+    /// A scripted model whose pieces come `delay_ms` apart.
+    fn scripted(outputs: &[&str], delay_ms: u64) -> Box<PacedModel<ScriptedModel>> {
+        Box::new(PacedModel::new(
             ScriptedModel::new(outputs.iter().copied()),
             Duration::from_millis(delay_ms),
-        );
-        Assistant::start(agent, Box::new(model), json!({"kind": "test"})).unwrap()
+        ))
+    }
+
+    fn assistant(outputs: &[&str], delay_ms: u64) -> Assistant {
+        let model = scripted(outputs, delay_ms);
+        Assistant::start(agent(Lang::Ru, &[]), model, json!({"kind": "test"})).unwrap()
     }
 
     /// Sends a turn and collects its events up to the ending one.
@@ -711,13 +746,8 @@ mod tests {
 
     #[test]
     fn a_panic_inside_a_turn_is_an_error_event_and_the_worker_survives() {
-        let agent = Agent::new(
-            AgentConfig::default(),
-            SkillRegistry::default(),
-            ToolsetRegistry::default(),
-            Arc::new(SystemClock),
-        );
-        let a = Assistant::start(agent, Box::new(Explosive(false)), json!({})).unwrap();
+        let model = Box::new(Explosive(false));
+        let a = Assistant::start(agent(Lang::Ru, &[]), model, json!({})).unwrap();
         let events = until_end(&turn(&a, "s", "1"));
         assert!(
             matches!(events.last(), Some(BridgeEvent::Error(m)) if m == "internal error: model bug"),
@@ -735,15 +765,14 @@ mod tests {
     struct Sleepy(Duration);
 
     impl HostCall for Sleepy {
-        fn call(&self, _tool: &str, args: &str) -> Result<String, String> {
+        fn call(&self, _tool: &str, args: &str) -> Result<String, HostFailure> {
             std::thread::sleep(self.0);
-            if args == "panic" {
-                panic!("executor bug");
-            }
-            if args == "fail" {
-                Err("boom".into())
-            } else {
-                Ok(format!("got {args}"))
+            match args {
+                "panic" => panic!("executor bug"),
+                "fail" => Err(HostFailure::Threw("boom".into())),
+                "null" => Err(HostFailure::NoResult),
+                "jni" => Err(HostFailure::Broken("JNI error".into())),
+                _ => Ok(format!("got {args}")),
             }
         }
     }
@@ -773,7 +802,7 @@ mod tests {
         let quick = TimedExecutor {
             host: Arc::new(Sleepy(Duration::ZERO)),
             timeout: Duration::from_secs(5),
-            lang: Lang::En,
+            texts: Texts::new(Lang::En),
             counters: counters.clone(),
         };
         assert_eq!(
@@ -785,10 +814,18 @@ mod tests {
             invoke(&quick, &args("panic")),
             Err("internal error: executor bug".to_string())
         );
+        assert_eq!(
+            invoke(&quick, &args("null")),
+            Err("media_search returned no result".to_string())
+        );
+        assert_eq!(
+            invoke(&quick, &args("jni")),
+            Err("media_search failed: JNI error".to_string())
+        );
         let slow = TimedExecutor {
             host: Arc::new(Sleepy(Duration::from_secs(2))),
             timeout: Duration::from_millis(50),
-            lang: Lang::Ru,
+            texts: Texts::new(Lang::Ru),
             counters: counters.clone(),
         };
         let started = Instant::now();
@@ -798,6 +835,53 @@ mod tests {
         );
         assert!(started.elapsed() < Duration::from_secs(1));
         assert_eq!(counters.tool_timeouts.load(Ordering::Relaxed), 1);
-        assert_eq!(counters.tool_failures.load(Ordering::Relaxed), 2);
+        assert_eq!(counters.tool_failures.load(Ordering::Relaxed), 4);
+    }
+
+    const SEARCH: &str = "\
+name: media
+description: media
+tools:
+  - name: media_search
+    description: search
+    args:
+      - {name: query, type: string, required: true}
+";
+
+    /// The reply the model got for a slow host tool, in an assistant of `lang`.
+    fn timeout_reply(lang: Lang) -> String {
+        let a = Assistant::start(
+            agent(lang, &[SEARCH]),
+            scripted(&["TOOL_CALL: media_search|x", "ok"], 0),
+            json!({}),
+        )
+        .unwrap();
+        let slow = Arc::new(Sleepy(Duration::from_secs(2)));
+        a.register_toolset("media", slow, Duration::from_millis(50))
+            .unwrap();
+        let events = until_end(&turn(&a, "s", "q"));
+        a.close().unwrap();
+        events
+            .into_iter()
+            .find_map(|e| match e {
+                BridgeEvent::ToolFinished { result, ok, .. } => {
+                    assert!(!ok, "{result}");
+                    Some(result)
+                }
+                _ => None,
+            })
+            .expect("the tool ran")
+    }
+
+    #[test]
+    fn tool_timeouts_speak_the_agent_language() {
+        assert_eq!(
+            timeout_reply(Lang::En),
+            "Error in media_search: the tool did not answer within 50 ms"
+        );
+        assert_eq!(
+            timeout_reply(Lang::Ru),
+            "Ошибка media_search: инструмент не ответил за 50 мс"
+        );
     }
 }

@@ -15,11 +15,11 @@ use jni::strings::JNIString;
 use jni::sys::{jboolean, jint, jlong};
 use jni::vm::{AttachConfig, JavaVM};
 use jni::{jni_sig, jni_str, Env, EnvUnowned, JValue};
-use porfiry_agent::{Agent, AgentConfig, Lang, ScriptedModel, SystemClock};
+use porfiry_agent::{Agent, AgentConfig, Lang, Model, ScriptedModel, SystemClock};
 use porfiry_engine::{Engine, EngineModel, EngineParams, GenerateConfig};
-use serde_json::json;
+use serde_json::{json, Value};
 
-use crate::assistant::{Assistant, BridgeEvent, EventSink, HostCall};
+use crate::assistant::{Assistant, BridgeEvent, EventSink, HostCall, HostFailure};
 use crate::error::BridgeError;
 use crate::paced::PacedModel;
 use crate::registry;
@@ -86,6 +86,7 @@ fn lang_arg(env: &Env<'_>, s: &JString<'_>) -> Result<Lang, BridgeError> {
 }
 
 /// Loads skills and toolsets; an empty path means "none"; a path that is not a folder is an error.
+/// Returns the agent and its load diagnostics as text.
 fn load_agent(
     skills: &str,
     toolsets: &str,
@@ -124,23 +125,82 @@ fn non_negative(v: jint, what: &str) -> Result<u32, BridgeError> {
         .map_err(|_| BridgeError::InvalidArgument(format!("{what} must be >= 0, got {v}")))
 }
 
+/// The agent arguments of `create` and `createScripted`: two folders and a language.
+struct AgentArgs {
+    skills: String,
+    toolsets: String,
+    lang: Lang,
+}
+
+impl AgentArgs {
+    fn read(
+        env: &Env<'_>,
+        skills: &JString<'_>,
+        toolsets: &JString<'_>,
+        language: &JString<'_>,
+    ) -> Result<Self, BridgeError> {
+        Ok(AgentArgs {
+            skills: string_arg(env, skills, "skillsDir")?,
+            toolsets: string_arg(env, toolsets, "toolsetsDir")?,
+            lang: lang_arg(env, language)?,
+        })
+    }
+
+    /// Loads the agent and starts an assistant on `model`; `info` (a JSON object) gets the
+    /// loaded skills, toolsets and diagnostics added. Returns the new handle.
+    fn start(
+        self,
+        model: impl FnOnce() -> Result<(Box<dyn Model + Send>, Value), BridgeError>,
+    ) -> Result<jlong, BridgeError> {
+        let (agent, diagnostics) = load_agent(&self.skills, &self.toolsets, self.lang)?;
+        let (model, mut info) = model()?;
+        if let Value::Object(map) = &mut info {
+            map.insert("skills".into(), json!(agent.skills().names()));
+            map.insert("toolsets".into(), json!(agent.toolsets().names()));
+            map.insert("diagnostics".into(), json!(diagnostics));
+        }
+        let assistant = Assistant::start(agent, model, info)?;
+        Ok(registry::insert(assistant))
+    }
+}
+
+/// Runs the body of an export: a [`BridgeError`] or a panic becomes a Java exception
+/// ([`ThrowBridgeError`]) and the export returns `T::default()`.
+fn export<'c, T: Default + 'c>(
+    mut env: EnvUnowned<'c>,
+    body: impl FnOnce(&mut Env<'c>) -> Result<T, BridgeError>,
+) -> T {
+    env.with_env(body).resolve::<ThrowBridgeError>()
+}
+
+/// [`export`] for a call on an existing assistant: a bad or closed handle throws first.
+fn on_assistant<'c, T: Default + 'c>(
+    env: EnvUnowned<'c>,
+    handle: jlong,
+    body: impl FnOnce(&mut Env<'c>, &Assistant) -> Result<T, BridgeError>,
+) -> T {
+    export(env, |env| {
+        let assistant = registry::get(handle)?;
+        body(env, &assistant)
+    })
+}
+
 /// `String version()`.
 #[no_mangle]
 pub extern "system" fn Java_app_porfiry_core_PorfiryNative_version<'c>(
-    mut env: EnvUnowned<'c>,
+    env: EnvUnowned<'c>,
     _class: JClass<'c>,
 ) -> JString<'c> {
-    env.with_env(|env| -> Result<JString<'c>, BridgeError> {
+    export(env, |env| {
         Ok(JString::from_str(env, env!("CARGO_PKG_VERSION"))?)
     })
-    .resolve::<ThrowBridgeError>()
 }
 
 /// `long create(String modelPath, String skillsDir, String toolsetsDir, int contextTokens,
 /// int threads, int maxTokens, String language)`.
 #[no_mangle]
 pub extern "system" fn Java_app_porfiry_core_PorfiryNative_create<'c>(
-    mut env: EnvUnowned<'c>,
+    env: EnvUnowned<'c>,
     _class: JClass<'c>,
     model_path: JString<'c>,
     skills_dir: JString<'c>,
@@ -150,55 +210,48 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_create<'c>(
     max_tokens: jint,
     language: JString<'c>,
 ) -> jlong {
-    env.with_env(|env| -> Result<jlong, BridgeError> {
+    export(env, |env| {
         let model_path = string_arg(env, &model_path, "modelPath")?;
-        let skills = string_arg(env, &skills_dir, "skillsDir")?;
-        let toolsets = string_arg(env, &toolsets_dir, "toolsetsDir")?;
-        let lang = lang_arg(env, &language)?;
+        let agent = AgentArgs::read(env, &skills_dir, &toolsets_dir, &language)?;
         let n_ctx = non_negative(context_tokens, "contextTokens")?;
         let threads = non_negative(threads, "threads")?;
         let max_tokens = non_negative(max_tokens, "maxTokens")?;
-        let (agent, diagnostics) = load_agent(&skills, &toolsets, lang)?;
-        let mut params = EngineParams::default();
-        if n_ctx > 0 {
-            params.n_ctx = n_ctx;
-        }
-        if threads > 0 {
-            params.threads = Some(threads);
-        }
-        let mut generate = GenerateConfig::default();
-        if max_tokens > 0 {
-            generate.max_tokens = max_tokens as usize;
-        }
-        let engine = Engine::load(&model_path, params).map_err(|e| {
-            BridgeError::InvalidArgument(format!("cannot load model {model_path}: {e}"))
-        })?;
-        let info = engine.info();
-        let info = json!({
-            "kind": "gguf",
-            "path": model_path,
-            "name": info.name,
-            "chat_format": format!("{:?}", info.chat_format),
-            "n_ctx": info.n_ctx,
-            "threads": info.threads,
-            "load_ms": info.load_ms,
-            "max_tokens": generate.max_tokens,
-            "skills": agent.skills().names(),
-            "toolsets": agent.toolsets().names(),
-            "diagnostics": diagnostics,
-        });
-        let model = EngineModel::new(engine, generate);
-        let assistant = Assistant::start(agent, Box::new(model), info)?;
-        Ok(registry::insert(assistant))
+        agent.start(|| {
+            let mut params = EngineParams::default();
+            if n_ctx > 0 {
+                params.n_ctx = n_ctx;
+            }
+            if threads > 0 {
+                params.threads = Some(threads);
+            }
+            let mut generate = GenerateConfig::default();
+            if max_tokens > 0 {
+                generate.max_tokens = max_tokens as usize;
+            }
+            let engine = Engine::load(&model_path, params).map_err(|e| {
+                BridgeError::InvalidArgument(format!("cannot load model {model_path}: {e}"))
+            })?;
+            let info = engine.info();
+            let info = json!({
+                "kind": "gguf",
+                "path": model_path,
+                "name": info.name,
+                "chat_format": format!("{:?}", info.chat_format),
+                "n_ctx": info.n_ctx,
+                "threads": info.threads,
+                "load_ms": info.load_ms,
+                "max_tokens": generate.max_tokens,
+            });
+            Ok((Box::new(EngineModel::new(engine, generate)), info))
+        })
     })
-    .resolve::<ThrowBridgeError>()
 }
 
 /// `long createScripted(String[] script, int pieceDelayMs, String skillsDir,
 /// String toolsetsDir, String language)`.
 #[no_mangle]
 pub extern "system" fn Java_app_porfiry_core_PorfiryNative_createScripted<'c>(
-    mut env: EnvUnowned<'c>,
+    env: EnvUnowned<'c>,
     _class: JClass<'c>,
     script: JObjectArray<'c, JString<'c>>,
     piece_delay_ms: jint,
@@ -206,7 +259,7 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_createScripted<'c>(
     toolsets_dir: JString<'c>,
     language: JString<'c>,
 ) -> jlong {
-    env.with_env(|env| -> Result<jlong, BridgeError> {
+    export(env, |env| {
         if script.is_null() {
             return Err(BridgeError::InvalidArgument("script is null".into()));
         }
@@ -218,40 +271,33 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_createScripted<'c>(
             env.delete_local_ref(item);
         }
         let delay = non_negative(piece_delay_ms, "pieceDelayMs")?;
-        let skills = string_arg(env, &skills_dir, "skillsDir")?;
-        let toolsets = string_arg(env, &toolsets_dir, "toolsetsDir")?;
-        let lang = lang_arg(env, &language)?;
-        let (agent, diagnostics) = load_agent(&skills, &toolsets, lang)?;
-        let info = json!({
-            "kind": "scripted",
-            "outputs": outputs.len(),
-            "piece_delay_ms": delay,
-            "skills": agent.skills().names(),
-            "toolsets": agent.toolsets().names(),
-            "diagnostics": diagnostics,
-        });
-        let model = PacedModel::new(
-            ScriptedModel::new(outputs),
-            Duration::from_millis(delay.into()),
-        );
-        let assistant = Assistant::start(agent, Box::new(model), info)?;
-        Ok(registry::insert(assistant))
+        let agent = AgentArgs::read(env, &skills_dir, &toolsets_dir, &language)?;
+        agent.start(|| {
+            let info = json!({
+                "kind": "scripted",
+                "outputs": outputs.len(),
+                "piece_delay_ms": delay,
+            });
+            let model = PacedModel::new(
+                ScriptedModel::new(outputs),
+                Duration::from_millis(delay.into()),
+            );
+            Ok((Box::new(model), info))
+        })
     })
-    .resolve::<ThrowBridgeError>()
 }
 
 /// `void registerToolset(long handle, String toolset, ToolExecutor executor, long timeoutMs)`.
 #[no_mangle]
 pub extern "system" fn Java_app_porfiry_core_PorfiryNative_registerToolset<'c>(
-    mut env: EnvUnowned<'c>,
+    env: EnvUnowned<'c>,
     _class: JClass<'c>,
     handle: jlong,
     toolset: JString<'c>,
     executor: JObject<'c>,
     timeout_ms: jlong,
 ) {
-    env.with_env(|env| -> Result<(), BridgeError> {
-        let assistant = registry::get(handle)?;
+    on_assistant(env, handle, |env, assistant| {
         let toolset = string_arg(env, &toolset, "toolset")?;
         if executor.is_null() {
             return Err(BridgeError::InvalidArgument("executor is null".into()));
@@ -268,21 +314,19 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_registerToolset<'c>(
         };
         assistant.register_toolset(&toolset, Arc::new(host), Duration::from_millis(timeout))
     })
-    .resolve::<ThrowBridgeError>()
 }
 
 /// `void send(long handle, String session, String text, PorfiryListener listener)`.
 #[no_mangle]
 pub extern "system" fn Java_app_porfiry_core_PorfiryNative_send<'c>(
-    mut env: EnvUnowned<'c>,
+    env: EnvUnowned<'c>,
     _class: JClass<'c>,
     handle: jlong,
     session: JString<'c>,
     text: JString<'c>,
     listener: JObject<'c>,
 ) {
-    env.with_env(|env| -> Result<(), BridgeError> {
-        let assistant = registry::get(handle)?;
+    on_assistant(env, handle, |env, assistant| {
         let session = string_arg(env, &session, "session")?;
         let text = string_arg(env, &text, "text")?;
         if listener.is_null() {
@@ -294,69 +338,55 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_send<'c>(
         };
         assistant.send(&session, &text, Box::new(sink))
     })
-    .resolve::<ThrowBridgeError>()
 }
 
 /// `boolean cancel(long handle, String session)`.
 #[no_mangle]
 pub extern "system" fn Java_app_porfiry_core_PorfiryNative_cancel<'c>(
-    mut env: EnvUnowned<'c>,
+    env: EnvUnowned<'c>,
     _class: JClass<'c>,
     handle: jlong,
     session: JString<'c>,
 ) -> jboolean {
-    env.with_env(|env| -> Result<jboolean, BridgeError> {
-        let assistant = registry::get(handle)?;
-        let session = string_arg(env, &session, "session")?;
-        assistant.cancel(&session)
+    on_assistant(env, handle, |env, assistant| {
+        assistant.cancel(&string_arg(env, &session, "session")?)
     })
-    .resolve::<ThrowBridgeError>()
 }
 
 /// `void close(long handle)`.
 #[no_mangle]
 pub extern "system" fn Java_app_porfiry_core_PorfiryNative_close<'c>(
-    mut env: EnvUnowned<'c>,
+    env: EnvUnowned<'c>,
     _class: JClass<'c>,
     handle: jlong,
 ) {
-    env.with_env(|_env| -> Result<(), BridgeError> {
-        let assistant = registry::remove(handle)?;
-        assistant.close()
-    })
-    .resolve::<ThrowBridgeError>()
+    export(env, |_env| registry::remove(handle)?.close())
 }
 
 /// `String prompt(long handle, String session)`.
 #[no_mangle]
 pub extern "system" fn Java_app_porfiry_core_PorfiryNative_prompt<'c>(
-    mut env: EnvUnowned<'c>,
+    env: EnvUnowned<'c>,
     _class: JClass<'c>,
     handle: jlong,
     session: JString<'c>,
 ) -> JString<'c> {
-    env.with_env(|env| -> Result<JString<'c>, BridgeError> {
-        let assistant = registry::get(handle)?;
-        let session = string_arg(env, &session, "session")?;
-        let text = assistant.prompt(&session)?;
+    on_assistant(env, handle, |env, assistant| {
+        let text = assistant.prompt(&string_arg(env, &session, "session")?)?;
         Ok(JString::from_str(env, text)?)
     })
-    .resolve::<ThrowBridgeError>()
 }
 
 /// `String stats(long handle)`.
 #[no_mangle]
 pub extern "system" fn Java_app_porfiry_core_PorfiryNative_stats<'c>(
-    mut env: EnvUnowned<'c>,
+    env: EnvUnowned<'c>,
     _class: JClass<'c>,
     handle: jlong,
 ) -> JString<'c> {
-    env.with_env(|env| -> Result<JString<'c>, BridgeError> {
-        let assistant = registry::get(handle)?;
-        let stats = assistant.stats()?;
-        Ok(JString::from_str(env, stats.to_string())?)
+    on_assistant(env, handle, |env, assistant| {
+        Ok(JString::from_str(env, assistant.stats()?.to_string())?)
     })
-    .resolve::<ThrowBridgeError>()
 }
 
 /// Attach config of the worker thread: permanent (detached when the thread ends), named.
@@ -377,30 +407,13 @@ impl JavaSink {
             worker_attach,
             Some(16),
             |env| -> Result<(), JniError> {
-                let one = jni_sig!("(Ljava/lang/String;)V");
-                match event {
-                    BridgeEvent::Text(t) => {
-                        let s = env.new_string(t)?;
-                        env.call_method(listener, jni_str!("onText"), one, &[JValue::Object(&s)])?;
-                    }
-                    BridgeEvent::Sentence(t) => {
-                        let s = env.new_string(t)?;
-                        env.call_method(
-                            listener,
-                            jni_str!("onSentence"),
-                            one,
-                            &[JValue::Object(&s)],
-                        )?;
-                    }
-                    BridgeEvent::ShowText(t) => {
-                        let s = env.new_string(t)?;
-                        env.call_method(
-                            listener,
-                            jni_str!("onShowText"),
-                            one,
-                            &[JValue::Object(&s)],
-                        )?;
-                    }
+                // Most events are one string for a one-string method.
+                let (method, text) = match event {
+                    BridgeEvent::Text(t) => (jni_str!("onText"), t),
+                    BridgeEvent::Sentence(t) => (jni_str!("onSentence"), t),
+                    BridgeEvent::ShowText(t) => (jni_str!("onShowText"), t),
+                    BridgeEvent::Done(v) => (jni_str!("onDone"), v.to_string()),
+                    BridgeEvent::Error(t) => (jni_str!("onError"), t),
                     BridgeEvent::ToolStarted { name, args } => {
                         let n = env.new_string(name)?;
                         let a = env.new_string(args)?;
@@ -410,6 +423,7 @@ impl JavaSink {
                             jni_sig!("(Ljava/lang/String;Ljava/lang/String;)V"),
                             &[JValue::Object(&n), JValue::Object(&a)],
                         )?;
+                        return Ok(());
                     }
                     BridgeEvent::ToolFinished { name, result, ok } => {
                         let n = env.new_string(name)?;
@@ -420,16 +434,16 @@ impl JavaSink {
                             jni_sig!("(Ljava/lang/String;Ljava/lang/String;Z)V"),
                             &[JValue::Object(&n), JValue::Object(&r), JValue::Bool(ok)],
                         )?;
+                        return Ok(());
                     }
-                    BridgeEvent::Done(v) => {
-                        let s = env.new_string(v.to_string())?;
-                        env.call_method(listener, jni_str!("onDone"), one, &[JValue::Object(&s)])?;
-                    }
-                    BridgeEvent::Error(t) => {
-                        let s = env.new_string(t)?;
-                        env.call_method(listener, jni_str!("onError"), one, &[JValue::Object(&s)])?;
-                    }
-                }
+                };
+                let s = env.new_string(text)?;
+                env.call_method(
+                    listener,
+                    method,
+                    jni_sig!("(Ljava/lang/String;)V"),
+                    &[JValue::Object(&s)],
+                )?;
                 Ok(())
             },
         )
@@ -451,7 +465,7 @@ struct JavaTool {
 }
 
 impl HostCall for JavaTool {
-    fn call(&self, tool: &str, args: &str) -> Result<String, String> {
+    fn call(&self, tool: &str, args: &str) -> Result<String, HostFailure> {
         let executor: &JObject<'static> = &self.executor;
         let outcome = self.vm.attach_current_thread_with_config(
             || {
@@ -480,13 +494,15 @@ impl HostCall for JavaTool {
         );
         match outcome {
             Ok(Some(text)) => Ok(text),
-            Ok(None) => Err(format!("{tool} returned no result")),
-            Err(JniError::CaughtJavaException { name, msg, .. }) => Err(if msg.is_empty() {
-                name
-            } else {
-                format!("{name}: {msg}")
-            }),
-            Err(e) => Err(format!("{tool} failed: {e}")),
+            Ok(None) => Err(HostFailure::NoResult),
+            Err(JniError::CaughtJavaException { name, msg, .. }) => {
+                Err(HostFailure::Threw(if msg.is_empty() {
+                    name
+                } else {
+                    format!("{name}: {msg}")
+                }))
+            }
+            Err(e) => Err(HostFailure::Broken(e.to_string())),
         }
     }
 }

@@ -65,25 +65,6 @@ fn model() -> PathBuf {
     m
 }
 
-const MEDIA_TOOLSET: &str = "\
-name: media
-description: управление медиа и воспроизведением (search/info/play)
-tools:
-  - name: media_search
-    description: поиск по названию
-    args:
-      - {name: query, type: string, required: true, description: название или его часть}
-  - name: media_info
-    description: детали фильма
-    args:
-      - {name: id, type: string, required: true, description: id из media_search}
-  - name: media_play
-    description: запуск/управление просмотром
-    args:
-      - {name: id, type: string, required: true}
-      - {name: action, type: enum, values: [play, pause, stop], required: false}
-";
-
 const MEDIA_SKILL: &str = "\
 ---
 name: media
@@ -109,7 +90,12 @@ fn prepared() -> &'static Prepared {
         std::fs::create_dir_all(&classes).unwrap();
         std::fs::create_dir_all(fixtures.join("skills")).unwrap();
         std::fs::create_dir_all(fixtures.join("toolsets")).unwrap();
-        std::fs::write(fixtures.join("toolsets/media.yaml"), MEDIA_TOOLSET).unwrap();
+        // The toolset the app ships (its tools are what `MediaToolExecutor` implements).
+        std::fs::copy(
+            root().join("toolsets/media.yaml"),
+            fixtures.join("toolsets/media.yaml"),
+        )
+        .unwrap();
         std::fs::write(fixtures.join("skills/media.md"), MEDIA_SKILL).unwrap();
         let mut sources = Vec::new();
         for dir in [

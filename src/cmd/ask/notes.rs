@@ -1,13 +1,13 @@
 //! The `notes` toolset's executor: the user's notes kept in a local text file, one per line.
 //!
 //! The CLI's one built-in host tool set (`toolsets/notes.yaml`, skill `skills/notes.md`),
-//! so `ask`/`chat` can show a whole tool round trip on this machine. Replies are short and in
-//! the session's language; they are data for the model, like any host tool result.
+//! so `ask`/`chat` can show a whole tool round trip on this machine. Replies are short, in
+//! the agent's language, and come from the agent's message catalog ([`Texts`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use porfiry_agent::{ArgValue, Lang, ToolExecutor, ToolInvocation};
+use porfiry_agent::{ArgValue, Lang, Texts, ToolExecutor, ToolInvocation};
 
 /// Environment variable naming the data directory (notes live in `<dir>/notes.txt`).
 pub const DATA_DIR_ENV: &str = "PORFIRY_DATA";
@@ -29,7 +29,7 @@ pub fn data_dir() -> PathBuf {
 #[derive(Debug)]
 pub struct NotesExecutor {
     path: PathBuf,
-    lang: Lang,
+    texts: Texts,
     /// Serialises read-modify-write of the file within this process.
     lock: Mutex<()>,
 }
@@ -39,7 +39,7 @@ impl NotesExecutor {
     pub fn new(path: impl Into<PathBuf>, lang: Lang) -> Self {
         Self {
             path: path.into(),
-            lang,
+            texts: Texts::new(lang),
             lock: Mutex::new(()),
         }
     }
@@ -72,36 +72,22 @@ impl NotesExecutor {
         std::fs::rename(&tmp, &self.path).map_err(fail)
     }
 
-    fn t(&self, ru: String, en: String) -> String {
-        match self.lang {
-            Lang::Ru => ru,
-            Lang::En => en,
-        }
-    }
-
     fn add(&self, text: &str) -> Result<String, String> {
         // One note per line: line breaks inside a note become spaces.
         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
         if text.is_empty() {
-            return Err(self.t(
-                "пустая заметка не сохранена".into(),
-                "an empty note was not saved".into(),
-            ));
+            return Err(self.texts.note_empty());
         }
         let mut notes = self.read()?;
         notes.push(text);
         self.write(&notes)?;
-        let n = notes.len();
-        Ok(self.t(
-            format!("Заметка {n} сохранена."),
-            format!("Note {n} saved."),
-        ))
+        Ok(self.texts.note_saved(notes.len()))
     }
 
     fn list(&self) -> Result<String, String> {
         let notes = self.read()?;
         if notes.is_empty() {
-            return Ok(self.t("Заметок нет.".into(), "No notes.".into()));
+            return Ok(self.texts.notes_none());
         }
         Ok(notes
             .iter()
@@ -115,40 +101,27 @@ impl NotesExecutor {
         let mut notes = self.read()?;
         let count = notes.len();
         if number < 1 || number as usize > count {
-            return Err(self.t(
-                format!("нет заметки {number}; всего заметок: {count}"),
-                format!("no note {number}; there are {count} notes"),
-            ));
+            return Err(self.texts.note_missing(number, count));
         }
         let removed = notes.remove(number as usize - 1);
         self.write(&notes)?;
-        Ok(self.t(
-            format!("Заметка {number} удалена: {removed}"),
-            format!("Note {number} deleted: {removed}"),
-        ))
+        Ok(self.texts.note_deleted(number, &removed))
     }
 }
 
 impl ToolExecutor for NotesExecutor {
     fn execute(&self, call: &ToolInvocation<'_>) -> Result<String, String> {
-        let _guard = self
-            .lock
-            .lock()
-            .map_err(|_| "notes lock poisoned".to_string())?;
+        // A panic while the lock was held cannot leave a half-written file (writes are
+        // renames), so a poisoned lock is simply taken over.
+        let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
         match call.tool {
             "notes_add" => self.add(call.args.str("text").unwrap_or_default()),
             "notes_list" => self.list(),
             "notes_delete" => match call.args.get("number") {
                 Some(ArgValue::Int(n)) => self.delete(*n),
-                _ => Err(self.t(
-                    "нужен номер заметки: notes_delete|номер".into(),
-                    "a note number is needed: notes_delete|number".into(),
-                )),
+                _ => Err(self.texts.note_number_needed()),
             },
-            other => Err(self.t(
-                format!("инструмента {other} в наборе notes нет"),
-                format!("the notes toolset has no tool {other}"),
-            )),
+            other => Err(self.texts.notes_unknown_tool(other)),
         }
     }
 }
@@ -235,6 +208,10 @@ mod tests {
         assert!(ex.delete(0).is_err() && ex.delete(2).is_err() && ex.delete(-3).is_err());
         assert_eq!(ex.delete(1).unwrap(), "Заметка 1 удалена: a b");
         assert_eq!(ex.list().unwrap(), "Заметок нет.");
+        let en = NotesExecutor::new(dir.path().join("notes.txt"), Lang::En);
+        assert_eq!(en.list().unwrap(), "No notes.");
+        assert_eq!(en.delete(4).unwrap_err(), "no note 4; there are 0 notes");
+        assert_eq!(en.add(" ").unwrap_err(), "an empty note was not saved");
     }
 
     #[test]

@@ -59,6 +59,13 @@ public final class BridgeTests {
         return PorfiryNative.createScripted(outputs, delayMs, SKILLS, TOOLSETS, "ru");
     }
 
+    /** Sends a turn of {@code session} and returns the recorder that hears it. */
+    private static Recorder send(long h, String session, String text) {
+        Recorder r = new Recorder();
+        PorfiryNative.send(h, session, text, r);
+        return r;
+    }
+
     private static List<String> porfiryThreads() {
         List<String> names = new ArrayList<>();
         for (Thread t : Thread.getAllStackTraces().keySet()) {
@@ -73,8 +80,7 @@ public final class BridgeTests {
 
     static void scriptedTurnStreamsTextSentencesAndDone() throws Exception {
         long h = scripted(0, "Привет! Как дела? 🎬 Всё хорошо");
-        Recorder r = new Recorder();
-        PorfiryNative.send(h, "s1", "Здравствуй", r);
+        Recorder r = send(h, "s1", "Здравствуй");
         r.await(20);
         Check.eq(null, r.error, "error");
         Check.eq("Привет! Как дела? 🎬 Всё хорошо", r.text(), "streamed text");
@@ -106,8 +112,7 @@ public final class BridgeTests {
             seenArgs.set(a);
             return "tomb-raider | Tomb Raider: Лара 🎬 𝄞";
         }, 5000);
-        Recorder r = new Recorder();
-        PorfiryNative.send(h, "юникод-сессия 🙂", "Покажи «Лару» 🎬 𝄞 \u0000", r);
+        Recorder r = send(h, "юникод-сессия 🙂", "Покажи «Лару» 🎬 𝄞 \u0000");
         r.await(20);
         Check.eq(null, r.error, "error");
         Check.eq(Collections.singletonList(odd.replace("\u0000", "")), r.shown, "show_text text");
@@ -125,8 +130,7 @@ public final class BridgeTests {
             longText.append("Предложение номер ").append(i).append(". ");
         }
         long h = scripted(20, longText.toString());
-        Recorder r = new Recorder();
-        PorfiryNative.send(h, "s", "говори", r);
+        Recorder r = send(h, "s", "говори");
         Check.isTrue(r.firstText.await(10, TimeUnit.SECONDS), "first text arrives");
         long t0 = System.nanoTime();
         Check.isTrue(PorfiryNative.cancel(h, "s"), "cancel finds the turn");
@@ -142,12 +146,9 @@ public final class BridgeTests {
 
     static void cancelReachesQueuedTurnsOfThatSessionOnly() throws Exception {
         long h = scripted(15, "Первый длинный ответ, очень длинный ответ.", "Второй.", "Ответ Б.");
-        Recorder a1 = new Recorder();
-        Recorder a2 = new Recorder();
-        Recorder b = new Recorder();
-        PorfiryNative.send(h, "A", "раз", a1);
-        PorfiryNative.send(h, "A", "два", a2);
-        PorfiryNative.send(h, "B", "три", b);
+        Recorder a1 = send(h, "A", "раз");
+        Recorder a2 = send(h, "A", "два");
+        Recorder b = send(h, "B", "три");
         Check.isTrue(a1.firstText.await(10, TimeUnit.SECONDS), "first turn started");
         Check.isTrue(PorfiryNative.cancel(h, "A"), "cancel A");
         a1.await(10);
@@ -215,12 +216,9 @@ public final class BridgeTests {
 
     static void closeDuringGenerationEndsEveryTurnAndDetaches() throws Exception {
         long h = scripted(20, "Очень длинный ответ, который не успеет закончиться до закрытия.", "Второй.", "Третий.");
-        Recorder r1 = new Recorder();
-        Recorder r2 = new Recorder();
-        Recorder r3 = new Recorder();
-        PorfiryNative.send(h, "s", "1", r1);
-        PorfiryNative.send(h, "s", "2", r2);
-        PorfiryNative.send(h, "t", "3", r3);
+        Recorder r1 = send(h, "s", "1");
+        Recorder r2 = send(h, "s", "2");
+        Recorder r3 = send(h, "t", "3");
         Check.isTrue(r1.firstText.await(10, TimeUnit.SECONDS), "generation started");
         long t0 = System.nanoTime();
         PorfiryNative.close(h);
@@ -380,7 +378,7 @@ public final class BridgeTests {
         Check.eq("Не дождался.", r.text(), "reply after the failed tool");
         String tools = String.join("\n", r.toolsCopy());
         Check.contains(tools, "failed media_search", "tool failed");
-        Check.contains(tools, "300", "timeout reply names the limit");
+        Check.contains(tools, "инструмент не ответил за 300 мс", "timeout reply, from the catalog in Russian");
         Check.isTrue(!tools.contains("слишком поздно"), "late answer dropped");
         Check.isTrue(ms < 5000, "turn took " + ms + " ms");
         Check.eq("1", Check.json(PorfiryNative.stats(h), "tool_timeouts"), "counted");
@@ -401,13 +399,12 @@ public final class BridgeTests {
             }
             return null;
         }, 5000);
-        Recorder r = new Recorder();
-        PorfiryNative.send(h, "s", "найди", r);
+        Recorder r = send(h, "s", "найди");
         r.await(20);
         Check.eq("answered", Check.json(r.done, "stop"), "turn went on");
         String tools = String.join("\n", r.toolsCopy());
         Check.contains(tools, "java.lang.IllegalArgumentException: плохой запрос: плохо", "exception text");
-        Check.contains(tools, "failed media_info", "null result is a failure");
+        Check.contains(tools, "failed media_info Ошибка media_info: media_info не вернул результат", "null result is a failure, worded by the catalog");
         Check.eq("2", Check.json(PorfiryNative.stats(h), "tool_failures"), "counted");
         PorfiryNative.close(h);
     }
@@ -418,8 +415,7 @@ public final class BridgeTests {
         long h = scripted(0, "TOOL_CALL: media_search|лара", "TOOL_CALL: media_play|tomb-raider-2018", "Включаю.");
         List<String> played = new ArrayList<>();
         PorfiryNative.registerToolset(h, "media", new MediaToolExecutor(MediaCatalog.sample(), item -> played.add(item.id)), 5000);
-        Recorder r = new Recorder();
-        PorfiryNative.send(h, "s", "Включи Лару Крофт", r);
+        Recorder r = send(h, "s", "Включи Лару Крофт");
         r.await(20);
         String tools = String.join("\n", r.toolsCopy());
         Check.contains(tools, "ok media_search tomb-raider-2018 | Tomb Raider: Лара Крофт (2018)", "search result");
@@ -552,8 +548,7 @@ public final class BridgeTests {
 
     static void gemmaStreamsATurn() throws Exception {
         long h = PorfiryNative.create(prop("porfiry.model"), SKILLS, TOOLSETS, 2048, 2, 48, "ru");
-        Recorder r = new Recorder();
-        PorfiryNative.send(h, "s", "Привет! Расскажи о себе.", r);
+        Recorder r = send(h, "s", "Привет! Расскажи о себе.");
         r.await(300);
         Check.eq(null, r.error, "error");
         String stop = Check.json(r.done, "stop");
@@ -570,8 +565,7 @@ public final class BridgeTests {
 
     static void gemmaCancel() throws Exception {
         long h = PorfiryNative.create(prop("porfiry.model"), SKILLS, TOOLSETS, 2048, 2, 0, "ru");
-        Recorder r = new Recorder();
-        PorfiryNative.send(h, "s", "Напиши длинную историю про кота, который жил в Москве.", r);
+        Recorder r = send(h, "s", "Напиши длинную историю про кота, который жил в Москве.");
         boolean texted = r.firstText.await(300, TimeUnit.SECONDS);
         long t0 = System.nanoTime();
         PorfiryNative.cancel(h, "s");
