@@ -103,6 +103,23 @@ pub(crate) fn report_override(
     }
 }
 
+/// Puts `item` into `items` (kept sorted by `key`), replacing the item with an equal key;
+/// returns the replaced one. How the registries add skills and toolsets.
+pub(crate) fn insert_sorted<T, K: Ord>(
+    items: &mut Vec<T>,
+    item: T,
+    key: impl Fn(&T) -> K,
+) -> Option<T> {
+    let k = key(&item);
+    match items.binary_search_by(|x| key(x).cmp(&k)) {
+        Ok(i) => Some(std::mem::replace(&mut items[i], item)),
+        Err(i) => {
+            items.insert(i, item);
+            None
+        }
+    }
+}
+
 /// A fresh, empty folder under the system's temporary folder, unique per test process.
 #[cfg(test)]
 pub(crate) fn fresh_temp_dir(tag: &str) -> PathBuf {

@@ -20,7 +20,9 @@ use std::path::{Path, PathBuf};
 use serde_norway::{Mapping, Value};
 
 use crate::diag::{Loaded, Problem};
-use crate::load::{has_extension, load_folder, report_override, visible_entries, ItemFormat};
+use crate::load::{
+    has_extension, insert_sorted, load_folder, report_override, visible_entries, ItemFormat,
+};
 
 /// Descriptions longer than this many characters get a warning.
 pub const DESCRIPTION_LIMIT: usize = 160;
@@ -209,17 +211,7 @@ impl SkillRegistry {
 
     /// Add or replace (same name); returns the replaced skill.
     pub fn insert(&mut self, skill: Skill) -> Option<Skill> {
-        let key = name_key(&skill.name);
-        match self
-            .skills
-            .binary_search_by(|s| name_key(&s.name).cmp(&key))
-        {
-            Ok(i) => Some(std::mem::replace(&mut self.skills[i], skill)),
-            Err(i) => {
-                self.skills.insert(i, skill);
-                None
-            }
-        }
+        insert_sorted(&mut self.skills, skill, |s| name_key(&s.name))
     }
 
     /// Load sources in order (e.g. the built-in `skills/`, then the user's folder). A later

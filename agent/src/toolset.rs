@@ -22,7 +22,9 @@ use serde::Deserialize;
 use crate::args::{tool_line, ArgDecl, ArgType};
 use crate::catalog::Texts;
 use crate::diag::{Loaded, Problem};
-use crate::load::{has_extension, load_folder, report_override, visible_entries, ItemFormat};
+use crate::load::{
+    has_extension, insert_sorted, load_folder, report_override, visible_entries, ItemFormat,
+};
 use crate::tools::CORE_TOOL_NAMES;
 
 /// One declared tool of a toolset.
@@ -240,13 +242,7 @@ impl ToolsetRegistry {
 
     /// Add or replace (same name); returns the replaced set.
     pub fn insert(&mut self, set: Toolset) -> Option<Toolset> {
-        match self.sets.binary_search_by(|s| s.name.cmp(&set.name)) {
-            Ok(i) => Some(std::mem::replace(&mut self.sets[i], set)),
-            Err(i) => {
-                self.sets.insert(i, set);
-                None
-            }
-        }
+        insert_sorted(&mut self.sets, set, |s| s.name.clone())
     }
 
     /// Load source folders in order, with the same discipline as skills: bad files are
