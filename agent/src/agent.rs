@@ -9,7 +9,9 @@ use crate::args::{tool_line, validate_args, Args};
 use crate::catalog::{Lang, Texts};
 use crate::clock::{iso8601, Clock, Timestamp};
 use crate::diag::Loaded;
-use crate::model::{CancelToken, GenerationStats, Message, Model, ModelRequest, Role, StopReason};
+use crate::model::{
+    CancelToken, GenerationStats, Message, Model, ModelError, ModelRequest, Role, StopReason,
+};
 use crate::prompt::{build_prompt, Prompt, PromptLayout};
 use crate::protocol::{parse_output, RepeatGuard, Segment, ToolCall, VisibleTextFilter};
 use crate::skill::SkillRegistry;
@@ -405,6 +407,46 @@ impl Agent {
     pub fn prompt(&mut self, session: &str) -> Prompt {
         let active = self.active_toolsets(session);
         build_prompt(self.config.lang, &self.toolsets, &self.skills, &active)
+    }
+
+    /// What every new session's first request begins with, before the user's message: the
+    /// system text and, in layouts that carry the toolset state as a message, the fresh state
+    /// (no active toolsets). Identical for every session of this agent, so a model may
+    /// compute it once ([`Model::prepare_head`]).
+    pub fn head_view(&self) -> RequestView {
+        let prompt = build_prompt(self.config.lang, &self.toolsets, &self.skills, &[]);
+        match self.config.layout {
+            PromptLayout::SystemFirst => {
+                return RequestView {
+                    system: prompt.text().to_string(),
+                    messages: Vec::new(),
+                }
+            }
+            // The state follows the history: only the static system text is common.
+            PromptLayout::DynamicTail => {
+                return RequestView {
+                    system: prompt.static_prefix().to_string(),
+                    messages: Vec::new(),
+                }
+            }
+            PromptLayout::AnchoredState => {}
+        }
+        state_view(
+            prompt.static_prefix().to_string(),
+            Vec::new(),
+            0,
+            prompt.dynamic_part().to_string(),
+        )
+    }
+
+    /// Tell `model` about [`Agent::head_view`] so it can prepare the head new sessions start
+    /// from (a host calls this once at start-up, e.g. while the microphone opens).
+    ///
+    /// # Errors
+    /// What the model reports; the agent works the same without a prepared head.
+    pub fn warm_up(&self, model: &mut dyn Model) -> Result<(), ModelError> {
+        let view = self.head_view();
+        model.prepare_head(&view.system, &view.messages)
     }
 
     /// What the session's next model request carries, laid out by
@@ -1908,6 +1950,62 @@ tools:
                 assert_eq!(history, f.messages, "{layout}");
             }
         }
+    }
+
+    #[test]
+    fn head_view_is_what_every_new_session_starts_with() {
+        for layout in PromptLayout::ALL {
+            let requests = layout_requests(layout);
+            let first = &requests[0];
+            let (agent, _) = fixture_with(AgentConfig {
+                layout,
+                ..AgentConfig::default()
+            });
+            let head = agent.head_view();
+            assert_eq!(head.system, first.system, "{layout}");
+            assert!(
+                first.messages.starts_with(&head.messages),
+                "{layout}: {:?} vs {:?}",
+                head.messages,
+                first.messages
+            );
+            // The user's message follows the head directly.
+            assert_eq!(
+                first.messages[head.messages.len()].content,
+                "Привет",
+                "{layout}"
+            );
+        }
+    }
+
+    #[test]
+    fn warm_up_hands_the_head_to_the_model() {
+        struct Recorder(Vec<(String, Vec<Message>)>);
+        impl Model for Recorder {
+            fn generate(
+                &mut self,
+                _: &ModelRequest<'_>,
+                _: &mut dyn FnMut(&str),
+            ) -> Result<crate::model::Generation, ModelError> {
+                Err(ModelError::Failed("not used".into()))
+            }
+            fn prepare_head(
+                &mut self,
+                system: &str,
+                messages: &[Message],
+            ) -> Result<(), ModelError> {
+                self.0.push((system.to_owned(), messages.to_vec()));
+                Ok(())
+            }
+        }
+        let (agent, _) = fixture();
+        let mut model = Recorder(Vec::new());
+        agent.warm_up(&mut model).unwrap();
+        let head = agent.head_view();
+        assert_eq!(model.0, vec![(head.system, head.messages)]);
+        // A model without head support accepts the hint and does nothing.
+        let mut scripted = ScriptedModel::new(Vec::<String>::new());
+        agent.warm_up(&mut scripted).unwrap();
     }
 
     #[test]

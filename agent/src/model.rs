@@ -142,6 +142,10 @@ pub struct GenerationStats {
     pub total_ms: f64,
     /// Whether llama.cpp refused a partial KV removal and the prompt was prefilled in full.
     pub full_reprefill: bool,
+    /// Of the reused tokens, how many were restored from a snapshot of the static prompt head
+    /// (see [`Model::prepare_head`]) rather than kept from the session's own cache.
+    #[serde(default)]
+    pub head_tokens: usize,
 }
 
 /// The result of one generation.
@@ -177,4 +181,16 @@ pub trait Model {
         request: &ModelRequest<'_>,
         on_text: &mut dyn FnMut(&str),
     ) -> Result<Generation, ModelError>;
+
+    /// A hint that every new session's first request begins with `system` and `messages`
+    /// (the static head: core tools, catalog, fresh toolset state). A model that can, computes
+    /// that head once, keeps it (e.g. a KV snapshot on disk) and starts new sessions from it.
+    /// The default does nothing.
+    ///
+    /// # Errors
+    /// What the model reports when it cannot prepare the head; the agent works without it.
+    fn prepare_head(&mut self, system: &str, messages: &[Message]) -> Result<(), ModelError> {
+        let _ = (system, messages);
+        Ok(())
+    }
 }
