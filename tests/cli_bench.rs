@@ -41,13 +41,16 @@ fn dialogue_on_the_real_model_prefills_only_new_tokens_between_toolset_changes()
             n(t, "generated_tokens") > 0,
             "forced replies are decoded: {t}"
         );
-        if !t["toolset_change"].as_bool().unwrap() && n(t, "turn") > 1 {
-            // KV reuse is exact: only what was appended since the previous request.
+        if !t["toolset_change"].as_bool().unwrap() {
+            // KV reuse is exact: only what was appended since the previous request (on the
+            // first turn: what follows the prepared head).
             assert_eq!(n(t, "prefilled_tokens"), n(t, "appended_tokens"), "{t}");
         }
     }
-    // The first turn starts from an empty cache.
-    assert_eq!(n(&turns[0], "reused_tokens"), 0);
+    // The head was prepared before the first turn, which prefills only what follows it.
+    let head = n(&v["head"], "tokens");
+    assert!(head > 100, "{}", v["head"]);
+    assert_eq!(n(&turns[0], "reused_tokens"), head);
     let totals = &v["totals"];
     let ratio = totals["reuse_ratio"].as_f64().unwrap();
     assert!(ratio > 0.5 && ratio < 1.0, "{ratio}");
@@ -73,12 +76,45 @@ fn no_reuse_prefills_every_prompt_in_full() {
 }
 
 #[test]
+fn head_snapshot_serves_a_new_session_and_sessions_keep_their_cache() {
+    let v = json(&porfiry(&[
+        "bench",
+        "head",
+        "--json",
+        "--runs",
+        "1",
+        "--threads",
+        "2",
+    ]));
+    let head = n(&v, "head_tokens");
+    let prompt = n(&v, "prompt_tokens");
+    assert!(head > 100 && head < prompt, "{head} of {prompt}");
+    let run = &v["runs"][0];
+    assert_eq!(run["head"]["source"], "disk", "{run}");
+    assert_eq!(n(&run["cold"], "prefilled_tokens"), prompt);
+    // After the restore only the user's message and its framing are prefilled.
+    assert_eq!(n(&run["warm"], "reused_tokens"), head, "{run}");
+    assert_eq!(n(&run["warm"], "prefilled_tokens"), prompt - head, "{run}");
+    assert!(n(&v, "file_bytes") > n(&run["head"], "state_bytes"));
+    // Two sessions at once, each with its own KV, measured in bytes.
+    let seqs = v["sessions"]["seqs"].as_array().unwrap();
+    assert_eq!(seqs.len(), 2);
+    for q in seqs {
+        assert!(n(q, "tokens") > head && n(q, "bytes") > 0, "{q}");
+    }
+    // Switching between them prefills only what each appended.
+    assert_eq!(v["switch_prefilled"], v["switch_appended"], "{v}");
+}
+
+#[test]
 fn bench_rejects_bad_arguments() {
     for args in [
         &["bench", "dialogue", "--turns", "0"][..],
         &["bench", "dialogue", "--turns", "999"],
         &["bench", "dialogue", "--layout", "sideways"],
         &["bench", "dialogue", "--model", "no-such-model"],
+        &["bench", "head", "--runs", "0"],
+        &["bench", "head", "--model", "no-such-model"],
     ] {
         let o = porfiry(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {o:?}");

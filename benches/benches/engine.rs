@@ -7,6 +7,9 @@
 //! request's TTFT as the engine measured it (prefill + first token). The baseline clears the
 //! cache instead. Token counts are printed next to the times.
 //! `PORFIRY_BENCH_TURN=N` picks another turn.
+//!
+//! The second group times a new session's first request right after a restart: with the
+//! static head restored from its snapshot file (the restore counted) vs a cold prefill.
 
 use std::time::Duration;
 
@@ -90,5 +93,74 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+fn bench_head(c: &mut Criterion) {
+    let model = resolve_model(None).expect("the default model (fetch it: ./run models fetch)");
+    let dir = std::env::temp_dir().join(format!("porfiry-criterion-head-{}", std::process::id()));
+    let params = EngineParams {
+        snapshot_dir: Some(dir.clone()),
+        ..EngineParams::default()
+    };
+    let engine = load_engine(&model, params).expect("engine");
+    let dialogue = Dialogue::builtin().expect("dialogue");
+    let layout = PromptLayout::default();
+    let head = dialogue.agent(layout).expect("agent").head_view();
+    let requests = scripted_requests(&dialogue, layout).expect("requests");
+    let first = &requests[0];
+    let made = engine
+        .prepare_head(&head.system, &head.messages)
+        .expect("head");
+    engine.clear_cache().expect("clear");
+    let restored = engine
+        .prepare_head(&head.system, &head.messages)
+        .expect("restore");
+    let warm = run(&engine, first);
+    engine.clear_cache().expect("clear");
+    let cold = run(&engine, first);
+    println!(
+        "new session: prompt {} tokens, head {} tokens ({:?}, {} KB); with snapshot:          prefilled {} (restore {:.1} ms + TTFT {:.1} ms); without: prefilled {} (TTFT {:.1} ms)",
+        cold.prompt_tokens,
+        made.tokens,
+        restored.source,
+        restored.state_bytes / 1024,
+        warm.prefilled_tokens,
+        restored.ms,
+        warm.ttft_ms,
+        cold.prefilled_tokens,
+        cold.ttft_ms
+    );
+
+    let mut group = c.benchmark_group("new session first request (Gemma 3 270M)");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(20));
+    group.bench_function("head snapshot restored from disk", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                engine.clear_cache().expect("clear");
+                let h = engine
+                    .prepare_head(&head.system, &head.messages)
+                    .expect("restore");
+                let ttft = run(&engine, first).ttft_ms;
+                total += Duration::from_secs_f64((h.ms + ttft) / 1e3);
+            }
+            total
+        })
+    });
+    group.bench_function("cold prefill", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                engine.clear_cache().expect("clear");
+                total += Duration::from_secs_f64(run(&engine, first).ttft_ms / 1e3);
+            }
+            total
+        })
+    });
+    group.finish();
+    drop(engine);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+criterion_group!(benches, bench, bench_head);
 criterion_main!(benches);

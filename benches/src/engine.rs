@@ -11,7 +11,7 @@ use porfiry_models::ModelStore;
 use crate::dialogue::Dialogue;
 use crate::error::BenchError;
 use crate::forced::ForcedModel;
-use crate::run::{run_dialogue, DialogueReport};
+use crate::run::{run_dialogue_with_head, DialogueReport};
 
 /// A model file to benchmark and the chat format its manifest entry names (if any).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,9 +116,38 @@ pub fn play_on_engine(
     reuse: bool,
     tracer: Option<&Tokenizer>,
 ) -> Result<(DialogueReport, Vec<TraceEntry>, Engine), BenchError> {
+    play_on_engine_with(dialogue, layout, engine, reuse, false, tracer)
+}
+
+/// [`play_on_engine`], and with `head` (and `reuse`) the agent's head is prepared first as
+/// an app does at start-up ([`Engine::prepare_head`]: restored from the engine's snapshot
+/// directory when a valid snapshot is there, else prefilled), so the first turn prefills
+/// only what follows it. The report's `head` says what the preparation did.
+///
+/// # Errors
+/// As [`play_on_engine`].
+pub fn play_on_engine_with(
+    dialogue: &Dialogue,
+    layout: PromptLayout,
+    engine: Engine,
+    reuse: bool,
+    head: bool,
+    tracer: Option<&Tokenizer>,
+) -> Result<(DialogueReport, Vec<TraceEntry>, Engine), BenchError> {
     engine
         .clear_cache()
         .map_err(|e| BenchError::Engine(e.to_string()))?;
+    let mut agent = dialogue.agent(layout)?;
+    let prepared = if head && reuse {
+        let view = agent.head_view();
+        Some(
+            engine
+                .prepare_head(&view.system, &view.messages)
+                .map_err(|e| BenchError::Engine(e.to_string()))?,
+        )
+    } else {
+        None
+    };
     let info = serde_json::to_value(engine.info()).unwrap_or_default();
     let longest = dialogue.replies().map(str::len).max().unwrap_or(0);
     // Forced replies are never cut: the budget exceeds their byte length.
@@ -134,11 +163,12 @@ pub fn play_on_engine(
             m.model.engine().clear_cache().map_err(|e| e.to_string())
         }));
     }
-    let mut agent = dialogue.agent(layout)?;
-    let result = run_dialogue(dialogue, &mut agent, &mut model, reuse);
+    let head_tokens = prepared.as_ref().map_or(0, |h| h.tokens);
+    let result = run_dialogue_with_head(dialogue, &mut agent, &mut model, reuse, head_tokens);
     let tracing = model.into_inner();
     let engine = tracing.model.into_engine();
     let mut report = result?;
     report.model = info;
+    report.head = serde_json::to_value(&prepared).unwrap_or_default();
     Ok((report, tracing.trace, engine))
 }

@@ -31,10 +31,12 @@ mod forced;
 mod run;
 
 pub use dialogue::{builtin_dir, Dialogue, ScriptedTurn, BUILTIN_DIALOGUE};
-pub use engine::{load_engine, play_on_engine, resolve_model, ModelChoice, TraceEntry};
+pub use engine::{
+    load_engine, play_on_engine, play_on_engine_with, resolve_model, ModelChoice, TraceEntry,
+};
 pub use error::BenchError;
 pub use forced::{BeforeRequest, ForcedModel};
 pub use run::{
-    run_dialogue, scripted_requests, DialogueReport, GenerationRow, ScriptedRequest, Totals,
-    TurnRow,
+    run_dialogue, run_dialogue_with_head, scripted_requests, DialogueReport, GenerationRow,
+    ScriptedRequest, Totals, TurnRow,
 };

@@ -91,6 +91,9 @@ pub struct DialogueReport {
     pub reuse: bool,
     /// Free-form facts about the model and engine, filled in by the host.
     pub model: serde_json::Value,
+    /// The head prepared before the dialogue (tokens, source, time), filled in by the host;
+    /// null when none was.
+    pub head: serde_json::Value,
     /// One row per turn.
     pub turns: Vec<TurnRow>,
     /// One row per model call.
@@ -112,12 +115,28 @@ pub fn run_dialogue(
     model: &mut dyn Model,
     reuse: bool,
 ) -> Result<DialogueReport, BenchError> {
+    run_dialogue_with_head(dialogue, agent, model, reuse, 0)
+}
+
+/// [`run_dialogue`] on a model that already holds the session's head of `head_tokens`
+/// tokens (prepared before the dialogue, e.g. restored from a snapshot): the first request's
+/// ideal prefill is what follows the head.
+///
+/// # Errors
+/// As [`run_dialogue`].
+pub fn run_dialogue_with_head(
+    dialogue: &Dialogue,
+    agent: &mut Agent,
+    model: &mut dyn Model,
+    reuse: bool,
+    head_tokens: usize,
+) -> Result<DialogueReport, BenchError> {
     let session = dialogue.session.as_str();
     let cancel = CancelToken::new();
     let mut turns = Vec::new();
     let mut generations: Vec<GenerationRow> = Vec::new();
     // KV length after the previous request of the session (prompt + reply tokens).
-    let mut kv_after: Option<usize> = None;
+    let mut kv_after: Option<usize> = (head_tokens > 0).then_some(head_tokens);
     for (i, t) in dialogue.turns.iter().enumerate() {
         let n = i + 1;
         let out_of_step = |reason: String| BenchError::OutOfStep {
@@ -211,6 +230,7 @@ pub fn run_dialogue(
         layout: agent.config().layout.to_string(),
         reuse,
         model: serde_json::Value::Null,
+        head: serde_json::Value::Null,
         turns,
         generations,
         totals,

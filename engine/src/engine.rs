@@ -123,6 +123,64 @@ pub struct ModelInfo {
     pub load_ms: f64,
 }
 
+/// Where a prepared head's KV state came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HeadSource {
+    /// The head is too short to be worth keeping (no system text).
+    Empty,
+    /// Already prepared in this engine.
+    Memory,
+    /// Restored from a snapshot file.
+    Disk,
+    /// Prefilled now (and saved, when a snapshot directory is set).
+    Built,
+}
+
+/// What [`Engine::prepare_head`] did.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct HeadReport {
+    /// Tokens of the head (the prompt prefix every new session shares).
+    pub tokens: usize,
+    /// Where its state came from.
+    pub source: HeadSource,
+    /// Size of its KV state in bytes.
+    pub state_bytes: usize,
+    /// The snapshot file, when one was read or written.
+    pub file: Option<PathBuf>,
+    /// Why a snapshot file was not used (stale, corrupt, refused by llama.cpp), or why the
+    /// new one could not be written.
+    pub note: Option<String>,
+    /// Wall time of the preparation, in milliseconds.
+    pub ms: f64,
+}
+
+/// One KV sequence in [`CacheReport`].
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SeqReport {
+    /// llama.cpp sequence id.
+    pub seq: i32,
+    /// The session using it (`None`: free, or holding the prepared head).
+    pub session: Option<String>,
+    /// Tokens cached.
+    pub tokens: usize,
+    /// Memory of its KV state in bytes (as llama.cpp serializes it).
+    pub bytes: usize,
+}
+
+/// The KV cache as the engine sees it: what every session costs.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct CacheReport {
+    /// Context size (cells shared by all sequences).
+    pub n_ctx: usize,
+    /// Cells in use.
+    pub used: usize,
+    /// Per sequence.
+    pub seqs: Vec<SeqReport>,
+    /// Prepared heads kept in memory: (tokens, state bytes).
+    pub heads: Vec<(usize, usize)>,
+}
+
 /// A loaded model on its own worker thread.
 ///
 /// The worker owns llama.cpp's model and context (the context borrows the model, and
@@ -233,7 +291,43 @@ impl Engine {
         rx.recv().map_err(|_| EngineError::WorkerGone)
     }
 
-    /// Forget every cached sequence (the next request prefills from scratch).
+    /// Prepare the head every new session starts with: the prompt prefix shared by every
+    /// conversation that begins with `system` and `messages` followed by a user message.
+    /// Restores it from the snapshot directory when a valid snapshot is there, else prefills
+    /// it and saves one. From then on a request whose prompt starts with the head (a new
+    /// session, a session evicted from the cache) restores the head's state instead of
+    /// prefilling it (`GenerationStats::head_tokens`).
+    ///
+    /// # Errors
+    /// [`EngineError::Snapshot`] when the model cannot be hashed for the snapshot key,
+    /// decode errors, or [`EngineError::WorkerGone`]. Unusable snapshot files are not
+    /// errors: they are rebuilt and the reason is in [`HeadReport::note`].
+    pub fn prepare_head(
+        &self,
+        system: &str,
+        messages: &[Message],
+    ) -> Result<HeadReport, EngineError> {
+        let (reply, rx) = crossbeam_channel::bounded(1);
+        self.send(Command::PrepareHead {
+            system: system.to_owned(),
+            messages: messages.to_vec(),
+            reply,
+        })?;
+        rx.recv().map_err(|_| EngineError::WorkerGone)?
+    }
+
+    /// What the KV cache holds now: tokens and bytes per sequence (session).
+    ///
+    /// # Errors
+    /// [`EngineError::WorkerGone`].
+    pub fn cache_report(&self) -> Result<CacheReport, EngineError> {
+        let (reply, rx) = crossbeam_channel::bounded(1);
+        self.send(Command::CacheReport { reply })?;
+        rx.recv().map_err(|_| EngineError::WorkerGone)
+    }
+
+    /// Forget every cached sequence and prepared head (the next request prefills from
+    /// scratch; snapshot files stay).
     ///
     /// # Errors
     /// [`EngineError::WorkerGone`].

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use crate::gguf::GgufError;
+use crate::snapshot::SnapshotError;
 
 /// Everything that can go wrong in the engine. Bad files and impossible requests are
 /// errors, never panics or process aborts.
@@ -55,6 +56,11 @@ pub enum EngineError {
     /// A sampler (usually the grammar) could not be built.
     #[error("sampler: {0}")]
     Sampler(String),
+    /// A head snapshot could not be made or stored (e.g. the model file cannot be hashed,
+    /// the snapshot directory is not writable). Unusable snapshot files are not errors: the
+    /// head is rebuilt.
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
     /// The worker thread is gone (it panicked or the engine was shut down).
     #[error("the engine worker has stopped")]
     WorkerGone,

@@ -87,6 +87,11 @@ impl KvBook {
         idx as i32
     }
 
+    /// The session that used sequence `seq` last.
+    pub fn owner(&self, seq: i32) -> Option<&str> {
+        self.slot(seq).and_then(|s| s.owner.as_deref())
+    }
+
     /// Tokens currently cached in sequence `seq` (empty for an unknown sequence).
     pub fn tokens(&self, seq: i32) -> &[TokenId] {
         self.slot(seq).map_or(&[], |s| &s.tokens)

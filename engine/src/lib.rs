@@ -55,6 +55,7 @@ pub mod kv;
 mod model;
 mod params;
 mod prompt;
+pub mod snapshot;
 mod text;
 mod tokenizer;
 mod worker;
@@ -63,13 +64,17 @@ pub use chat::{
     generation_prompt, render_history, render_prompt, segments_text, ChatFormat, Segment,
 };
 pub use config::{GenerateConfig, SamplingConfig, ToolCallGrammar};
-pub use engine::{Completion, Engine, Event, GenerateRequest, ModelInfo};
+pub use engine::{
+    CacheReport, Completion, Engine, Event, GenerateRequest, HeadReport, HeadSource, ModelInfo,
+    SeqReport,
+};
 pub use error::EngineError;
 pub use gguf::{inspect as inspect_gguf, GgufError, GgufInfo};
 pub use kv::TokenId;
 pub use model::EngineModel;
 pub use params::{physical_cores, EngineParams, KvType};
 pub use prompt::RenderedPrompt;
+pub use snapshot::SnapshotError;
 pub use text::{StopScanner, Utf8Stream};
 pub use tokenizer::Tokenizer;
 

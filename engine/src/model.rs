@@ -1,6 +1,6 @@
 //! The engine behind the agent's [`Model`] seam.
 
-use porfiry_agent::{Generation, Model, ModelError, ModelRequest};
+use porfiry_agent::{Generation, Message, Model, ModelError, ModelRequest};
 
 use crate::config::GenerateConfig;
 use crate::engine::{Engine, Event, GenerateRequest};
@@ -64,5 +64,14 @@ impl Model for EngineModel {
             }
         }
         Err(ModelError::Failed("the engine worker has stopped".into()))
+    }
+
+    /// Prepares the head with [`Engine::prepare_head`] (restored from a snapshot file when
+    /// the engine has a snapshot directory and a valid one is there).
+    fn prepare_head(&mut self, system: &str, messages: &[Message]) -> Result<(), ModelError> {
+        self.engine
+            .prepare_head(system, messages)
+            .map(drop)
+            .map_err(|e| ModelError::Failed(e.to_string()))
     }
 }

@@ -1,5 +1,7 @@
 //! Load-time parameters of an engine, with documented defaults.
 
+use std::path::PathBuf;
+
 use crate::chat::ChatFormat;
 
 /// Data type of the KV cache (keys or values).
@@ -44,6 +46,15 @@ pub struct EngineParams {
     /// Number of KV sequences (sessions kept in the cache at once). Default 1: every session
     /// shares one sequence and reuses the common prefix. More sequences share `n_ctx` cells.
     pub n_seq: u32,
+    /// Where KV snapshots of the static prompt head are kept ([`Engine::prepare_head`]).
+    /// Default `None`: heads are kept in memory only, and built again after a restart.
+    ///
+    /// [`Engine::prepare_head`]: crate::Engine::prepare_head
+    pub snapshot_dir: Option<PathBuf>,
+    /// SHA-256 of the model file (lowercase hex) when the caller already knows it (e.g. a
+    /// verified download); snapshots are keyed by it. Default `None`: hashed once and cached
+    /// in `snapshot_dir`.
+    pub model_sha256: Option<String>,
 }
 
 impl Default for EngineParams {
@@ -58,6 +69,8 @@ impl Default for EngineParams {
             mmap: true,
             chat_format: None,
             n_seq: 1,
+            snapshot_dir: None,
+            model_sha256: None,
         }
     }
 }

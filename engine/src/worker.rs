@@ -13,12 +13,13 @@
 //! - The KV book is updated only after llama.cpp accepted a change.
 
 use std::num::NonZeroU32;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
 use crossbeam_channel::{Receiver, Sender};
 use llama_cpp_2::context::params::{KvCacheType, LlamaContextParams};
+use llama_cpp_2::context::session::LlamaStateSeqFlags;
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::params::LlamaModelParams;
@@ -32,12 +33,15 @@ use porfiry_agent::{GenerationStats, Message, StopReason};
 use crate::backend::backend;
 use crate::chat::{self, ChatFormat, Segment};
 use crate::config::{GenerateConfig, SamplingConfig};
-use crate::engine::{Completion, Event, GenerateRequest, ModelInfo};
+use crate::engine::{
+    CacheReport, Completion, Event, GenerateRequest, HeadReport, HeadSource, ModelInfo, SeqReport,
+};
 use crate::error::EngineError;
 use crate::gguf::GgufInfo;
-use crate::kv::{KvBook, TokenId};
+use crate::kv::{common_prefix, KvBook, ReusePlan, TokenId};
 use crate::params::{EngineParams, KvType};
 use crate::prompt::{self, RenderedPrompt, ReplyMemo};
+use crate::snapshot::{self, SnapshotError, SnapshotKey};
 use crate::text::{StopScanner, Utf8Stream};
 
 /// A generation job.
@@ -57,6 +61,14 @@ pub(crate) enum Command {
     },
     ClearCache {
         done: Sender<()>,
+    },
+    PrepareHead {
+        system: String,
+        messages: Vec<Message>,
+        reply: Sender<Result<HeadReport, EngineError>>,
+    },
+    CacheReport {
+        reply: Sender<CacheReport>,
     },
 }
 
@@ -145,6 +157,17 @@ fn run(
         }
     };
     let n_ctx = ctx.n_ctx();
+    let snapshots = params.snapshot_dir.clone().map(|dir| Snapshots {
+        dir,
+        model: path.clone(),
+        model_sha256: params.model_sha256.clone(),
+        key: None,
+        n_ctx,
+        n_seq,
+        swa_full,
+        type_k: params.kv_type_k,
+        type_v: params.kv_type_v,
+    });
     let info = ModelInfo {
         path,
         architecture: header.architecture.clone(),
@@ -172,6 +195,8 @@ fn run(
         batch_size: params.batch as usize,
         swa: if swa_full { None } else { sliding_window },
         candidates: LlamaTokenDataArray::new(Vec::new(), false),
+        heads: Vec::new(),
+        snapshots,
     };
     if init_tx.send(Ok(info)).is_err() {
         return;
@@ -195,7 +220,18 @@ fn run(
                 worker.ctx.clear_kv_cache();
                 worker.book.clear_all();
                 worker.memo = ReplyMemo::new(256);
+                worker.heads.clear();
                 let _ = done.send(());
+            }
+            Command::PrepareHead {
+                system,
+                messages,
+                reply,
+            } => {
+                let _ = reply.send(worker.prepare_head(&system, &messages));
+            }
+            Command::CacheReport { reply } => {
+                let _ = reply.send(worker.cache_report());
             }
         }
     }
@@ -213,6 +249,65 @@ struct Worker<'m> {
     swa: Option<u64>,
     /// Reused buffer for the logits of one step.
     candidates: LlamaTokenDataArray,
+    /// Prepared heads, most recently prepared last.
+    heads: Vec<Head>,
+    /// Where head snapshots go, when configured.
+    snapshots: Option<Snapshots>,
+}
+
+/// Pseudo-session owning the sequence a head is prefilled or restored in.
+const HEAD_SESSION: &str = "\u{0}porfiry-head";
+/// Prepared heads kept in memory at most.
+const MAX_HEADS: usize = 4;
+/// A head is restored into a sequence only when it saves at least this many prefill tokens
+/// (restoring costs a copy of the whole head's state).
+const MIN_HEAD_GAIN: usize = 8;
+
+/// A prepared head: its tokens and llama.cpp's sequence state for exactly them.
+struct Head {
+    tokens: Vec<TokenId>,
+    state: Vec<u8>,
+}
+
+/// Snapshot settings and the key, computed on first use (it needs the model's hash).
+struct Snapshots {
+    dir: PathBuf,
+    model: PathBuf,
+    model_sha256: Option<String>,
+    key: Option<SnapshotKey>,
+    n_ctx: u32,
+    n_seq: u32,
+    swa_full: bool,
+    type_k: KvType,
+    type_v: KvType,
+}
+
+impl Snapshots {
+    fn key(&mut self) -> Result<(&Path, &SnapshotKey), SnapshotError> {
+        let key = match self.key.take() {
+            Some(k) => k,
+            None => SnapshotKey {
+                llama: snapshot::LLAMA_CPP.to_owned(),
+                model_sha256: match &self.model_sha256 {
+                    Some(h) => h.to_ascii_lowercase(),
+                    None => snapshot::model_sha256(&self.model, &self.dir)?,
+                },
+                n_ctx: self.n_ctx,
+                n_seq: self.n_seq,
+                swa_full: self.swa_full,
+                type_k: self.type_k,
+                type_v: self.type_v,
+            },
+        };
+        Ok((&self.dir, self.key.insert(key)))
+    }
+}
+
+/// How a sequence was made ready for a prompt.
+struct Prepared {
+    plan: ReusePlan,
+    full_reprefill: bool,
+    head_tokens: usize,
 }
 
 /// Where the next reply token comes from.
@@ -379,6 +474,302 @@ impl Worker<'_> {
             .ok_or_else(|| EngineError::Sampler("the sampler selected no token".into()))
     }
 
+    /// Make sequence `seq` ready for `prompt`: keep the longest common prefix of what it
+    /// holds (or restore a prepared head when that saves more), remove the rest, and evict
+    /// other sequences until the prompt fits. The book is updated with every change.
+    fn prepare_seq(&mut self, seq: i32, prompt: &[TokenId]) -> Result<Prepared, EngineError> {
+        let mut full_reprefill = false;
+        let mut head_tokens = 0;
+        // Self-check: the book must agree with llama.cpp about the sequence's length.
+        let cached = self.book.tokens(seq).len();
+        let pos_max = self.ctx.kv_cache_seq_pos_max(seq);
+        if (cached == 0 && pos_max >= 0) || (cached > 0 && pos_max + 1 != cached as i32) {
+            self.drop_seq(seq);
+        }
+        let mut plan = self.book.plan(seq, prompt);
+        if let Some((i, common)) = self.best_head(prompt, plan.keep) {
+            if self.restore_head(seq, i) {
+                plan = self.book.plan(seq, prompt);
+                head_tokens = common.min(plan.keep);
+            } else {
+                plan = self.book.plan(seq, prompt);
+            }
+        }
+        if plan.remove > 0 {
+            let ok = self
+                .ctx
+                .clear_kv_cache_seq(u32::try_from(seq).ok(), u32::try_from(plan.keep).ok(), None)
+                .unwrap_or(false);
+            if ok {
+                self.book.truncate(seq, plan.keep);
+            } else {
+                self.drop_seq(seq);
+                full_reprefill = plan.keep > 0;
+                head_tokens = 0;
+                plan = self.book.plan(seq, prompt);
+            }
+        }
+        if let (Some(window), true) = (self.swa, plan.keep > 0) {
+            // Without swa_full, SWA layers only hold the last `window` positions (llama.cpp
+            // reports the SWA cache's range): the kept prefix must still be there in full
+            // where the next tokens look back.
+            let pos_min = i64::from(self.ctx.kv_cache_seq_pos_min(seq));
+            let pos_max = i64::from(self.ctx.kv_cache_seq_pos_max(seq));
+            if pos_max + 1 != plan.keep as i64
+                || pos_min > (plan.keep as i64 - window as i64).max(0)
+            {
+                self.drop_seq(seq);
+                full_reprefill = true;
+                head_tokens = 0;
+                plan = self.book.plan(seq, prompt);
+            }
+        }
+        self.make_room(seq, plan.keep, plan.prefill + 1, prompt.len())?;
+        Ok(Prepared {
+            plan,
+            full_reprefill,
+            head_tokens,
+        })
+    }
+
+    /// Evict other sequences (least recently used first) until `seq`, keeping `keep`
+    /// tokens, has room for `need` more.
+    fn make_room(
+        &mut self,
+        seq: i32,
+        keep: usize,
+        need: usize,
+        prompt_tokens: usize,
+    ) -> Result<(), EngineError> {
+        while self.book.room_after_keep(seq, keep) < need {
+            match self.book.eviction_candidate(seq) {
+                Some(other) => self.drop_seq(other),
+                None => {
+                    return Err(EngineError::ContextFull {
+                        prompt_tokens,
+                        available: self.book.capacity().saturating_sub(1),
+                        n_ctx: self.book.capacity(),
+                    })
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The prepared head sharing the longest prefix with `prompt`, when restoring it saves
+    /// at least [`MIN_HEAD_GAIN`] tokens over keeping `keep` cached ones: (index, common).
+    fn best_head(&self, prompt: &[TokenId], keep: usize) -> Option<(usize, usize)> {
+        self.heads
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (i, common_prefix(&h.tokens, prompt)))
+            .filter(|(_, common)| *common >= keep + MIN_HEAD_GAIN)
+            .max_by_key(|(_, common)| *common)
+    }
+
+    /// Replace whatever `seq` holds with head `i`'s state. On failure (llama.cpp refuses
+    /// the state or it does not cover the head's positions) the sequence is left empty, the
+    /// head is forgotten and its snapshot file removed: it is never tried again.
+    fn restore_head(&mut self, seq: i32, i: usize) -> bool {
+        let Some(len) = self.heads.get(i).map(|h| h.tokens.len()) else {
+            return false;
+        };
+        self.drop_seq(seq);
+        if self.make_room(seq, 0, len, len).is_err() {
+            return false;
+        }
+        let head = &self.heads[i];
+        // SAFETY: the bytes were produced by llama.cpp's `llama_state_seq_get_data` for this
+        // model and context configuration (in memory, or read back from a snapshot file
+        // whose key and checksum matched), and llama.cpp checks their length and shape.
+        let ok = unsafe {
+            self.ctx
+                .state_seq_set_data_ext(&head.state, seq, LlamaStateSeqFlags::empty())
+        };
+        let pos_min = self.ctx.kv_cache_seq_pos_min(seq);
+        let pos_max = self.ctx.kv_cache_seq_pos_max(seq);
+        if ok && pos_max + 1 == len as i32 && (self.swa.is_some() || pos_min == 0) {
+            let tokens = head.tokens.clone();
+            self.book.clear(seq);
+            self.book.extend(seq, &tokens);
+            return true;
+        }
+        self.drop_seq(seq);
+        let head = self.heads.remove(i);
+        if let Some(s) = &mut self.snapshots {
+            if let Ok((dir, key)) = s.key() {
+                snapshot::remove(dir, key, &head.tokens);
+            }
+        }
+        false
+    }
+
+    /// The state llama.cpp holds for `seq`.
+    fn seq_state(&self, seq: i32) -> Result<Vec<u8>, EngineError> {
+        let flags = LlamaStateSeqFlags::empty();
+        let size = self.ctx.state_seq_get_size_ext(seq, flags);
+        let mut state = vec![0u8; size];
+        // SAFETY: `state` has exactly the size llama.cpp reported for this sequence.
+        let n = unsafe {
+            self.ctx
+                .state_seq_get_data_ext(state.as_mut_ptr(), seq, flags)
+        };
+        if n != size || size == 0 {
+            return Err(EngineError::Decode(format!(
+                "llama.cpp returned {n} of {size} state bytes for sequence {seq}"
+            )));
+        }
+        Ok(state)
+    }
+
+    /// The tokens every conversation starting with `system` and `messages`, then a user
+    /// message, shares: the common prefix of two such renderings with different users.
+    fn head_tokens(&self, system: &str, messages: &[Message]) -> Vec<TokenId> {
+        let probe = |text: &str| {
+            let mut m = messages.to_vec();
+            m.push(Message::user(text));
+            let segments = chat::render_prompt(self.format, system, &m);
+            prompt::tokenize_segments(self.model, &segments, Some(&self.memo)).tokens
+        };
+        let (a, b) = (probe("a"), probe("b"));
+        let n = common_prefix(&a, &b);
+        a[..n].to_vec()
+    }
+
+    fn prepare_head(
+        &mut self,
+        system: &str,
+        messages: &[Message],
+    ) -> Result<HeadReport, EngineError> {
+        let started = Instant::now();
+        let tokens = self.head_tokens(system, messages);
+        let mut report = HeadReport {
+            tokens: tokens.len(),
+            source: HeadSource::Empty,
+            state_bytes: 0,
+            file: None,
+            note: None,
+            ms: 0.0,
+        };
+        let finish = |mut r: HeadReport| {
+            r.ms = ms(started);
+            Ok(r)
+        };
+        if tokens.len() < MIN_HEAD_GAIN {
+            return finish(report);
+        }
+        if let Some(i) = self.heads.iter().position(|h| h.tokens == tokens) {
+            let head = self.heads.remove(i);
+            report.state_bytes = head.state.len();
+            report.source = HeadSource::Memory;
+            self.heads.push(head);
+            return finish(report);
+        }
+        // A snapshot from disk: verified by key and checksum, then by llama.cpp itself.
+        let seq = self.book.slot_for(HEAD_SESSION);
+        if let Some(s) = &mut self.snapshots {
+            let (dir, key) = s.key()?;
+            let path = dir.join(snapshot::file_name(key, &tokens));
+            match snapshot::load(dir, key, &tokens) {
+                Ok(state) => {
+                    report.state_bytes = state.len();
+                    report.file = Some(path);
+                    self.push_head(Head { tokens, state });
+                    if self.restore_head(seq, self.heads.len() - 1) {
+                        report.source = HeadSource::Disk;
+                        return finish(report);
+                    }
+                    report.note = Some("llama.cpp refused the snapshot's state".into());
+                    report.file = None;
+                    report.state_bytes = 0;
+                    return self.build_head(
+                        seq,
+                        self.head_tokens(system, messages),
+                        report,
+                        started,
+                    );
+                }
+                Err(SnapshotError::Missing(_)) => {}
+                Err(e) => report.note = Some(e.to_string()),
+            }
+        }
+        self.build_head(seq, tokens, report, started)
+    }
+
+    /// Prefill `tokens` into `seq`, keep the state, and save a snapshot when configured.
+    fn build_head(
+        &mut self,
+        seq: i32,
+        tokens: Vec<TokenId>,
+        mut report: HeadReport,
+        started: Instant,
+    ) -> Result<HeadReport, EngineError> {
+        let Prepared { plan, .. } = self.prepare_seq(seq, &tokens)?;
+        let mut pos = plan.keep;
+        while pos < tokens.len() {
+            let end = (pos + self.batch_size).min(tokens.len());
+            self.decode(seq, &tokens[pos..end])?;
+            pos = end;
+        }
+        let state = self.seq_state(seq)?;
+        report.source = HeadSource::Built;
+        report.state_bytes = state.len();
+        if let Some(s) = &mut self.snapshots {
+            let (dir, key) = s.key()?;
+            match snapshot::save(dir, key, &tokens, &state) {
+                Ok((path, _)) => report.file = Some(path),
+                Err(e) => {
+                    let note = report.note.take().map_or(String::new(), |n| n + "; ");
+                    report.note = Some(format!("{note}not saved: {e}"));
+                }
+            }
+        }
+        self.push_head(Head { tokens, state });
+        report.ms = ms(started);
+        Ok(report)
+    }
+
+    fn push_head(&mut self, head: Head) {
+        self.heads.retain(|h| h.tokens != head.tokens);
+        if self.heads.len() >= MAX_HEADS {
+            self.heads.remove(0);
+        }
+        self.heads.push(head);
+    }
+
+    fn cache_report(&self) -> CacheReport {
+        let seqs = (0..self.book.n_slots() as i32)
+            .map(|seq| {
+                let tokens = self.book.tokens(seq).len();
+                SeqReport {
+                    seq,
+                    session: self
+                        .book
+                        .owner(seq)
+                        .filter(|o| *o != HEAD_SESSION)
+                        .map(str::to_owned),
+                    tokens,
+                    bytes: if tokens == 0 {
+                        0
+                    } else {
+                        self.ctx
+                            .state_seq_get_size_ext(seq, LlamaStateSeqFlags::empty())
+                    },
+                }
+            })
+            .collect();
+        CacheReport {
+            n_ctx: self.book.capacity(),
+            used: self.book.used(),
+            seqs,
+            heads: self
+                .heads
+                .iter()
+                .map(|h| (h.tokens.len(), h.state.len()))
+                .collect(),
+        }
+    }
+
     fn generate(&mut self, job: Job) -> Result<Completion, EngineError> {
         let Job {
             request: req,
@@ -405,55 +796,13 @@ impl Worker<'_> {
             prompt::tokenize_plain(model, &prefix_text)
         };
 
-        // 2. KV reuse: keep the common prefix, remove the rest, check capacity.
+        // 2. KV reuse: keep the common prefix (or restore a prepared head), make room.
         let seq = self.book.slot_for(&req.session);
-        let mut full_reprefill = false;
-        // Self-check: the book must agree with llama.cpp about the sequence's length.
-        let cached = self.book.tokens(seq).len();
-        let pos_max = self.ctx.kv_cache_seq_pos_max(seq);
-        if (cached == 0 && pos_max >= 0) || (cached > 0 && pos_max + 1 != cached as i32) {
-            self.drop_seq(seq);
-        }
-        let mut plan = self.book.plan(seq, &prompt);
-        if plan.remove > 0 {
-            let ok = self
-                .ctx
-                .clear_kv_cache_seq(u32::try_from(seq).ok(), u32::try_from(plan.keep).ok(), None)
-                .unwrap_or(false);
-            if ok {
-                self.book.truncate(seq, plan.keep);
-            } else {
-                self.drop_seq(seq);
-                full_reprefill = plan.keep > 0;
-                plan = self.book.plan(seq, &prompt);
-            }
-        }
-        if let (Some(window), true) = (self.swa, plan.keep > 0) {
-            // Without swa_full, SWA layers only hold the last `window` positions (llama.cpp
-            // reports the SWA cache's range): the kept prefix must still be there in full
-            // where the next tokens look back.
-            let pos_min = i64::from(self.ctx.kv_cache_seq_pos_min(seq));
-            let pos_max = i64::from(self.ctx.kv_cache_seq_pos_max(seq));
-            if pos_max + 1 != plan.keep as i64
-                || pos_min > (plan.keep as i64 - window as i64).max(0)
-            {
-                self.drop_seq(seq);
-                full_reprefill = true;
-                plan = self.book.plan(seq, &prompt);
-            }
-        }
-        while self.book.room_after_keep(seq, plan.keep) < plan.prefill + 1 {
-            match self.book.eviction_candidate(seq) {
-                Some(other) => self.drop_seq(other),
-                None => {
-                    return Err(EngineError::ContextFull {
-                        prompt_tokens: prompt.len(),
-                        available: self.book.capacity().saturating_sub(1),
-                        n_ctx: self.book.capacity(),
-                    })
-                }
-            }
-        }
+        let Prepared {
+            plan,
+            full_reprefill,
+            head_tokens,
+        } = self.prepare_seq(seq, &prompt)?;
         let reused = plan.keep;
 
         // 3. Prefill in batches, checking cancel and deadline between them.
@@ -461,6 +810,7 @@ impl Worker<'_> {
             prompt_tokens: prompt.len(),
             reused_tokens: reused,
             full_reprefill,
+            head_tokens,
             ..GenerationStats::default()
         };
         let prefill_start = Instant::now();

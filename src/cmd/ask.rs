@@ -12,7 +12,9 @@ use porfiry_agent::{
     Agent, AgentConfig, AgentEvent, CancelToken, ExecutorTarget, GenerationStats, Lang, Severity,
     SystemClock, TurnOutcome, TurnStop,
 };
-use porfiry_engine::{Engine, EngineModel, EngineParams, GenerateConfig, SamplingConfig};
+use porfiry_engine::{
+    Engine, EngineModel, EngineParams, GenerateConfig, HeadSource, SamplingConfig,
+};
 use porfiry_models::{ModelStore, StderrProgress};
 
 pub mod notes;
@@ -42,6 +44,10 @@ pub struct ModelArgs {
     /// Sampling seed.
     #[arg(long, value_name = "N")]
     pub seed: Option<u32>,
+    /// Do not keep the static prompt head's KV snapshot on disk (in $PORFIRY_DATA/kv): a new
+    /// session after a restart then prefills the head again.
+    #[arg(long)]
+    pub no_head_snapshot: bool,
 }
 
 /// Agent options shared by `ask` and `chat`.
@@ -141,6 +147,7 @@ impl Host {
                 porfiry_models::ChatFormat::Gemma => porfiry_engine::ChatFormat::Gemma,
                 porfiry_models::ChatFormat::Chatml => porfiry_engine::ChatFormat::ChatMl,
             }),
+            snapshot_dir: (!model.no_head_snapshot).then(|| notes::data_dir().join("kv")),
             ..EngineParams::default()
         };
         let engine = Engine::load(&resolved.path, params)
@@ -200,6 +207,30 @@ impl Host {
                 ExecutorTarget::Toolset("notes".into()),
                 Arc::new(notes::NotesExecutor::new(notes, agent.lang)),
             );
+        }
+        // Every new session starts from the static head: prepare it once (from the snapshot
+        // on disk when there is a valid one).
+        let head = agent_core.head_view();
+        match engine.prepare_head(&head.system, &head.messages) {
+            Ok(r) if chatty => {
+                let how = match r.source {
+                    HeadSource::Disk => "restored from its snapshot",
+                    HeadSource::Built => "prefilled",
+                    HeadSource::Memory | HeadSource::Empty => "ready",
+                };
+                let note = r.note.map(|n| format!(" ({n})")).unwrap_or_default();
+                eprintln!(
+                    "{}",
+                    dim(&format!(
+                        "prompt head: {} tokens {how} in {:.0} ms, {} KB{note}",
+                        r.tokens,
+                        r.ms,
+                        r.state_bytes / 1024
+                    ))
+                );
+            }
+            Ok(_) => {}
+            Err(e) => eprintln!("warning: prompt head not prepared: {e}"),
         }
         Ok(Self {
             agent: agent_core,

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use porfiry_agent::PromptLayout;
-use porfiry_bench::{load_engine, play_on_engine, resolve_model, Dialogue, DialogueReport};
+use porfiry_bench::{load_engine, play_on_engine_with, resolve_model, Dialogue, DialogueReport};
 use porfiry_engine::EngineParams;
 
 /// Arguments of `porfiry bench`.
@@ -21,6 +21,32 @@ enum Action {
     /// the engine; print one row per turn (prompt, reused, prefilled, appended, forced tokens,
     /// TTFT, turn time), the totals and the reuse ratio.
     Dialogue(DialogueArgs),
+    /// A new session's first turn with vs without the static head's KV snapshot: the first
+    /// request after a restart (snapshot restored from disk) against a cold prefill, N runs
+    /// side by side; then the KV memory each session costs.
+    Head(HeadArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct HeadArgs {
+    /// Model id from the manifest or a path to a GGUF file. Default: the manifest's default.
+    #[arg(long, value_name = "ID|PATH")]
+    model: Option<String>,
+    /// Runs of each side.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    runs: usize,
+    /// CPU threads (default: physical cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<u32>,
+    /// Context size in tokens.
+    #[arg(long, value_name = "N", default_value_t = 4096)]
+    ctx: u32,
+    /// Where the snapshot goes (default: a fresh temporary directory, removed afterwards).
+    #[arg(long, value_name = "DIR")]
+    snapshot_dir: Option<std::path::PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -49,6 +75,13 @@ struct DialogueArgs {
     /// Print the report(s) as JSON.
     #[arg(long)]
     json: bool,
+    /// Do not prepare the agent's static head before a run with reuse (by default it is, as
+    /// the app does at start-up, so the first turn prefills only what follows the head).
+    #[arg(long)]
+    no_head: bool,
+    /// Keep the head's KV snapshot in DIR (restored from there when valid).
+    #[arg(long, value_name = "DIR")]
+    head_snapshots: Option<std::path::PathBuf>,
     /// Write the token ids of every request of the (first) run to FILE as JSON lines
     /// (`{"prompt":[..],"reply":[..]}`): the same sequence replayed against llama-server.
     #[arg(long, value_name = "FILE")]
@@ -59,6 +92,14 @@ struct DialogueArgs {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.action {
         Action::Dialogue(a) => dialogue(a),
+        Action::Head(a) => super::bench_head::run(
+            a.model.as_deref(),
+            a.runs,
+            a.threads,
+            a.ctx,
+            a.snapshot_dir,
+            a.json,
+        ),
     }
 }
 
@@ -77,6 +118,7 @@ fn dialogue(a: DialogueArgs) -> anyhow::Result<ExitCode> {
     let params = EngineParams {
         n_ctx: a.ctx,
         threads: a.threads,
+        snapshot_dir: a.head_snapshots.clone(),
         ..EngineParams::default()
     };
     let mut engine =
@@ -98,7 +140,8 @@ fn dialogue(a: DialogueArgs) -> anyhow::Result<ExitCode> {
         for reuse in &modes {
             let first = reports.is_empty();
             let t = if first { tracer.as_ref() } else { None };
-            let (report, trace, back) = play_on_engine(&dialogue, *layout, engine, *reuse, t)?;
+            let (report, trace, back) =
+                play_on_engine_with(&dialogue, *layout, engine, *reuse, !a.no_head, t)?;
             engine = back;
             if let (true, Some(path)) = (first, &a.trace) {
                 let mut lines = String::new();
@@ -130,6 +173,20 @@ fn dialogue(a: DialogueArgs) -> anyhow::Result<ExitCode> {
         info.swa_full
     );
     for r in &reports {
+        if let Some(h) = r.head.as_object() {
+            println!(
+                "\nhead prepared before the dialogue: {} tokens, {} in {:.1} ms",
+                h.get("tokens")
+                    .and_then(serde_json::Value::as_u64)
+                    .unwrap_or(0),
+                h.get("source")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or("?"),
+                h.get("ms")
+                    .and_then(serde_json::Value::as_f64)
+                    .unwrap_or(0.0)
+            );
+        }
         println!("\n{}", r.table());
     }
     if a.compare {

@@ -29,7 +29,7 @@ pub struct Args {
 
 const HELP: &str = "/session NAME  switch to (or create) a session\n\
 /reset         forget the current session (history and active toolsets)\n\
-/stats         token counts and speeds of the last turn\n\
+/stats         token counts and speeds of the last turn, KV memory per session\n\
 /prompt        show the current system prompt\n\
 /quit          leave (also Ctrl-D)\n\
 Ctrl-C cancels the reply being generated.";
@@ -92,10 +92,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     last = None;
                     println!("session {session} reset");
                 }
-                "stats" => match &last {
-                    Some(report) => println!("{}", report.stats_line()),
-                    None => println!("no turn yet in this session"),
-                },
+                "stats" => {
+                    match &last {
+                        Some(report) => println!("{}", report.stats_line()),
+                        None => println!("no turn yet in this session"),
+                    }
+                    match host.model.engine().cache_report() {
+                        Ok(c) => println!("{}", cache_lines(&c)),
+                        Err(e) => eprintln!("cache report: {e}"),
+                    }
+                }
                 "prompt" => println!("{}", host.agent.prompt(&session).text()),
                 other => println!("unknown command /{other}\n{HELP}"),
             }
@@ -112,4 +118,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         last = Some(report);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The KV cache per session: tokens and memory.
+fn cache_lines(c: &porfiry_engine::CacheReport) -> String {
+    let mut lines = vec![format!("KV cache: {} of {} cells", c.used, c.n_ctx)];
+    for q in &c.seqs {
+        lines.push(format!(
+            "  seq {}: {} — {} tokens, {} KB",
+            q.seq,
+            q.session.as_deref().unwrap_or("(free / head)"),
+            q.tokens,
+            q.bytes / 1024
+        ));
+    }
+    for (tokens, bytes) in &c.heads {
+        lines.push(format!(
+            "  prepared head: {tokens} tokens, {} KB",
+            bytes / 1024
+        ));
+    }
+    lines.join("\n")
 }

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 pub mod ask;
 pub mod bench;
+pub mod bench_head;
 pub mod chat;
 pub mod models;
 pub mod prompt;
