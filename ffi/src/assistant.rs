@@ -324,6 +324,10 @@ fn worker_loop(
     rx: Receiver<Job>,
     shared: Arc<Shared>,
 ) {
+    // Before the first turn: the static head every session starts with (restored from its
+    // KV snapshot when the engine keeps one), so the first utterance prefills only itself.
+    // A model that cannot prepare it works the same without.
+    let _ = agent.warm_up(model.as_mut());
     for job in rx {
         match job {
             Job::Shutdown => break,

@@ -218,6 +218,11 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_create<'c>(
         let max_tokens = non_negative(max_tokens, "maxTokens")?;
         agent.start(|| {
             let mut params = EngineParams::default();
+            // KV snapshots of the static prompt head live beside the model (`kv/`), so the
+            // first request after an app start restores the head instead of prefilling it.
+            params.snapshot_dir = std::path::Path::new(&model_path)
+                .parent()
+                .map(|dir| dir.join("kv"));
             if n_ctx > 0 {
                 params.n_ctx = n_ctx;
             }
