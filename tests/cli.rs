@@ -182,6 +182,8 @@ fn chat_reads_commands_and_turns_from_stdin() {
         .args([
             "chat",
             "--greedy",
+            "--sessions",
+            "2",
             "--max-tokens",
             "8",
             "--lang",
@@ -235,6 +237,15 @@ fn chat_reads_commands_and_turns_from_stdin() {
     );
     // /stats after the turns repeats the last turn's line on stdout.
     assert!(stdout.lines().any(|l| l.contains("prefilled")), "{stdout}");
+    // ... and shows the KV memory per session (two sequences, "other" holding its turns).
+    assert!(stdout.contains("KV cache:"), "{stdout}");
+    let other = stdout
+        .lines()
+        .find(|l| l.contains("seq ") && l.contains("other"))
+        .unwrap_or_else(|| panic!("no KV line for session other:\n{stdout}"));
+    assert!(other.contains(" KB"), "{other}");
+    // The static head was prepared at start-up.
+    assert!(stderr.contains("prompt head:"), "{stderr}");
 }
 
 #[test]

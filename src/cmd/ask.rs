@@ -44,6 +44,10 @@ pub struct ModelArgs {
     /// Sampling seed.
     #[arg(long, value_name = "N")]
     pub seed: Option<u32>,
+    /// Sessions whose KV cache is kept at once (llama.cpp sequences sharing the context;
+    /// the least recently used one is evicted when a new session needs room).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub sessions: u32,
     /// Do not keep the static prompt head's KV snapshot on disk (in $PORFIRY_DATA/kv): a new
     /// session after a restart then prefills the head again.
     #[arg(long)]
@@ -148,6 +152,7 @@ impl Host {
                 porfiry_models::ChatFormat::Chatml => porfiry_engine::ChatFormat::ChatMl,
             }),
             snapshot_dir: (!model.no_head_snapshot).then(|| notes::data_dir().join("kv")),
+            n_seq: model.sessions,
             ..EngineParams::default()
         };
         let engine = Engine::load(&resolved.path, params)
@@ -215,7 +220,8 @@ impl Host {
             Ok(r) if chatty => {
                 let how = match r.source {
                     HeadSource::Disk => "restored from its snapshot",
-                    HeadSource::Built => "prefilled",
+                    HeadSource::Built if r.file.is_some() => "computed and saved",
+                    HeadSource::Built => "computed",
                     HeadSource::Memory | HeadSource::Empty => "ready",
                 };
                 let note = r.note.map(|n| format!(" ({n})")).unwrap_or_default();
