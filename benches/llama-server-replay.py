@@ -2,6 +2,7 @@
 """Replay Porfiry's scripted dialogue against a running llama-server, token for token.
 
     llama-server-replay.py --port P --trace trace.jsonl --ours porfiry.json [--out result.json]
+    llama-server-replay.py --summary result1.json result2.json ...   (medians over rounds)
 
 `porfiry bench dialogue --trace trace.jsonl --json > porfiry.json` writes, for every model
 request of the dialogue, the exact prompt token ids the engine decodes and the forced reply's
@@ -14,9 +15,9 @@ token ids (JSON lines `{"prompt": [...], "reply": [...]}`), and its own report (
    (`cache_n` reused, `prompt_n` prefilled);
 2. then prompt + reply ids with `n_predict` 0, untimed, so the slot's cache holds the reply as
    ours does after decoding the forced reply;
-3. after the dialogue, the first request again: a new session's first turn while the server
-   still holds the old conversation (the best llama-server can do: it reuses the common
-   prefix, i.e. the static head).
+3. after the dialogue, a new session's first turn while the server still holds the old
+   conversation: the first request with the token after the static head changed (the best
+   llama-server can do: it reuses the common prefix, the head, and prefills the rest).
 
 Our side is whatever `porfiry bench dialogue` reports (with a head snapshot, its turn 1 is a
 new session's first turn that restores the head). Both are printed side by side, per request
@@ -26,6 +27,7 @@ ever contacted.
 
 import argparse
 import json
+import statistics
 import sys
 import time
 import urllib.request
@@ -59,7 +61,52 @@ def ratio(a, b):
     return a / b if b > 0 else float("nan")
 
 
+def summary(paths):
+    """Medians and minima per turn over several rounds (each a --out file of this script)."""
+    runs = [json.load(open(p)) for p in paths]
+    med = statistics.median
+    print(f"per turn over {len(runs)} rounds, TTFT ms of the turn's first request (server: the "
+          f"smaller of client wall and prompt_ms); ratio = ours / server")
+    print(f"{'turn':>4} {'prefill':>7} {'srv pf':>6} | {'ours med':>8} {'srv med':>8} "
+          f"{'ratio':>6} | {'ours min':>8} {'srv min':>8} {'ratio':>6}")
+    worse_med, worse_min = [], []
+    n_turns = len(runs[0]["turns"])
+    for i in range(n_turns):
+        rows = [r["turns"][i] for r in runs]
+        o = [x["ours_ttft_ms"] for x in rows]
+        v = [min(x["server_wall_ms"], x["server_prompt_ms"]) for x in rows]
+        t = rows[0]["turn"]
+        if med(o) > med(v):
+            worse_med.append(t)
+        if min(o) > min(v):
+            worse_min.append(t)
+        print(f"{t:>4} {rows[0]['ours_prefilled']:>7} {rows[0]['server_prefilled']:>6} | "
+              f"{med(o):>8.1f} {med(v):>8.1f} {ratio(med(o), med(v)):>6.3f} | "
+              f"{min(o):>8.1f} {min(v):>8.1f} {ratio(min(o), min(v)):>6.3f}")
+    o_all = [sum(x["ours_ttft_ms"] for x in r["requests"]) for r in runs]
+    v_all = [sum(min(x["server_wall_ms"], x["server_prompt_ms"]) for x in r["requests"])
+             for r in runs]
+    print(f"all {len(runs[0]['requests'])} requests, Σ TTFT: ours median {med(o_all):.1f} ms, "
+          f"server median {med(v_all):.1f} ms, ratio {ratio(med(o_all), med(v_all)):.3f}")
+    ns = [r["new_session"] for r in runs]
+    cold = [min(r["requests"][0]["server_wall_ms"], r["requests"][0]["server_prompt_ms"])
+            for r in runs]
+    warm = [min(x["server_wall_ms"], x["server_prompt_ms"]) for x in ns]
+    ours1 = [r["requests"][0]["ours_ttft_ms"] for r in runs]
+    print(f"new session, first turn (median ms): ours {med(ours1):.1f} (prefilled "
+          f"{runs[0]['requests'][0]['ours_prefilled']}); llama-server just started "
+          f"{med(cold):.1f} (prefilled {runs[0]['requests'][0]['server_prefilled']}), "
+          f"llama-server holding another conversation {med(warm):.1f} (prefilled "
+          f"{ns[0]['server_prefilled']})")
+    print("turns where ours is slower: by median "
+          + (", ".join(map(str, worse_med)) or "none") + "; by minimum "
+          + (", ".join(map(str, worse_min)) or "none"))
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--summary":
+        summary(sys.argv[2:])
+        return
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--trace", required=True)
@@ -97,10 +144,21 @@ def main():
             "server_wall_ms": wall,
         })
 
-    # A new session's first turn while the server holds the finished conversation.
-    wall, s = ttft_request(a.port, trace[0]["prompt"])
+    # A new session's first turn while the server holds the finished conversation. The
+    # dialogue's first prompt is a prefix of every later one (history is never cut), so it
+    # would be served whole from the cache; a new session's first message differs. So the
+    # first token after the head (the prefix every session shares; its size from our report)
+    # is changed: the server can reuse the head and must prefill the rest, as for a new
+    # session whose first message has the same length.
+    head = ours.get("head")
+    head_n = head.get("tokens", 0) if isinstance(head, dict) else 0
+    prompt = list(trace[0]["prompt"])
+    if 0 < head_n < len(prompt):
+        prompt[head_n] = prompt[head_n] + 1
+    wall, s = ttft_request(a.port, prompt)
     new_session = {
-        "prompt": len(trace[0]["prompt"]),
+        "head_tokens_changed_after": head_n,
+        "prompt": len(prompt),
         "server_reused": s["cache_n"],
         "server_prefilled": s["prompt_n"],
         "server_prompt_ms": s["prompt_ms"],
@@ -139,12 +197,20 @@ def main():
 
     first = rows[0]
     print("\nnew session, first turn (ms)")
-    print(f"  ours (bench dialogue turn 1: reused {first['ours_reused']}, of them from a head "
-          f"snapshot {first['ours_head']}, prefilled {first['ours_prefilled']}): "
+    print(f"  ours (bench dialogue turn 1: reused {first['ours_reused']}, of them from a prepared "
+          f"head {first['ours_head']}, prefilled {first['ours_prefilled']}): "
           f"TTFT {first['ours_ttft_ms']:.1f}")
+    head = ours.get("head")
+    if isinstance(head, dict):
+        ms = head.get("ms")
+        extra = (f"; restore/prefill + TTFT {ms + first['ours_ttft_ms']:.1f}"
+                 if isinstance(ms, (int, float)) else "")
+        print(f"  ours, the head prepared before the dialogue: "
+              f"{json.dumps({k: v for k, v in head.items() if k != 'file'})}{extra}")
     print(f"  llama-server, just started (empty cache): prefilled {first['server_prefilled']}, "
           f"wall {first['server_wall_ms']:.1f}, prompt_ms {first['server_prompt_ms']:.1f}")
-    print(f"  llama-server, after the dialogue (reuses the common prefix): reused "
+    print(f"  llama-server, after the dialogue, first token after the head ({head_n}) changed "
+          f"(reuses the common prefix): reused "
           f"{new_session['server_reused']}, prefilled {new_session['server_prefilled']}, "
           f"wall {new_session['server_wall_ms']:.1f}, prompt_ms "
           f"{new_session['server_prompt_ms']:.1f}")
@@ -159,8 +225,8 @@ def main():
 
     if a.out:
         with open(a.out, "w") as f:
-            json.dump({"requests": rows, "turns": per_turn, "new_session": new_session}, f,
-                      indent=1)
+            json.dump({"requests": rows, "turns": per_turn, "new_session": new_session,
+                       "ours_head": ours.get("head")}, f, indent=1)
 
 
 if __name__ == "__main__":

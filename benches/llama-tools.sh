@@ -4,7 +4,7 @@
 # and token sequence. Not part of `./run test`; CI never runs it.
 #
 #   LLAMA_TOOLS_SRC=DIR benches/llama-tools.sh [--threads N] [--model PATH] [--port P]
-#                                              [--rounds R] [--skip bench|server]
+#                                              [--rounds R] [--skip bench|server] [--nice N]
 #
 # LLAMA_TOOLS_SRC: a llama.cpp source tree holding tools/llama-bench/, tools/server/ and
 #   scripts/ui-assets.cmake. The crate's package leaves the tools' sources out, so they come
@@ -12,6 +12,8 @@
 #   ever committed). The script prints how that tree differs from the vendored one, copies
 #   the vendored tree outside the repository, adds only the files the vendored tree lacks
 #   (the vendored files always win) and builds the targets llama-bench and llama-server there.
+# --nice N runs both sides' timed processes at niceness -N (root only), so that other work on
+#   a shared machine disturbs them less; the same for both sides.
 # LLAMA_TOOLS_WORK: work directory (default $TMPDIR/porfiry-llama-tools).
 # LLAMA_TOOLS_BUILD_TYPE: CMake build type (default: the one our release build gave
 #   llama-cpp-sys-2, read from its CMakeCache.txt, with the same C/C++ flags and GGML_NATIVE).
@@ -23,7 +25,8 @@
 # 2. Per-turn TTFT: `porfiry bench dialogue --trace` writes every request's prompt token ids
 #    and forced reply ids; benches/llama-server-replay.py sends the same ids to llama-server
 #    (--swa-full, cache_prompt, one slot, same n_ctx and threads) and prints both side by
-#    side, plus a new session's first turn.
+#    side, plus a new session's first turn; R rounds (a fresh server each), then medians and
+#    minima per turn.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,6 +34,7 @@ threads=2
 port=8089
 rounds=3
 skip=""
+nice_level=0
 ctx=4096
 model="${PORFIRY_MODELS:-$root/models/cache}/gemma-3-270m-q4_k_m.gguf"
 while [ $# -gt 0 ]; do
@@ -40,7 +44,8 @@ while [ $# -gt 0 ]; do
     --port) port="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --skip) skip="$2"; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --nice) nice_level="$2"; shift 2 ;;
+    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "llama-tools: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -61,6 +66,12 @@ EOF
   exit 1
 fi
 [ -f "$model" ] || { echo "llama-tools: no model at $model (./run models fetch)" >&2; exit 1; }
+
+# Both sides' timed processes at the same raised priority (root only) on a shared machine.
+prio=""
+if [ "$nice_level" -gt 0 ]; then
+  prio="nice -n -$nice_level"
+fi
 
 work="${LLAMA_TOOLS_WORK:-${TMPDIR:-/tmp}/porfiry-llama-tools}"
 mkdir -p "$work"
@@ -90,7 +101,7 @@ fi
 
 # The same configuration as our release build of llama-cpp-sys-2 (its build.rs drives CMake).
 cache="$(find "$target/release/build" -maxdepth 4 -path '*llama-cpp-sys-2-*/out/build/CMakeCache.txt' -printf '%T@ %p\n' 2>/dev/null | sort -rn | head -n 1 | cut -d' ' -f2-)"
-cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$cache" | head -n 1; }
+cache_value() { sed -n "s/^$1:[A-Z]*=[[:space:]]*//p" "$cache" | head -n 1; }
 build_type="Release"; native="ON"; cflags=""; cxxflags=""
 if [ -n "$cache" ]; then
   build_type="$(cache_value CMAKE_BUILD_TYPE)"
@@ -125,9 +136,9 @@ if [ "$skip" != "bench" ]; then
   : >"$work/llama-bench.jsonl"
   : >"$work/measure.jsonl"
   for r in $(seq 1 "$rounds"); do
-    "$bin/llama-bench" -m "$model" -t "$threads" -p 512 -n 0 -r 1 -o jsonl >>"$work/llama-bench.jsonl"
-    "$bin/llama-bench" -m "$model" -t "$threads" -p 0 -n 128 -d 512 -r 1 -o jsonl >>"$work/llama-bench.jsonl"
-    "$target/release/examples/measure" "$model" --llama-bench --threads "$threads" --reps 1 \
+    $prio "$bin/llama-bench" -m "$model" -t "$threads" -p 512 -n 0 -r 1 -o jsonl >>"$work/llama-bench.jsonl"
+    $prio "$bin/llama-bench" -m "$model" -t "$threads" -p 0 -n 128 -d 512 -r 1 -o jsonl >>"$work/llama-bench.jsonl"
+    $prio "$target/release/examples/measure" "$model" --llama-bench --threads "$threads" --reps 1 \
       >>"$work/measure.jsonl"
     echo "round $r done"
   done
@@ -153,32 +164,38 @@ EOF
 fi
 
 if [ "$skip" != "server" ]; then
-  echo "== Porfiry: the scripted dialogue, report and token trace"
-  "$target/release/porfiry" bench dialogue --model "$model" --threads "$threads" --ctx "$ctx" \
-    --json --trace "$work/trace.jsonl" >"$work/porfiry.json"
-
-  echo "== llama-server (cache_prompt, --swa-full, 1 slot, n_ctx $ctx, $threads threads) on 127.0.0.1:$port"
-  "$bin/llama-server" -m "$model" -t "$threads" -tb "$threads" -c "$ctx" --swa-full -np 1 \
-    --host 127.0.0.1 --port "$port" --no-webui >"$work/server.log" 2>&1 &
-  server=$!
-  trap 'kill "$server" 2>/dev/null || true' EXIT
-  ready=0
-  for _ in $(seq 1 240); do
-    if python3 -c 'import sys, urllib.request; urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/health", timeout=1)' "$port" 2>/dev/null; then
-      ready=1; break
+  echo "== per-turn TTFT: Porfiry's dialogue vs llama-server replaying its tokens, $rounds rounds"
+  echo "   (llama-server: cache_prompt, --swa-full, 1 slot, n_ctx $ctx, $threads threads, 127.0.0.1:$port)"
+  outs=()
+  for r in $(seq 1 "$rounds"); do
+    $prio "$target/release/porfiry" bench dialogue --model "$model" --threads "$threads" \
+      --ctx "$ctx" --json --trace "$work/trace.jsonl" >"$work/porfiry-$r.json"
+    $prio "$bin/llama-server" -m "$model" -t "$threads" -tb "$threads" -c "$ctx" --swa-full \
+      -np 1 --host 127.0.0.1 --port "$port" --no-webui >"$work/server-$r.log" 2>&1 &
+    server=$!
+    trap 'kill "$server" 2>/dev/null || true' EXIT
+    ready=0
+    for _ in $(seq 1 240); do
+      if python3 -c 'import sys, urllib.request; urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/health", timeout=1)' "$port" 2>/dev/null; then
+        ready=1; break
+      fi
+      kill -0 "$server" 2>/dev/null || break
+      sleep 0.5
+    done
+    if [ $ready -ne 1 ]; then
+      echo "llama-tools: llama-server did not come up; its log:" >&2
+      tail -n 30 "$work/server-$r.log" >&2
+      exit 1
     fi
-    kill -0 "$server" 2>/dev/null || break
-    sleep 0.5
+    echo "-- round $r"
+    python3 "$root/benches/llama-server-replay.py" --port "$port" --trace "$work/trace.jsonl" \
+      --ours "$work/porfiry-$r.json" --out "$work/replay-$r.json"
+    outs+=("$work/replay-$r.json")
+    kill "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+    trap - EXIT
   done
-  if [ $ready -ne 1 ]; then
-    echo "llama-tools: llama-server did not come up; its log:" >&2
-    tail -n 30 "$work/server.log" >&2
-    exit 1
-  fi
-  python3 "$root/benches/llama-server-replay.py" --port "$port" --trace "$work/trace.jsonl" \
-    --ours "$work/porfiry.json" --out "$work/replay.json"
-  kill "$server" 2>/dev/null || true
-  wait "$server" 2>/dev/null || true
-  trap - EXIT
+  echo "== summary over $rounds rounds"
+  python3 "$root/benches/llama-server-replay.py" --summary "${outs[@]}"
 fi
 echo "== done; raw data in $work"
