@@ -12,6 +12,10 @@
 //! comparison is about.
 //!
 //! `measure MODEL --llama-bench [--threads 2] [--pp 512] [--tg 128] [--reps 3]`
+//!
+//! With `--render-cost` it times what every request costs before its prefill starts: rendering
+//! and tokenizing the whole conversation (`Engine::render`, the worker's own path), for
+//! conversations of growing length (`measure MODEL --render-cost [--reps 20]`).
 
 use std::time::Instant;
 
@@ -23,6 +27,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok_or("usage: measure MODEL.gguf [rounds] | measure MODEL.gguf --llama-bench [..]")?;
     if std::env::args().any(|a| a == "--llama-bench") {
         return llama_bench_mode(&path);
+    }
+    if std::env::args().any(|a| a == "--render-cost") {
+        return render_cost_mode(&path);
     }
     let rounds: usize = std::env::args()
         .nth(2)
@@ -242,5 +249,48 @@ fn llama_bench_mode(path: &str) -> Result<(), Box<dyn std::error::Error>> {
         "tg_tps": tg_tps,
     });
     println!("{out}");
+    Ok(())
+}
+
+/// Time `Engine::render` (render + tokenize the whole prompt) for growing conversations.
+fn render_cost_mode(path: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let reps: usize = flag("--reps", 20)?;
+    let engine = Engine::load(
+        path,
+        EngineParams {
+            threads: Some(2),
+            ..EngineParams::default()
+        },
+    )?;
+    let system = "Ты Порфирий, голосовой помощник на телефоне. Отвечай кратко и по делу.\n\
+        TOOL_CALL: get_current_time — текущее время. TOOL_CALL: read_skill|name — навык.\n"
+        .repeat(4);
+    let mut messages = Vec::new();
+    for n in [0usize, 8, 16, 24, 32] {
+        while messages.len() < n {
+            messages.push(Message::user(
+                "Найди, пожалуйста, фильм про Лару Крофт и включи его.",
+            ));
+            messages.push(Message::assistant(
+                "Нашёл «Лара Крофт: Расхитительница гробниц» (2001). Включаю на телевизоре.",
+            ));
+        }
+        let mut history = messages.clone();
+        history.push(Message::user("Который час?"));
+        let tokens = engine.render(&system, &history)?.tokens.len();
+        let mut ms = Vec::new();
+        for _ in 0..reps {
+            let t = Instant::now();
+            engine.render(&system, &history)?;
+            ms.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        ms.sort_by(f64::total_cmp);
+        println!(
+            "{} messages, {tokens} tokens: render + tokenize median {:.2} ms, min {:.2} ms",
+            history.len(),
+            ms[ms.len() / 2],
+            ms[0]
+        );
+    }
     Ok(())
 }
