@@ -254,7 +254,12 @@ fn table(r: &Report) -> String {
         );
     }
     for (tokens, bytes) in &r.sessions.heads {
-        let _ = writeln!(s, "  {:<15} {tokens:>6} tokens {:>8} KB", "head", bytes / 1024);
+        let _ = writeln!(
+            s,
+            "  {:<15} {tokens:>6} tokens {:>8} KB",
+            "head",
+            bytes / 1024
+        );
     }
     let _ = writeln!(
         s,
