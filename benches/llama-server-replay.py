@@ -98,6 +98,13 @@ def summary(paths):
           f"{med(cold):.1f} (prefilled {runs[0]['requests'][0]['server_prefilled']}), "
           f"llama-server holding another conversation {med(warm):.1f} (prefilled "
           f"{ns[0]['server_prefilled']})")
+    heads = [r.get("ours_head") for r in runs]
+    restored = [h["ms"] + r["requests"][0]["ours_ttft_ms"] for h, r in zip(heads, runs)
+                if isinstance(h, dict) and h.get("source") == "disk"]
+    if restored:
+        print(f"ours right after a start-up, head restored from its snapshot file + first TTFT "
+              f"(median of {len(restored)} rounds): {med(restored):.1f} ms vs llama-server "
+              f"just started {med(cold):.1f} ms, ratio {ratio(med(restored), med(cold)):.3f}")
     print("turns where ours is slower: by median "
           + (", ".join(map(str, worse_med)) or "none") + "; by minimum "
           + (", ".join(map(str, worse_min)) or "none"))

@@ -167,9 +167,16 @@ if [ "$skip" != "server" ]; then
   echo "== per-turn TTFT: Porfiry's dialogue vs llama-server replaying its tokens, $rounds rounds"
   echo "   (llama-server: cache_prompt, --swa-full, 1 slot, n_ctx $ctx, $threads threads, 127.0.0.1:$port)"
   outs=()
+  # With head snapshots (when this build of porfiry has them) every round after the first
+  # restores the static head from disk, as the app does after a restart.
+  heads=()
+  if "$target/release/porfiry" bench dialogue --help | grep -q -- '--head-snapshots'; then
+    mkdir -p "$work/heads"
+    heads=(--head-snapshots "$work/heads")
+  fi
   for r in $(seq 1 "$rounds"); do
     $prio "$target/release/porfiry" bench dialogue --model "$model" --threads "$threads" \
-      --ctx "$ctx" --json --trace "$work/trace.jsonl" >"$work/porfiry-$r.json"
+      --ctx "$ctx" --json --trace "$work/trace.jsonl" "${heads[@]}" >"$work/porfiry-$r.json"
     $prio "$bin/llama-server" -m "$model" -t "$threads" -tb "$threads" -c "$ctx" --swa-full \
       -np 1 --host 127.0.0.1 --port "$port" --no-webui >"$work/server-$r.log" 2>&1 &
     server=$!
