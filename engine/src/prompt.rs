@@ -1,6 +1,6 @@
 //! Turning rendered segments into tokens with the model's own vocabulary.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::token::LlamaToken;
@@ -60,6 +60,36 @@ impl ReplyMemo {
     }
 }
 
+/// Token ids of recently tokenized segment texts, so a request does not tokenize again the
+/// whole conversation it shares with the previous one (tokenizing ~1000 tokens of history
+/// costs milliseconds per request). Keyed by text and by whether special tokens are parsed;
+/// bounded: emptied when full.
+#[derive(Debug, Default)]
+pub struct TokenCache {
+    map: HashMap<(bool, String), Vec<TokenId>>,
+    capacity: usize,
+}
+
+impl TokenCache {
+    /// A cache of at most `capacity` texts.
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            map: HashMap::new(),
+            capacity,
+        }
+    }
+
+    fn tokens(&mut self, model: &LlamaModel, text: &str, parse_special: bool) -> &[TokenId] {
+        let key = (parse_special, text.to_owned());
+        if !self.map.contains_key(&key) && self.map.len() >= self.capacity {
+            self.map.clear();
+        }
+        self.map
+            .entry(key)
+            .or_insert_with(|| tokenize(model, text, parse_special))
+    }
+}
+
 /// Tokenize plain text (special-token parsing off, no BOS).
 pub fn tokenize_plain(model: &LlamaModel, text: &str) -> Vec<TokenId> {
     tokenize(model, text, false)
@@ -78,11 +108,13 @@ fn tokenize(model: &LlamaModel, text: &str, parse_special: bool) -> Vec<TokenId>
 }
 
 /// Tokenize a rendering: BOS when the vocabulary asks for it, scaffolding with special
-/// tokens parsed, content as plain text, replies from the memo when known.
+/// tokens parsed, content as plain text, replies from the memo when known; texts seen before
+/// come from `cache` when given.
 pub fn tokenize_segments(
     model: &LlamaModel,
     segments: &[Segment],
     memo: Option<&ReplyMemo>,
+    mut cache: Option<&mut TokenCache>,
 ) -> RenderedPrompt {
     let vocab = model.vocab();
     let mut text = String::new();
@@ -94,14 +126,18 @@ pub fn tokenize_segments(
             &vocab.token_to_piece(bos, true, None),
         ));
     }
+    let mut piece = |t: &str, special: bool, tokens: &mut Vec<TokenId>| match cache.as_deref_mut() {
+        Some(c) => tokens.extend_from_slice(c.tokens(model, t, special)),
+        None => tokens.extend(tokenize(model, t, special)),
+    };
     for s in segments {
         text.push_str(s.text());
         match s {
-            Segment::Scaffold(t) => tokens.extend(tokenize(model, t, true)),
-            Segment::Content(t) => tokens.extend(tokenize(model, t, false)),
+            Segment::Scaffold(t) => piece(t, true, &mut tokens),
+            Segment::Content(t) => piece(t, false, &mut tokens),
             Segment::Reply(t) => match memo.and_then(|m| m.get(t)) {
                 Some(known) => tokens.extend_from_slice(known),
-                None => tokens.extend(tokenize(model, t, false)),
+                None => piece(t, false, &mut tokens),
             },
         }
     }

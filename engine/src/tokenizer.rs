@@ -94,7 +94,7 @@ impl Tokenizer {
     /// The full prompt for a conversation, as the engine would decode it on a cold cache.
     pub fn render(&self, system: &str, messages: &[Message]) -> RenderedPrompt {
         let segments = chat::render_prompt(self.format, system, messages);
-        prompt::tokenize_segments(&self.model, &segments, None)
+        prompt::tokenize_segments(&self.model, &segments, None, None)
     }
 
     /// The chat format in use.

@@ -40,7 +40,7 @@ use crate::error::EngineError;
 use crate::gguf::GgufInfo;
 use crate::kv::{common_prefix, KvBook, ReusePlan, TokenId};
 use crate::params::{EngineParams, KvType};
-use crate::prompt::{self, RenderedPrompt, ReplyMemo};
+use crate::prompt::{self, RenderedPrompt, ReplyMemo, TokenCache};
 use crate::snapshot::{self, SnapshotError, SnapshotKey};
 use crate::text::{StopScanner, Utf8Stream};
 
@@ -191,6 +191,7 @@ fn run(
         format,
         book: KvBook::new(n_seq as usize, n_ctx as usize),
         memo: ReplyMemo::new(256),
+        token_cache: TokenCache::new(1024),
         batch: LlamaBatch::new(params.batch as usize, 1),
         batch_size: params.batch as usize,
         swa: if swa_full { None } else { sliding_window },
@@ -214,6 +215,7 @@ fn run(
                     worker.model,
                     &segments,
                     Some(&worker.memo),
+                    Some(&mut worker.token_cache),
                 ));
             }
             Command::ClearCache { done } => {
@@ -243,6 +245,8 @@ struct Worker<'m> {
     format: ChatFormat,
     book: KvBook,
     memo: ReplyMemo,
+    /// Tokens of segment texts seen in earlier requests.
+    token_cache: TokenCache,
     batch: LlamaBatch<'static>,
     batch_size: usize,
     /// The sliding window when SWA layers do NOT keep the full cache (reuse must be checked).
@@ -624,12 +628,18 @@ impl Worker<'_> {
 
     /// The tokens every conversation starting with `system` and `messages`, then a user
     /// message, shares: the common prefix of two such renderings with different users.
-    fn head_tokens(&self, system: &str, messages: &[Message]) -> Vec<TokenId> {
-        let probe = |text: &str| {
+    fn head_tokens(&mut self, system: &str, messages: &[Message]) -> Vec<TokenId> {
+        let mut probe = |text: &str| {
             let mut m = messages.to_vec();
             m.push(Message::user(text));
             let segments = chat::render_prompt(self.format, system, &m);
-            prompt::tokenize_segments(self.model, &segments, Some(&self.memo)).tokens
+            prompt::tokenize_segments(
+                self.model,
+                &segments,
+                Some(&self.memo),
+                Some(&mut self.token_cache),
+            )
+            .tokens
         };
         let (a, b) = (probe("a"), probe("b"));
         let n = common_prefix(&a, &b);
@@ -682,12 +692,8 @@ impl Worker<'_> {
                     report.note = Some("llama.cpp refused the snapshot's state".into());
                     report.file = None;
                     report.state_bytes = 0;
-                    return self.build_head(
-                        seq,
-                        self.head_tokens(system, messages),
-                        report,
-                        started,
-                    );
+                    let tokens = self.head_tokens(system, messages);
+                    return self.build_head(seq, tokens, report, started);
                 }
                 Err(SnapshotError::Missing(_)) => {}
                 Err(e) => report.note = Some(e.to_string()),
@@ -788,7 +794,12 @@ impl Worker<'_> {
         if !prefix_text.is_empty() {
             segments.push(Segment::Content(prefix_text.clone()));
         }
-        let rendered = prompt::tokenize_segments(model, &segments, Some(&self.memo));
+        let rendered = prompt::tokenize_segments(
+            model,
+            &segments,
+            Some(&self.memo),
+            Some(&mut self.token_cache),
+        );
         let prompt = rendered.tokens;
         let prefix_tokens = if prefix_text.is_empty() {
             Vec::new()

@@ -529,3 +529,20 @@ fn grammar_forces_well_formed_calls_and_never_aborts() {
     let (after, _) = run(&g, request("grammar", msgs, 4));
     assert!(after.stats.prompt_tokens > 0);
 }
+
+#[test]
+fn cached_segment_tokens_equal_a_fresh_tokenization() {
+    let g = gemma();
+    let tok = porfiry_engine::Tokenizer::load(model_path(GEMMA), None).expect("vocabulary");
+    let mut messages = vec![Message::user("Привет! <end_of_turn> не токен.")];
+    for round in 0..3 {
+        messages.push(Message::assistant(format!("Ответ {round}.")));
+        messages.push(Message::user(format!("Вопрос {round}: который час?")));
+        // Twice through the engine (the second from its token cache), once without a cache.
+        let first = g.render("Ты Порфирий.", &messages).unwrap();
+        let again = g.render("Ты Порфирий.", &messages).unwrap();
+        let fresh = tok.render("Ты Порфирий.", &messages);
+        assert_eq!(first.tokens, fresh.tokens, "round {round}");
+        assert_eq!(again.tokens, fresh.tokens, "round {round}");
+    }
+}
