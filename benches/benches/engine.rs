@@ -32,6 +32,13 @@ fn run(engine: &Engine, r: &ScriptedRequest) -> GenerationStats {
         .stats
 }
 
+/// Σ over `iters` calls of `one`, which returns the milliseconds to count.
+fn timed_ms(iters: u64, mut one: impl FnMut() -> f64) -> Duration {
+    (0..iters)
+        .map(|_| Duration::from_secs_f64(one() / 1e3))
+        .sum()
+}
+
 fn bench(c: &mut Criterion) {
     let model = resolve_model(None).expect("the default model (fetch it: ./run models fetch)");
     let engine = load_engine(&model, EngineParams::default()).expect("engine");
@@ -71,23 +78,19 @@ fn bench(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(20));
     group.bench_function("with KV reuse", |b| {
         b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
+            timed_ms(iters, || {
                 engine.clear_cache().expect("clear");
                 run(&engine, prev);
-                total += Duration::from_secs_f64(run(&engine, this).ttft_ms / 1e3);
-            }
-            total
+                run(&engine, this).ttft_ms
+            })
         })
     });
     group.bench_function("without reuse (cache cleared)", |b| {
         b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
+            timed_ms(iters, || {
                 engine.clear_cache().expect("clear");
-                total += Duration::from_secs_f64(run(&engine, this).ttft_ms / 1e3);
-            }
-            total
+                run(&engine, this).ttft_ms
+            })
         })
     });
     group.finish();
@@ -135,26 +138,22 @@ fn bench_head(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(20));
     group.bench_function("head snapshot restored from disk", |b| {
         b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
+            timed_ms(iters, || {
                 engine.clear_cache().expect("clear");
                 let h = engine
                     .prepare_head(&head.system, &head.messages)
                     .expect("restore");
                 let ttft = run(&engine, first).ttft_ms;
-                total += Duration::from_secs_f64((h.ms + ttft) / 1e3);
-            }
-            total
+                h.ms + ttft
+            })
         })
     });
     group.bench_function("cold prefill", |b| {
         b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
+            timed_ms(iters, || {
                 engine.clear_cache().expect("clear");
-                total += Duration::from_secs_f64(run(&engine, first).ttft_ms / 1e3);
-            }
-            total
+                run(&engine, first).ttft_ms
+            })
         })
     });
     group.finish();

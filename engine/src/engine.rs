@@ -282,13 +282,11 @@ impl Engine {
         system: &str,
         messages: &[Message],
     ) -> Result<RenderedPrompt, EngineError> {
-        let (reply, rx) = crossbeam_channel::bounded(1);
-        self.send(Command::Render {
+        self.ask(|reply| Command::Render {
             system: system.to_owned(),
             messages: messages.to_vec(),
             reply,
-        })?;
-        rx.recv().map_err(|_| EngineError::WorkerGone)
+        })
     }
 
     /// Prepare the head every new session starts with: the prompt prefix shared by every
@@ -307,13 +305,11 @@ impl Engine {
         system: &str,
         messages: &[Message],
     ) -> Result<HeadReport, EngineError> {
-        let (reply, rx) = crossbeam_channel::bounded(1);
-        self.send(Command::PrepareHead {
+        self.ask(|reply| Command::PrepareHead {
             system: system.to_owned(),
             messages: messages.to_vec(),
             reply,
-        })?;
-        rx.recv().map_err(|_| EngineError::WorkerGone)?
+        })?
     }
 
     /// What the KV cache holds now: tokens and bytes per sequence (session).
@@ -321,9 +317,7 @@ impl Engine {
     /// # Errors
     /// [`EngineError::WorkerGone`].
     pub fn cache_report(&self) -> Result<CacheReport, EngineError> {
-        let (reply, rx) = crossbeam_channel::bounded(1);
-        self.send(Command::CacheReport { reply })?;
-        rx.recv().map_err(|_| EngineError::WorkerGone)
+        self.ask(|reply| Command::CacheReport { reply })
     }
 
     /// Forget every cached sequence and prepared head (the next request prefills from
@@ -332,8 +326,13 @@ impl Engine {
     /// # Errors
     /// [`EngineError::WorkerGone`].
     pub fn clear_cache(&self) -> Result<(), EngineError> {
-        let (done, rx) = crossbeam_channel::bounded(1);
-        self.send(Command::ClearCache { done })?;
+        self.ask(|done| Command::ClearCache { done })
+    }
+
+    /// Send the command `make` builds around a reply channel and wait for the answer.
+    fn ask<T>(&self, make: impl FnOnce(Sender<T>) -> Command) -> Result<T, EngineError> {
+        let (reply, rx) = crossbeam_channel::bounded(1);
+        self.send(make(reply))?;
         rx.recv().map_err(|_| EngineError::WorkerGone)
     }
 }
