@@ -213,30 +213,30 @@ fn side_by_side(with: &DialogueReport, without: &DialogueReport) -> String {
         "{:>4} {:>10} {:>10} {:>7} {:>9} {:>9} {:>7}",
         "turn", "prefill", "prefill/0", "ratio", "TTFT ms", "TTFT/0", "ratio"
     );
-    for (w, o) in with.turns.iter().zip(&without.turns) {
+    let mut row = |label: &dyn std::fmt::Display, pw: usize, po: usize, tw: f64, to: f64| {
         let _ = writeln!(
             s,
-            "{:>4} {:>10} {:>10} {:>7.3} {:>9.1} {:>9.1} {:>7.3}",
-            w.turn,
+            "{label:>4} {pw:>10} {po:>10} {:>7.3} {tw:>9.1} {to:>9.1} {:>7.3}",
+            ratio(pw as f64, po as f64),
+            ratio(tw, to)
+        );
+    };
+    for (w, o) in with.turns.iter().zip(&without.turns) {
+        row(
+            &w.turn,
             w.prefilled_tokens,
             o.prefilled_tokens,
-            ratio(w.prefilled_tokens as f64, o.prefilled_tokens as f64),
             w.ttft_ms,
             o.ttft_ms,
-            ratio(w.ttft_ms, o.ttft_ms)
         );
     }
     let (w, o) = (&with.totals, &without.totals);
-    let _ = writeln!(
-        s,
-        "{:>4} {:>10} {:>10} {:>7.3} {:>9.1} {:>9.1} {:>7.3}",
-        "all",
+    row(
+        &"all",
         w.prefilled_tokens,
         o.prefilled_tokens,
-        ratio(w.prefilled_tokens as f64, o.prefilled_tokens as f64),
         w.ttft_ms,
         o.ttft_ms,
-        ratio(w.ttft_ms, o.ttft_ms)
     );
     s
 }
