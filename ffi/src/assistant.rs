@@ -591,8 +591,52 @@ impl ToolExecutor for TimedExecutor {
     }
 }
 
+/// Environment variable naming where the head's KV snapshots go (the app may set it to its
+/// cache directory).
+pub(crate) const KV_DIR_ENV: &str = "PORFIRY_KV_DIR";
+
+/// Where the head's KV snapshots (and the model's cached hash) live: `$PORFIRY_KV_DIR`, else
+/// `kv/` beside the model when that can be created, else `porfiry-kv` in the temporary
+/// directory. A writable place matters on a phone: without one the model (250 MB) would be
+/// hashed again at every start.
+pub(crate) fn snapshot_dir(model_path: &std::path::Path) -> std::path::PathBuf {
+    if let Some(dir) = std::env::var_os(KV_DIR_ENV).filter(|d| !d.is_empty()) {
+        return dir.into();
+    }
+    let writable =
+        |dir: &std::path::Path| std::fs::create_dir_all(dir).is_ok() && tempfile_probe(dir);
+    match model_path.parent().map(|p| p.join("kv")) {
+        Some(dir) if writable(&dir) => dir,
+        _ => std::env::temp_dir().join("porfiry-kv"),
+    }
+}
+
+/// Whether a file can be created (and removed) in `dir`.
+fn tempfile_probe(dir: &std::path::Path) -> bool {
+    let probe = dir.join(format!(".probe-{}", std::process::id()));
+    let ok = std::fs::write(&probe, b"").is_ok();
+    let _ = std::fs::remove_file(&probe);
+    ok
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn snapshots_go_beside_the_model_or_to_a_writable_fallback() {
+        let base = std::env::temp_dir().join(format!("porfiry-ffi-kv-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(&base).unwrap();
+        let model = base.join("m.gguf");
+        assert_eq!(super::snapshot_dir(&model), base.join("kv"));
+        // A model in a place where nothing can be created: the temporary directory.
+        let nowhere = std::path::Path::new("/proc/porfiry-no-such-dir/m.gguf");
+        assert_eq!(
+            super::snapshot_dir(nowhere),
+            std::env::temp_dir().join("porfiry-kv")
+        );
+        let _ = std::fs::remove_dir_all(&base);
+    }
+
     use super::*;
     use crate::paced::PacedModel;
     use porfiry_agent::{

@@ -218,11 +218,12 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_create<'c>(
         let max_tokens = non_negative(max_tokens, "maxTokens")?;
         agent.start(|| {
             let mut params = EngineParams::default();
-            // KV snapshots of the static prompt head live beside the model (`kv/`), so the
-            // first request after an app start restores the head instead of prefilling it.
-            params.snapshot_dir = std::path::Path::new(&model_path)
-                .parent()
-                .map(|dir| dir.join("kv"));
+            // KV snapshots of the static prompt head (`$PORFIRY_KV_DIR`, else `kv/` beside the
+            // model, else the temporary directory), so the first request after an app start
+            // restores the head instead of prefilling it.
+            params.snapshot_dir = Some(crate::assistant::snapshot_dir(std::path::Path::new(
+                &model_path,
+            )));
             if n_ctx > 0 {
                 params.n_ctx = n_ctx;
             }
