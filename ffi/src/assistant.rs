@@ -603,12 +603,14 @@ pub(crate) fn snapshot_dir(model_path: &std::path::Path) -> std::path::PathBuf {
     if let Some(dir) = std::env::var_os(KV_DIR_ENV).filter(|d| !d.is_empty()) {
         return dir.into();
     }
-    let writable =
-        |dir: &std::path::Path| std::fs::create_dir_all(dir).is_ok() && tempfile_probe(dir);
-    match model_path.parent().map(|p| p.join("kv")) {
-        Some(dir) if writable(&dir) => dir,
-        _ => std::env::temp_dir().join("porfiry-kv"),
-    }
+    // Only beside a model file that exists, and never creating more than `kv` itself: a
+    // mistyped model path must not leave folders behind.
+    let beside = model_path
+        .parent()
+        .filter(|_| model_path.is_file())
+        .map(|p| p.join("kv"))
+        .filter(|dir| (dir.is_dir() || std::fs::create_dir(dir).is_ok()) && tempfile_probe(dir));
+    beside.unwrap_or_else(|| std::env::temp_dir().join("porfiry-kv"))
 }
 
 /// Whether a file can be created (and removed) in `dir`.
@@ -627,7 +629,18 @@ mod tests {
         let _ = std::fs::remove_dir_all(&base);
         std::fs::create_dir_all(&base).unwrap();
         let model = base.join("m.gguf");
+        // No model file there: nothing is created beside it.
+        assert_eq!(
+            super::snapshot_dir(&model),
+            std::env::temp_dir().join("porfiry-kv")
+        );
+        assert!(!base.join("kv").exists());
+        std::fs::write(&model, b"GGUF").unwrap();
         assert_eq!(super::snapshot_dir(&model), base.join("kv"));
+        // A missing folder is never created.
+        let missing = base.join("no-such-dir").join("m.gguf");
+        super::snapshot_dir(&missing);
+        assert!(!base.join("no-such-dir").exists());
         // A model in a place where nothing can be created: the temporary directory.
         let nowhere = std::path::Path::new("/proc/porfiry-no-such-dir/m.gguf");
         assert_eq!(
