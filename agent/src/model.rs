@@ -146,6 +146,11 @@ pub struct GenerationStats {
     /// (see [`Model::prepare_head`]) rather than kept from the session's own cache.
     #[serde(default)]
     pub head_tokens: usize,
+    /// Of the reused tokens, how many the model decoded ahead of this request, while it was
+    /// idle after the session's previous reply (the chat framing that opens the next message,
+    /// see [`Model::settle`]): work taken off this request's critical path.
+    #[serde(default)]
+    pub anticipated_tokens: usize,
 }
 
 /// The result of one generation.
@@ -191,6 +196,19 @@ pub trait Model {
     /// What the model reports when it cannot prepare the head; the agent works without it.
     fn prepare_head(&mut self, system: &str, messages: &[Message]) -> Result<(), ModelError> {
         let _ = (system, messages);
+        Ok(())
+    }
+
+    /// Finish the work a model does on its own while idle and return when it is done. After
+    /// a reply an engine decodes the chat framing that opens the session's next message
+    /// (reported as [`GenerationStats::anticipated_tokens`] by the next request); it starts
+    /// that by itself once no request follows within a few tens of milliseconds, as when a
+    /// user is speaking. A host that wants that state now (a benchmark modelling the user's
+    /// pause, a test that counts tokens) calls this. Default: nothing to do.
+    ///
+    /// # Errors
+    /// What the model reports when it cannot reach it.
+    fn settle(&mut self) -> Result<(), ModelError> {
         Ok(())
     }
 }

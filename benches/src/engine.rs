@@ -100,6 +100,10 @@ impl Model for Tracing<'_> {
         }
         self.model.generate(request, on_text)
     }
+
+    fn settle(&mut self) -> Result<(), ModelError> {
+        self.model.settle()
+    }
 }
 
 /// Play `dialogue` on `engine` in `layout`, teacher-forced, from an empty cache. With

@@ -95,6 +95,18 @@ impl<M: Model> Model for ForcedModel<'_, M> {
         self.served += 1;
         self.inner.generate(&forced, on_text)
     }
+
+    fn prepare_head(
+        &mut self,
+        system: &str,
+        messages: &[porfiry_agent::Message],
+    ) -> Result<(), ModelError> {
+        self.inner.prepare_head(system, messages)
+    }
+
+    fn settle(&mut self) -> Result<(), ModelError> {
+        self.inner.settle()
+    }
 }
 
 #[cfg(test)]

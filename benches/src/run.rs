@@ -41,6 +41,9 @@ pub struct TurnRow {
     pub reused_tokens: usize,
     /// Σ prompt tokens decoded.
     pub prefilled_tokens: usize,
+    /// Σ reused tokens the model decoded ahead, while idle after the previous reply
+    /// (`GenerationStats::anticipated_tokens`): appended = prefilled + anticipated.
+    pub anticipated_tokens: usize,
     /// Σ tokens appended since each previous request (the ideal prefill).
     pub appended_tokens: usize,
     /// Σ reply tokens (forced or sampled).
@@ -68,6 +71,8 @@ pub struct Totals {
     pub reused_tokens: usize,
     /// Σ prefilled tokens.
     pub prefilled_tokens: usize,
+    /// Σ tokens decoded ahead while idle (part of the reused ones).
+    pub anticipated_tokens: usize,
     /// Σ appended tokens (the ideal prefill).
     pub appended_tokens: usize,
     /// Σ generated (forced) tokens.
@@ -144,6 +149,11 @@ pub fn run_dialogue_with_head(
             user: t.user.clone(),
             reason,
         };
+        // The user's pause before speaking: the model finishes its idle-time work (the
+        // framing of the next message), as it would while a real user talks.
+        model
+            .settle()
+            .map_err(|e| BenchError::Model(format!("turn {n}: {e}")))?;
         let mut changed = false;
         let started = Instant::now();
         let out = agent
@@ -185,6 +195,7 @@ pub fn run_dialogue_with_head(
             prompt_tokens: 0,
             reused_tokens: 0,
             prefilled_tokens: 0,
+            anticipated_tokens: 0,
             appended_tokens: 0,
             generated_tokens: 0,
             ttft_ms: 0.0,
@@ -208,6 +219,7 @@ pub fn run_dialogue_with_head(
             row.prompt_tokens += stats.prompt_tokens;
             row.reused_tokens += stats.reused_tokens;
             row.prefilled_tokens += stats.prefilled_tokens;
+            row.anticipated_tokens += stats.anticipated_tokens;
             row.appended_tokens += appended;
             row.generated_tokens += stats.generated_tokens;
             row.ttft_sum_ms += stats.ttft_ms;
@@ -247,6 +259,7 @@ fn totals(turns: &[TurnRow]) -> Totals {
         t.prompt_tokens += r.prompt_tokens;
         t.reused_tokens += r.reused_tokens;
         t.prefilled_tokens += r.prefilled_tokens;
+        t.anticipated_tokens += r.anticipated_tokens;
         t.appended_tokens += r.appended_tokens;
         t.generated_tokens += r.generated_tokens;
         t.ttft_ms += r.ttft_ms;
@@ -275,13 +288,14 @@ impl DialogueReport {
         );
         let _ = writeln!(
             s,
-            "{:>4} {:>4} {:>3} {:>7} {:>7} {:>9} {:>8} {:>6} {:>9} {:>9}  user",
+            "{:>4} {:>4} {:>3} {:>7} {:>7} {:>9} {:>5} {:>8} {:>6} {:>9} {:>9}  user",
             "turn",
             "gens",
             "ts",
             "prompt",
             "reused",
             "prefilled",
+            "ahead",
             "appended",
             "forced",
             "TTFT ms",
@@ -290,13 +304,14 @@ impl DialogueReport {
         for r in &self.turns {
             let _ = writeln!(
                 s,
-                "{:>4} {:>4} {:>3} {:>7} {:>7} {:>9} {:>8} {:>6} {:>9.1} {:>9.1}  {}{}",
+                "{:>4} {:>4} {:>3} {:>7} {:>7} {:>9} {:>5} {:>8} {:>6} {:>9.1} {:>9.1}  {}{}",
                 r.turn,
                 r.generations,
                 if r.toolset_change { "*" } else { "" },
                 r.prompt_tokens,
                 r.reused_tokens,
                 r.prefilled_tokens,
+                r.anticipated_tokens,
                 r.appended_tokens,
                 r.generated_tokens,
                 r.ttft_ms,
@@ -312,13 +327,14 @@ impl DialogueReport {
         let t = &self.totals;
         let _ = writeln!(
             s,
-            "{:>4} {:>4} {:>3} {:>7} {:>7} {:>9} {:>8} {:>6} {:>9.1} {:>9.1}  total",
+            "{:>4} {:>4} {:>3} {:>7} {:>7} {:>9} {:>5} {:>8} {:>6} {:>9.1} {:>9.1}  total",
             t.turns,
             t.generations,
             "",
             t.prompt_tokens,
             t.reused_tokens,
             t.prefilled_tokens,
+            t.anticipated_tokens,
             t.appended_tokens,
             t.generated_tokens,
             t.ttft_ms,
@@ -327,7 +343,8 @@ impl DialogueReport {
         let _ = writeln!(
             s,
             "reuse ratio (reused / prompt tokens): {:.3}   (ts *: the turn changed the active toolsets; \
-             appended: tokens new since the previous request = the ideal prefill)",
+             appended: tokens new since the previous request = the ideal prefill; \
+             ahead: of the reused, decoded while idle after the previous reply)",
             t.reuse_ratio
         );
         s

@@ -329,6 +329,18 @@ impl Engine {
         self.ask(|done| Command::ClearCache { done })
     }
 
+    /// Do the worker's idle-time work now and wait for it: after a reply the worker decodes
+    /// the chat framing that opens the session's next message (on its own, once no command
+    /// follows within [`ANTICIPATE_AFTER`](crate::ANTICIPATE_AFTER)); the next request reports
+    /// those tokens as `GenerationStats::anticipated_tokens`. Returns at once when there is
+    /// nothing to do (or [`EngineParams::anticipate`] is off).
+    ///
+    /// # Errors
+    /// [`EngineError::WorkerGone`].
+    pub fn settle(&self) -> Result<(), EngineError> {
+        self.ask(|done| Command::Settle { done })
+    }
+
     /// Send the command `make` builds around a reply channel and wait for the answer.
     fn ask<T>(&self, make: impl FnOnce(Sender<T>) -> Command) -> Result<T, EngineError> {
         let (reply, rx) = crossbeam_channel::bounded(1);

@@ -77,5 +77,6 @@ pub use prompt::RenderedPrompt;
 pub use snapshot::SnapshotError;
 pub use text::{StopScanner, Utf8Stream};
 pub use tokenizer::Tokenizer;
+pub use worker::ANTICIPATE_AFTER;
 
 pub use porfiry_agent::{CancelToken, GenerationStats, Message, Role, StopReason};

@@ -74,4 +74,11 @@ impl Model for EngineModel {
             .map(drop)
             .map_err(|e| ModelError::Failed(e.to_string()))
     }
+
+    /// Waits for [`Engine::settle`].
+    fn settle(&mut self) -> Result<(), ModelError> {
+        self.engine
+            .settle()
+            .map_err(|e| ModelError::Failed(e.to_string()))
+    }
 }

@@ -55,6 +55,10 @@ pub struct EngineParams {
     /// verified download); snapshots are keyed by it. Default `None`: hashed once and cached
     /// in `snapshot_dir`.
     pub model_sha256: Option<String>,
+    /// After a reply, decode the chat framing that opens the session's next message while
+    /// idle (the user is speaking), so the next request prefills only the message and the
+    /// framing that closes it. Default true.
+    pub anticipate: bool,
 }
 
 impl Default for EngineParams {
@@ -71,6 +75,7 @@ impl Default for EngineParams {
             n_seq: 1,
             snapshot_dir: None,
             model_sha256: None,
+            anticipate: true,
         }
     }
 }

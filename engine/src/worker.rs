@@ -15,9 +15,9 @@
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, Sender};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use llama_cpp_2::context::params::{KvCacheType, LlamaContextParams};
 use llama_cpp_2::context::session::LlamaStateSeqFlags;
 use llama_cpp_2::context::LlamaContext;
@@ -69,6 +69,9 @@ pub(crate) enum Command {
     },
     CacheReport {
         reply: Sender<CacheReport>,
+    },
+    Settle {
+        done: Sender<()>,
     },
 }
 
@@ -198,11 +201,29 @@ fn run(
         candidates: LlamaTokenDataArray::new(Vec::new(), false),
         heads: Vec::new(),
         snapshots,
+        anticipate: params.anticipate,
+        pending: None,
+        anticipated: None,
     };
     if init_tx.send(Ok(info)).is_err() {
         return;
     }
-    for cmd in rx {
+    loop {
+        // Idle-time work waits until no command has come for a moment: a tool call's
+        // follow-up request comes back within milliseconds, a user's next message does not.
+        let next = if worker.pending.is_some() {
+            rx.recv_timeout(ANTICIPATE_AFTER)
+        } else {
+            rx.recv().map_err(|_| RecvTimeoutError::Disconnected)
+        };
+        let cmd = match next {
+            Ok(cmd) => cmd,
+            Err(RecvTimeoutError::Timeout) => {
+                worker.run_pending();
+                continue;
+            }
+            Err(RecvTimeoutError::Disconnected) => break,
+        };
         match cmd {
             Command::Generate(job) => worker.serve(job),
             Command::Render {
@@ -223,6 +244,12 @@ fn run(
                 worker.book.clear_all();
                 worker.memo = ReplyMemo::new(256);
                 worker.heads.clear();
+                worker.pending = None;
+                worker.anticipated = None;
+                let _ = done.send(());
+            }
+            Command::Settle { done } => {
+                worker.run_pending();
                 let _ = done.send(());
             }
             Command::PrepareHead {
@@ -257,6 +284,34 @@ struct Worker<'m> {
     heads: Vec<Head>,
     /// Where head snapshots go, when configured.
     snapshots: Option<Snapshots>,
+    /// Whether to decode the next message's opening framing while idle.
+    anticipate: bool,
+    /// Idle-time work waiting for the worker to be idle.
+    pending: Option<Pending>,
+    /// The last idle-time decode, until the session's next request accounts for it.
+    anticipated: Option<Anticipated>,
+}
+
+/// How long the worker must have been idle after a reply before it decodes the framing of
+/// the session's next message ([`EngineParams::anticipate`]).
+pub const ANTICIPATE_AFTER: Duration = Duration::from_millis(40);
+/// The most tokens decoded ahead of a request (chat framing is a handful).
+const MAX_ANTICIPATED: usize = 32;
+
+/// A session's conversation including the reply just made: what its next request will
+/// start with.
+struct Pending {
+    seq: i32,
+    session: String,
+    system: String,
+    messages: Vec<Message>,
+}
+
+/// Tokens decoded ahead of a request: `tokens` at positions `start..` of sequence `seq`.
+struct Anticipated {
+    seq: i32,
+    start: usize,
+    tokens: Vec<TokenId>,
 }
 
 /// Pseudo-session owning the sequence a head is prefilled or restored in.
@@ -411,9 +466,24 @@ impl Worker<'_> {
 
     /// Decode `tokens` at the end of `seq`, logits only for the last one. Updates the book.
     fn decode(&mut self, seq: i32, tokens: &[TokenId]) -> Result<(), EngineError> {
+        self.decode_with(seq, tokens, true)
+    }
+
+    /// Decode `tokens` at the end of `seq`; logits for the last one when `logits` (none
+    /// otherwise: the output layer is skipped). Updates the book.
+    fn decode_with(
+        &mut self,
+        seq: i32,
+        tokens: &[TokenId],
+        logits: bool,
+    ) -> Result<(), EngineError> {
         let start = self.book.tokens(seq).len();
         self.batch.clear();
-        let last = tokens.len().saturating_sub(1);
+        let last = if logits {
+            tokens.len().saturating_sub(1)
+        } else {
+            usize::MAX
+        };
         for (i, t) in tokens.iter().enumerate() {
             let pos = i32::try_from(start + i)
                 .map_err(|_| EngineError::Decode("position overflow".into()))?;
@@ -628,7 +698,7 @@ impl Worker<'_> {
 
     /// The tokens every conversation starting with `system` and `messages`, then a user
     /// message, shares: the common prefix of two such renderings with different users.
-    fn head_tokens(&mut self, system: &str, messages: &[Message]) -> Vec<TokenId> {
+    fn shared_prefix(&mut self, system: &str, messages: &[Message]) -> Vec<TokenId> {
         let mut probe = |text: &str| {
             let mut m = messages.to_vec();
             m.push(Message::user(text));
@@ -652,7 +722,7 @@ impl Worker<'_> {
         messages: &[Message],
     ) -> Result<HeadReport, EngineError> {
         let started = Instant::now();
-        let tokens = self.head_tokens(system, messages);
+        let tokens = self.shared_prefix(system, messages);
         let mut report = HeadReport {
             tokens: tokens.len(),
             source: HeadSource::Empty,
@@ -692,7 +762,7 @@ impl Worker<'_> {
                     report.note = Some("llama.cpp refused the snapshot's state".into());
                     report.file = None;
                     report.state_bytes = 0;
-                    let tokens = self.head_tokens(system, messages);
+                    let tokens = self.shared_prefix(system, messages);
                     return self.build_head(seq, tokens, report, started);
                 }
                 Err(SnapshotError::Missing(_)) => {}
@@ -733,6 +803,38 @@ impl Worker<'_> {
         self.push_head(Head { tokens, state });
         report.ms = ms(started);
         Ok(report)
+    }
+
+    /// Idle-time work: decode the framing that opens the next message of the session that
+    /// was served last (the tokens every continuation of its conversation with a new message
+    /// shares beyond what its sequence holds), without logits. Only when the sequence still
+    /// holds exactly the start of that continuation and has room without evicting anyone.
+    fn run_pending(&mut self) {
+        let Some(p) = self.pending.take() else {
+            return;
+        };
+        if self.book.owner(p.seq) != Some(p.session.as_str()) {
+            return;
+        }
+        let next = self.shared_prefix(&p.system, &p.messages);
+        let held = self.book.tokens(p.seq);
+        let start = held.len();
+        if next.len() <= start
+            || next.len() - start > MAX_ANTICIPATED
+            || !next.starts_with(held)
+            || self.book.room_after_keep(p.seq, start) <= next.len() - start
+            || self.ctx.kv_cache_seq_pos_max(p.seq) + 1 != start as i32
+        {
+            return;
+        }
+        let tokens = next[start..].to_vec();
+        if self.decode_with(p.seq, &tokens, false).is_ok() {
+            self.anticipated = Some(Anticipated {
+                seq: p.seq,
+                start,
+                tokens,
+            });
+        }
     }
 
     fn push_head(&mut self, head: Head) {
@@ -808,13 +910,27 @@ impl Worker<'_> {
         };
 
         // 2. KV reuse: keep the common prefix (or restore a prepared head), make room.
+        // A request supersedes idle-time work; tokens decoded ahead for this sequence count
+        // while the sequence still holds them.
+        self.pending = None;
         let seq = self.book.slot_for(&req.session);
+        let ahead = self.anticipated.take_if(|a| a.seq == seq).filter(|a| {
+            self.book.tokens(seq).get(a.start..a.start + a.tokens.len())
+                == Some(a.tokens.as_slice())
+        });
         let Prepared {
             plan,
             full_reprefill,
             head_tokens,
         } = self.prepare_seq(seq, &prompt)?;
         let reused = plan.keep;
+        let anticipated_tokens = match ahead {
+            Some(a) if head_tokens == 0 && !full_reprefill => plan
+                .keep
+                .min(a.start + a.tokens.len())
+                .saturating_sub(a.start),
+            _ => 0,
+        };
 
         // 3. Prefill in batches, checking cancel and deadline between them.
         let mut stats = GenerationStats {
@@ -822,6 +938,7 @@ impl Worker<'_> {
             reused_tokens: reused,
             full_reprefill,
             head_tokens,
+            anticipated_tokens,
             ..GenerationStats::default()
         };
         let prefill_start = Instant::now();
@@ -948,6 +1065,23 @@ impl Worker<'_> {
         // Remember the exact reply tokens when they spell exactly the reply text.
         if vocab.detokenize(&to_llama(&reply_tokens), false, false) == text.as_bytes() {
             self.memo.remember(text.clone(), reply_tokens.clone());
+        }
+        // The session's next message will open with the chat framing after this reply:
+        // decode it once the worker is idle.
+        if self.anticipate
+            && matches!(
+                stop,
+                StopReason::EndOfTurn | StopReason::StopString | StopReason::MaxTokens
+            )
+        {
+            let mut messages = req.messages;
+            messages.push(Message::assistant(text.clone()));
+            self.pending = Some(Pending {
+                seq,
+                session: req.session,
+                system: req.system,
+                messages,
+            });
         }
         Ok(Completion {
             text,

@@ -40,4 +40,16 @@ impl<M: Model> Model for PacedModel<M> {
             on_text(piece);
         })
     }
+
+    fn prepare_head(
+        &mut self,
+        system: &str,
+        messages: &[porfiry_agent::Message],
+    ) -> Result<(), ModelError> {
+        self.inner.prepare_head(system, messages)
+    }
+
+    fn settle(&mut self) -> Result<(), ModelError> {
+        self.inner.settle()
+    }
 }
