@@ -119,7 +119,8 @@ pub struct ModelInfo {
     pub batch: u32,
     /// KV sequences (sessions cached at once).
     pub n_seq: u32,
-    /// Time to load the weights and create the context, in milliseconds.
+    /// Time to load the weights, create the context and warm it up (one throw-away decode),
+    /// in milliseconds.
     pub load_ms: f64,
 }
 
@@ -375,6 +376,14 @@ fn validate_params(p: &EngineParams) -> Result<(), EngineError> {
         return Err(EngineError::InvalidParams(format!(
             "n_seq {} must be between 1 and 64",
             p.n_seq
+        )));
+    }
+    if p.batch < p.n_seq {
+        // llama.cpp reserves room for one output per sequence in a batch and aborts the
+        // process when that exceeds the batch size.
+        return Err(EngineError::InvalidParams(format!(
+            "batch {} must be at least n_seq ({})",
+            p.batch, p.n_seq
         )));
     }
     Ok(())

@@ -110,6 +110,21 @@ fn kv_type(t: KvType) -> KvCacheType {
     }
 }
 
+/// One throw-away decode before the first request, as llama.cpp's own tools do: it pages
+/// in the weights (a mapped file) and sets up the compute buffers, so the first request —
+/// often a new session's first turn right after an app start — does not pay for it. The
+/// cache is cleared afterwards. A failure only means the first request pays instead.
+fn warm_up(model: &LlamaModel, ctx: &mut LlamaContext<'_>) {
+    let bos = model.vocab().bos();
+    let token = if bos.0 < 0 { LlamaToken(0) } else { bos };
+    // One token: any batch size allows it.
+    let mut batch = LlamaBatch::new(1, 1);
+    if batch.add(token, 0, &[0], true).is_ok() {
+        let _ = ctx.decode(&mut batch);
+    }
+    ctx.clear_kv_cache();
+}
+
 fn run(
     path: PathBuf,
     params: EngineParams,
@@ -152,13 +167,14 @@ fn run(
         .with_type_v(kv_type(params.kv_type_v))
         .with_n_seq_max(n_seq)
         .with_kv_unified(true);
-    let ctx = match model.new_context(backend, ctx_params) {
+    let mut ctx = match model.new_context(backend, ctx_params) {
         Ok(c) => c,
         Err(e) => {
             let _ = init_tx.send(Err(EngineError::Context(e.to_string())));
             return;
         }
     };
+    warm_up(&model, &mut ctx);
     let n_ctx = ctx.n_ctx();
     let snapshots = params.snapshot_dir.clone().map(|dir| Snapshots {
         dir,
@@ -203,7 +219,7 @@ fn run(
         snapshots,
         anticipate: params.anticipate,
         pending: None,
-        anticipated: None,
+        anticipated: Vec::new(),
     };
     if init_tx.send(Ok(info)).is_err() {
         return;
@@ -245,7 +261,7 @@ fn run(
                 worker.memo = ReplyMemo::new(256);
                 worker.heads.clear();
                 worker.pending = None;
-                worker.anticipated = None;
+                worker.anticipated.clear();
                 let _ = done.send(());
             }
             Command::Settle { done } => {
@@ -288,8 +304,9 @@ struct Worker<'m> {
     anticipate: bool,
     /// Idle-time work waiting for the worker to be idle.
     pending: Option<Pending>,
-    /// The last idle-time decode, until the session's next request accounts for it.
-    anticipated: Option<Anticipated>,
+    /// Idle-time decodes (at most one per sequence), until the sequence's next request
+    /// accounts for them.
+    anticipated: Vec<Anticipated>,
 }
 
 /// How long the worker must have been idle after a reply before it decodes the framing of
@@ -828,8 +845,12 @@ impl Worker<'_> {
             return;
         }
         let tokens = next[start..].to_vec();
-        if self.decode_with(p.seq, &tokens, false).is_ok() {
-            self.anticipated = Some(Anticipated {
+        if tokens
+            .chunks(self.batch_size.max(1))
+            .all(|chunk| self.decode_with(p.seq, chunk, false).is_ok())
+        {
+            self.anticipated.retain(|a| a.seq != p.seq);
+            self.anticipated.push(Anticipated {
                 seq: p.seq,
                 start,
                 tokens,
@@ -914,10 +935,15 @@ impl Worker<'_> {
         // while the sequence still holds them.
         self.pending = None;
         let seq = self.book.slot_for(&req.session);
-        let ahead = self.anticipated.take_if(|a| a.seq == seq).filter(|a| {
-            self.book.tokens(seq).get(a.start..a.start + a.tokens.len())
-                == Some(a.tokens.as_slice())
-        });
+        let ahead = self
+            .anticipated
+            .iter()
+            .position(|a| a.seq == seq)
+            .map(|i| self.anticipated.swap_remove(i))
+            .filter(|a| {
+                self.book.tokens(seq).get(a.start..a.start + a.tokens.len())
+                    == Some(a.tokens.as_slice())
+            });
         let Prepared {
             plan,
             full_reprefill,

@@ -113,6 +113,26 @@ fn bad_params_are_typed_errors() {
         Engine::load(model_path(GEMMA), p),
         Err(EngineError::InvalidParams(_))
     ));
+    // Fewer batch slots than sequences: llama.cpp would abort the process.
+    let mut p = test_params();
+    p.batch = 2;
+    p.n_seq = 4;
+    assert!(matches!(
+        Engine::load(model_path(GEMMA), p),
+        Err(EngineError::InvalidParams(_))
+    ));
+    // One token per batch is allowed (and works).
+    let mut p = test_params();
+    p.batch = 1;
+    let engine = Engine::load(model_path(GEMMA), p).unwrap();
+    let done = engine
+        .generate(
+            GenerateRequest::new("s", SYSTEM, vec![Message::user("Hi")])
+                .with_config(GenerateConfig::greedy(2)),
+            &mut |_| {},
+        )
+        .unwrap();
+    assert_eq!(done.stats.prefilled_tokens, done.stats.prompt_tokens);
 }
 
 // ---------------------------------------------------------------- generation
