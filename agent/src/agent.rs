@@ -217,6 +217,9 @@ pub enum AgentError {
         /// The declared sets.
         available: Vec<String>,
     },
+    /// The model refused a request outside a turn ([`Agent::prepare_turn`]).
+    #[error("model: {0}")]
+    Model(String),
 }
 
 #[derive(Debug, Clone, Default)]
@@ -447,6 +450,51 @@ impl Agent {
     pub fn warm_up(&self, model: &mut dyn Model) -> Result<(), ModelError> {
         let view = self.head_view();
         model.prepare_head(&view.system, &view.messages)
+    }
+
+    /// Let `model` decode the session's next request ahead of the turn while the user is
+    /// still speaking: `partial_text` is what was heard so far (a partial transcript; call
+    /// again as it grows — each call supersedes the last). The request is the one
+    /// [`Agent::turn`] would make now for that text, laid out the same way; the model
+    /// decodes it up to the end of the text ([`Model::prefill`]), and the turn made with the
+    /// final text reuses everything its prompt shares with it. Nothing in the session
+    /// changes: no history, no toolset expiry, no events.
+    ///
+    /// # Errors
+    /// [`AgentError::EmptySession`], or what the model reports.
+    pub fn prepare_turn(
+        &mut self,
+        session: &str,
+        partial_text: &str,
+        model: &mut dyn Model,
+    ) -> Result<(), AgentError> {
+        if session.trim().is_empty() {
+            return Err(AgentError::EmptySession);
+        }
+        let saved = self.sessions.get(session).cloned();
+        self.expire(session);
+        self.session_mut(session)?
+            .history
+            .push(Message::user(partial_text));
+        let view = self.request(session);
+        // Everything as it was: the turn does its own expiry (with its events) and layout.
+        match saved {
+            Some(s) => {
+                self.sessions.insert(session.to_string(), s);
+            }
+            None => {
+                self.sessions.remove(session);
+            }
+        }
+        model
+            .prefill(&ModelRequest {
+                session,
+                system: &view.system,
+                messages: &view.messages,
+                cancel: &CancelToken::new(),
+                forced_reply: None,
+            })
+            .map_err(|e| AgentError::Model(e.to_string()))
     }
 
     /// What the session's next model request carries, laid out by

@@ -211,4 +211,16 @@ pub trait Model {
     fn settle(&mut self) -> Result<(), ModelError> {
         Ok(())
     }
+
+    /// A hint, not a generation: the session's next request will start with this one's
+    /// prompt up to the end of its last message's text (the user's words heard so far; more
+    /// may follow). A model with a prompt cache may decode that much now, in the background,
+    /// so the request prefills only the rest. Returns without waiting. Default: nothing.
+    ///
+    /// # Errors
+    /// What the model reports when it cannot take the hint.
+    fn prefill(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
+        let _ = request;
+        Ok(())
+    }
 }

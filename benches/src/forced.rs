@@ -107,6 +107,10 @@ impl<M: Model> Model for ForcedModel<'_, M> {
     fn settle(&mut self) -> Result<(), ModelError> {
         self.inner.settle()
     }
+
+    fn prefill(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
+        self.inner.prefill(request)
+    }
 }
 
 #[cfg(test)]

@@ -342,6 +342,30 @@ impl Engine {
         self.ask(|done| Command::Settle { done })
     }
 
+    /// Decode a conversation ahead of its request, while the user is still speaking:
+    /// `messages` ends with the user's words heard so far (a partial transcript). The worker
+    /// decodes the prompt up to the end of those words — the conversation, the framing that
+    /// opens the message, the words — reusing the session's cached prefix as a request
+    /// would, once no other command is waiting (a newer call replaces an older one not
+    /// started yet). The request made when the user has finished reuses all of it that its
+    /// prompt shares (`GenerationStats::anticipated_tokens`) and prefills only the rest: the
+    /// last words and the framing that closes the message. Returns at once.
+    ///
+    /// # Errors
+    /// [`EngineError::WorkerGone`].
+    pub fn prefill(
+        &self,
+        session: &str,
+        system: &str,
+        messages: &[Message],
+    ) -> Result<(), EngineError> {
+        self.send(Command::Prefill {
+            session: session.to_owned(),
+            system: system.to_owned(),
+            messages: messages.to_vec(),
+        })
+    }
+
     /// Send the command `make` builds around a reply channel and wait for the answer.
     fn ask<T>(&self, make: impl FnOnce(Sender<T>) -> Command) -> Result<T, EngineError> {
         let (reply, rx) = crossbeam_channel::bounded(1);

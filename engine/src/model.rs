@@ -75,6 +75,13 @@ impl Model for EngineModel {
             .map_err(|e| ModelError::Failed(e.to_string()))
     }
 
+    /// Queues [`Engine::prefill`].
+    fn prefill(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
+        self.engine
+            .prefill(request.session, request.system, request.messages)
+            .map_err(|e| ModelError::Failed(e.to_string()))
+    }
+
     /// Waits for [`Engine::settle`].
     fn settle(&mut self) -> Result<(), ModelError> {
         self.engine

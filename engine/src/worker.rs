@@ -30,7 +30,7 @@ use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 use porfiry_agent::{GenerationStats, Message, StopReason};
 
-use crate::backend::backend;
+use crate::backend::{backend, compute_guard, register_exit_gate};
 use crate::chat::{self, ChatFormat, Segment};
 use crate::config::{GenerateConfig, SamplingConfig};
 use crate::engine::{
@@ -72,6 +72,11 @@ pub(crate) enum Command {
     },
     Settle {
         done: Sender<()>,
+    },
+    Prefill {
+        session: String,
+        system: String,
+        messages: Vec<Message>,
     },
 }
 
@@ -120,8 +125,10 @@ fn warm_up(model: &LlamaModel, ctx: &mut LlamaContext<'_>) {
     // One token: any batch size allows it.
     let mut batch = LlamaBatch::new(1, 1);
     if batch.add(token, 0, &[0], true).is_ok() {
+        let _gate = compute_guard();
         let _ = ctx.decode(&mut batch);
     }
+    register_exit_gate();
     ctx.clear_kv_cache();
 }
 
@@ -227,15 +234,15 @@ fn run(
     loop {
         // Idle-time work waits until no command has come for a moment: a tool call's
         // follow-up request comes back within milliseconds, a user's next message does not.
-        let next = if worker.pending.is_some() {
-            rx.recv_timeout(ANTICIPATE_AFTER)
+        let next = if let Some(p) = &worker.pending {
+            rx.recv_timeout(p.delay())
         } else {
             rx.recv().map_err(|_| RecvTimeoutError::Disconnected)
         };
         let cmd = match next {
             Ok(cmd) => cmd,
             Err(RecvTimeoutError::Timeout) => {
-                worker.run_pending();
+                worker.run_pending(&|| !rx.is_empty());
                 continue;
             }
             Err(RecvTimeoutError::Disconnected) => break,
@@ -265,8 +272,21 @@ fn run(
                 let _ = done.send(());
             }
             Command::Settle { done } => {
-                worker.run_pending();
+                worker.run_pending(&|| false);
                 let _ = done.send(());
+            }
+            // Replaces any idle-time work not started yet: a newer partial utterance (or the
+            // framing after a reply, which the prefill covers) supersedes it.
+            Command::Prefill {
+                session,
+                system,
+                messages,
+            } => {
+                worker.pending = Some(Pending::Prefill {
+                    session,
+                    system,
+                    messages,
+                });
             }
             Command::PrepareHead {
                 system,
@@ -315,13 +335,33 @@ pub const ANTICIPATE_AFTER: Duration = Duration::from_millis(40);
 /// The most tokens decoded ahead of a request (chat framing is a handful).
 const MAX_ANTICIPATED: usize = 32;
 
-/// A session's conversation including the reply just made: what its next request will
-/// start with.
-struct Pending {
-    seq: i32,
-    session: String,
-    system: String,
-    messages: Vec<Message>,
+/// Idle-time work, done when no command is waiting.
+enum Pending {
+    /// A session's conversation including the reply just made: what its next request will
+    /// start with. Decode the framing that opens the next message.
+    Anticipate {
+        seq: i32,
+        session: String,
+        system: String,
+        messages: Vec<Message>,
+    },
+    /// A session's conversation with the user's words heard so far as its last message
+    /// ([`crate::Engine::prefill`]). Decode it up to the end of those words.
+    Prefill {
+        session: String,
+        system: String,
+        messages: Vec<Message>,
+    },
+}
+
+impl Pending {
+    /// How long the worker must have been idle before starting it.
+    fn delay(&self) -> Duration {
+        match self {
+            Pending::Anticipate { .. } => ANTICIPATE_AFTER,
+            Pending::Prefill { .. } => Duration::ZERO,
+        }
+    }
 }
 
 /// Tokens decoded ahead of a request: `tokens` at positions `start..` of sequence `seq`.
@@ -508,7 +548,11 @@ impl Worker<'_> {
                 .add(LlamaToken(*t), pos, &[seq], i == last)
                 .map_err(|e| EngineError::Decode(e.to_string()))?;
         }
-        if let Err(e) = self.ctx.decode(&mut self.batch) {
+        let decoded = {
+            let _gate = compute_guard();
+            self.ctx.decode(&mut self.batch)
+        };
+        if let Err(e) = decoded {
             // The cache may hold part of the batch: forget the sequence rather than guess.
             self.drop_seq(seq);
             return Err(EngineError::Decode(e.to_string()));
@@ -673,9 +717,12 @@ impl Worker<'_> {
         // SAFETY: the bytes were produced by llama.cpp's `llama_state_seq_get_data` for this
         // model and context configuration (in memory, or read back from a snapshot file
         // whose key and checksum matched), and llama.cpp checks their length and shape.
-        let ok = unsafe {
-            self.ctx
-                .state_seq_set_data_ext(&head.state, seq, LlamaStateSeqFlags::empty())
+        let ok = {
+            let _gate = compute_guard();
+            unsafe {
+                self.ctx
+                    .state_seq_set_data_ext(&head.state, seq, LlamaStateSeqFlags::empty())
+            }
         };
         let pos_min = self.ctx.kv_cache_seq_pos_min(seq);
         let pos_max = self.ctx.kv_cache_seq_pos_max(seq);
@@ -701,9 +748,12 @@ impl Worker<'_> {
         let size = self.ctx.state_seq_get_size_ext(seq, flags);
         let mut state = vec![0u8; size];
         // SAFETY: `state` has exactly the size llama.cpp reported for this sequence.
-        let n = unsafe {
-            self.ctx
-                .state_seq_get_data_ext(state.as_mut_ptr(), seq, flags)
+        let n = {
+            let _gate = compute_guard();
+            unsafe {
+                self.ctx
+                    .state_seq_get_data_ext(state.as_mut_ptr(), seq, flags)
+            }
         };
         if n != size || size == 0 {
             return Err(EngineError::Decode(format!(
@@ -826,36 +876,110 @@ impl Worker<'_> {
     /// was served last (the tokens every continuation of its conversation with a new message
     /// shares beyond what its sequence holds), without logits. Only when the sequence still
     /// holds exactly the start of that continuation and has room without evicting anyone.
-    fn run_pending(&mut self) {
-        let Some(p) = self.pending.take() else {
-            return;
-        };
-        if self.book.owner(p.seq) != Some(p.session.as_str()) {
+    fn run_pending(&mut self, interrupted: &dyn Fn() -> bool) {
+        match self.pending.take() {
+            None => {}
+            Some(Pending::Anticipate {
+                seq,
+                session,
+                system,
+                messages,
+            }) => self.anticipate(seq, &session, &system, &messages),
+            Some(Pending::Prefill {
+                session,
+                system,
+                messages,
+            }) => self.prefill(&session, &system, &messages, interrupted),
+        }
+    }
+
+    fn anticipate(&mut self, seq: i32, session: &str, system: &str, messages: &[Message]) {
+        if self.book.owner(seq) != Some(session) {
             return;
         }
-        let next = self.shared_prefix(&p.system, &p.messages);
-        let held = self.book.tokens(p.seq);
+        let next = self.shared_prefix(system, messages);
+        let held = self.book.tokens(seq);
         let start = held.len();
         if next.len() <= start
             || next.len() - start > MAX_ANTICIPATED
             || !next.starts_with(held)
-            || self.book.room_after_keep(p.seq, start) <= next.len() - start
-            || self.ctx.kv_cache_seq_pos_max(p.seq) + 1 != start as i32
+            || self.book.room_after_keep(seq, start) <= next.len() - start
+            || self.ctx.kv_cache_seq_pos_max(seq) + 1 != start as i32
         {
             return;
         }
         let tokens = next[start..].to_vec();
         if tokens
             .chunks(self.batch_size.max(1))
-            .all(|chunk| self.decode_with(p.seq, chunk, false).is_ok())
+            .all(|chunk| self.decode_with(seq, chunk, false).is_ok())
         {
-            self.anticipated.retain(|a| a.seq != p.seq);
-            self.anticipated.push(Anticipated {
-                seq: p.seq,
-                start,
-                tokens,
-            });
+            self.note_ahead(seq, start, tokens);
         }
+    }
+
+    /// Decode the conversation up to the end of its last message's text (the user's words
+    /// so far; the framing that closes the message is left for the request), reusing and
+    /// trimming the session's sequence as a request would. Stops between batches when
+    /// `interrupted` (a command is waiting); what was decoded stays useful.
+    fn prefill(
+        &mut self,
+        session: &str,
+        system: &str,
+        messages: &[Message],
+        interrupted: &dyn Fn() -> bool,
+    ) {
+        let mut segments = chat::render_prompt(self.format, system, messages);
+        while matches!(segments.last(), Some(Segment::Scaffold(_))) {
+            segments.pop();
+        }
+        let tokens = prompt::tokenize_segments(
+            self.model,
+            &segments,
+            Some(&self.memo),
+            Some(&mut self.token_cache),
+        )
+        .tokens;
+        let seq = self.book.slot_for(session);
+        if tokens.is_empty() || self.book.tokens(seq).starts_with(&tokens) {
+            return;
+        }
+        let Ok(Prepared { plan, .. }) = self.prepare_seq(seq, &tokens) else {
+            return;
+        };
+        let start = plan.keep;
+        let mut pos = start;
+        while pos < tokens.len() {
+            if pos > start && interrupted() {
+                break;
+            }
+            let end = (pos + self.batch_size).min(tokens.len());
+            if self.decode_with(seq, &tokens[pos..end], false).is_err() {
+                return;
+            }
+            pos = end;
+        }
+        if pos > start {
+            self.note_ahead(seq, start, tokens[start..pos].to_vec());
+        }
+    }
+
+    /// Remember tokens decoded ahead of `seq`'s next request (replacing an earlier note
+    /// when they extend it).
+    fn note_ahead(&mut self, seq: i32, start: usize, tokens: Vec<TokenId>) {
+        let (start, tokens) = match self.anticipated.iter().position(|a| a.seq == seq) {
+            Some(i) => {
+                let old = self.anticipated.swap_remove(i);
+                if old.start <= start && start <= old.start + old.tokens.len() {
+                    let mut joined = old.tokens[..start - old.start].to_vec();
+                    joined.extend(tokens);
+                    (old.start, joined)
+                } else {
+                    (start, tokens)
+                }
+            }
+            None => (start, tokens),
+        };
+        self.anticipated.push(Anticipated { seq, start, tokens });
     }
 
     fn push_head(&mut self, head: Head) {
@@ -1102,7 +1226,7 @@ impl Worker<'_> {
         {
             let mut messages = req.messages;
             messages.push(Message::assistant(text.clone()));
-            self.pending = Some(Pending {
+            self.pending = Some(Pending::Anticipate {
                 seq,
                 session: req.session,
                 system: req.system,

@@ -106,6 +106,10 @@ enum Job {
         session: String,
         reply: Sender<String>,
     },
+    Prepare {
+        session: String,
+        text: String,
+    },
     Shutdown,
 }
 
@@ -172,6 +176,19 @@ impl Assistant {
         let jobs = lock(&self.jobs);
         let tx = jobs.as_ref().ok_or(BridgeError::Closed)?;
         tx.send(job).map_err(|_| BridgeError::Closed)
+    }
+
+    /// Queues a hint: the user is speaking in `session` and `partial` is what was heard so
+    /// far. The worker has the model decode the turn's prompt up to those words
+    /// ([`Agent::prepare_turn`]), so the turn sent when the user finishes prefills only the
+    /// last words. Returns at once; hints are cheap to send often (the engine does only the
+    /// newest when it gets to them).
+    pub(crate) fn prepare(&self, session: &str, partial: &str) -> Result<(), BridgeError> {
+        check_session(session)?;
+        self.enqueue(Job::Prepare {
+            session: session.to_string(),
+            text: partial.to_string(),
+        })
     }
 
     /// Queues a turn. Events go to `sink` from the worker thread.
@@ -333,6 +350,15 @@ fn worker_loop(
             Job::Shutdown => break,
             Job::Register { toolset, executor } => {
                 agent.register_executor(ExecutorTarget::Toolset(toolset), executor);
+            }
+            Job::Prepare { session, text } => {
+                // Not behind a queued turn of the session: its own request does the work.
+                let queued_turn = lock(&shared.pending).iter().any(|p| p.session == session);
+                if !queued_turn {
+                    let _ = catch_unwind(AssertUnwindSafe(|| {
+                        agent.prepare_turn(&session, &text, model.as_mut())
+                    }));
+                }
             }
             Job::Prompt { session, reply } => {
                 let text = prompt_text(&mut agent, &session);

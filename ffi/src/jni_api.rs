@@ -346,6 +346,22 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_send<'c>(
     })
 }
 
+/// `void prepare(long handle, String session, String partialText)`.
+#[no_mangle]
+pub extern "system" fn Java_app_porfiry_core_PorfiryNative_prepare<'c>(
+    env: EnvUnowned<'c>,
+    _class: JClass<'c>,
+    handle: jlong,
+    session: JString<'c>,
+    partial: JString<'c>,
+) {
+    on_assistant(env, handle, |env, assistant| {
+        let session = string_arg(env, &session, "session")?;
+        let partial = string_arg(env, &partial, "partialText")?;
+        assistant.prepare(&session, &partial)
+    })
+}
+
 /// `boolean cancel(long handle, String session)`.
 #[no_mangle]
 pub extern "system" fn Java_app_porfiry_core_PorfiryNative_cancel<'c>(

@@ -52,4 +52,8 @@ impl<M: Model> Model for PacedModel<M> {
     fn settle(&mut self) -> Result<(), ModelError> {
         self.inner.settle()
     }
+
+    fn prefill(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
+        self.inner.prefill(request)
+    }
 }

@@ -62,6 +62,15 @@ public final class PorfiryNative {
     public static native void send(long handle, String session, String text, PorfiryListener listener);
 
     /**
+     * While the user is still speaking: {@code partialText} is what speech recognition heard so
+     * far in {@code session}. The model decodes the coming turn's prompt up to those words in the
+     * background, so the {@link #send} made when the user finishes only has the last words left
+     * to prefill before the reply starts. Call it with every partial result; it returns at once
+     * and changes nothing in the session (a hint, not a turn).
+     */
+    public static native void prepare(long handle, String session, String partialText);
+
+    /**
      * Cancels the running and queued turns of {@code session}. Returns whether anything was
      * cancelled. The cancelled turn still ends with {@code onDone} (stop {@code "cancelled"}).
      */
