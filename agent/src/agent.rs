@@ -2027,6 +2027,88 @@ tools:
     }
 
     #[test]
+    fn prepare_turn_hints_the_turns_request_and_changes_nothing() {
+        struct Hinted {
+            inner: ScriptedModel,
+            prefills: Vec<(String, String, Vec<Message>)>,
+        }
+        impl Model for Hinted {
+            fn generate(
+                &mut self,
+                request: &ModelRequest<'_>,
+                on_text: &mut dyn FnMut(&str),
+            ) -> Result<crate::model::Generation, ModelError> {
+                self.inner.generate(request, on_text)
+            }
+            fn prefill(&mut self, r: &ModelRequest<'_>) -> Result<(), ModelError> {
+                self.prefills.push((
+                    r.session.to_owned(),
+                    r.system.to_owned(),
+                    r.messages.to_vec(),
+                ));
+                Ok(())
+            }
+        }
+        let (mut agent, clock) = fixture();
+        turn(&mut agent, "s", "Привет", &["Здравствуйте!"]);
+        agent.enable_toolset("s", "media").unwrap();
+        turn(&mut agent, "s", "Что в кино?", &["Не знаю."]);
+        // The set expires while the user speaks: the hint must not drop it silently.
+        clock.advance(Duration::from_secs(11 * 60));
+        let history = agent.history("s").to_vec();
+        let mut model = Hinted {
+            inner: ScriptedModel::new(["Сейчас десять."]),
+            prefills: Vec::new(),
+        };
+        agent.prepare_turn("s", "Который", &mut model).unwrap();
+        agent.prepare_turn("s", "Который час?", &mut model).unwrap();
+        assert_eq!(agent.history("s"), history.as_slice());
+        assert_eq!(agent.sessions.get("s").map(|s| s.active.len()), Some(1));
+        assert_eq!(model.prefills.len(), 2);
+        // (After a state change the state message follows the user's words.)
+        assert!(model.prefills[0].2.iter().any(|m| m.content == "Который"));
+
+        let mut events = Vec::new();
+        let out = agent
+            .turn(
+                "s",
+                "Который час?",
+                &mut model,
+                &CancelToken::new(),
+                &mut |e| events.push(e),
+            )
+            .unwrap();
+        assert_eq!(out.stop, TurnStop::Answered);
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, AgentEvent::ToolsetDisabled { expired: true, .. })),
+            "{events:?}"
+        );
+        // The hint was exactly the turn's first request.
+        let first = &model.inner.requests()[0];
+        let (session, system, messages) = &model.prefills[1];
+        assert_eq!(session, "s");
+        assert_eq!(system, &first.system);
+        assert_eq!(messages, &first.messages);
+
+        // A hint for a session that does not exist yet does not create it.
+        agent.prepare_turn("new", "Привет", &mut model).unwrap();
+        assert!(!agent.sessions().any(|s| s == "new"));
+        assert_eq!(
+            model.prefills[2].2.last().map(|m| m.content.as_str()),
+            Some("Привет")
+        );
+        assert_eq!(
+            agent.prepare_turn(" ", "x", &mut model),
+            Err(AgentError::EmptySession)
+        );
+        // A model without prefill support accepts the hint and does nothing.
+        let mut scripted = ScriptedModel::new(Vec::<String>::new());
+        agent.prepare_turn("s", "Ещё", &mut scripted).unwrap();
+    }
+
+    #[test]
     fn warm_up_hands_the_head_to_the_model() {
         struct Recorder(Vec<(String, Vec<Message>)>);
         impl Model for Recorder {

@@ -208,3 +208,131 @@ fn another_session_in_between_keeps_what_was_decoded_ahead() {
     let two = second_turn(&engine, "voice", REPLY);
     assert_eq!(two.stats.anticipated_tokens, framing, "{:?}", two.stats);
 }
+
+/// The conversation with the user's words heard so far as its last message.
+fn heard(words: &str) -> Vec<Message> {
+    vec![
+        Message::user(FIRST),
+        Message::assistant(REPLY),
+        Message::user(words),
+    ]
+}
+
+fn prefill_while_speaking(file: &str) {
+    let cold = load(file, false, 1);
+    let want = second_turn(&cold, "ref", REPLY);
+    drop(cold);
+
+    let engine = load(file, true, 1);
+    let framing = opening_framing(&engine);
+    let one = first_turn(&engine, "s");
+    let held = one.stats.prompt_tokens + one.stats.generated_tokens;
+    // Partial transcripts as speech recognition revises them; only the newest matters.
+    for words in ["Кот", "Который", "Который ч"] {
+        engine.prefill("s", SYSTEM, &heard(words)).unwrap();
+    }
+    engine.settle().unwrap();
+    let cached = engine.cache_report().unwrap().seqs[0].tokens;
+    assert!(cached > held + framing, "{file}: {cached} after {held}");
+
+    let two = second_turn(&engine, "s", REPLY);
+    let s = &two.stats;
+    // Everything decoded ahead that the final prompt shares counts: the framing and the
+    // first words; only the rest of the words and the closing framing remain.
+    assert!(s.anticipated_tokens > framing, "{file}: {s:?}");
+    assert!(
+        s.reused_tokens >= held + s.anticipated_tokens,
+        "{file}: {s:?}"
+    );
+    assert_eq!(s.prefilled_tokens, s.prompt_tokens - s.reused_tokens);
+    assert!(
+        s.prefilled_tokens < want.stats.prompt_tokens - held - framing,
+        "{file}: {s:?}"
+    );
+    assert_eq!(
+        two.tokens, want.tokens,
+        "{file}: prefilled while speaking vs cold"
+    );
+}
+
+#[test]
+fn gemma_prefills_the_words_heard_so_far() {
+    prefill_while_speaking(GEMMA);
+}
+
+#[test]
+fn smollm2_prefills_the_words_heard_so_far() {
+    prefill_while_speaking(SMOLLM2);
+}
+
+#[test]
+fn a_revised_transcript_or_a_new_session_is_prefilled_correctly() {
+    let cold = load(GEMMA, false, 1);
+    let want = second_turn(&cold, "ref", REPLY);
+    // A new session: nothing cached for it yet.
+    let fresh = GenerateRequest::new("ref2", SYSTEM, vec![Message::user(SECOND)])
+        .with_config(GenerateConfig::greedy(12));
+    let want_fresh = cold.generate(fresh, &mut |_| {}).unwrap();
+    drop(cold);
+
+    let engine = load(GEMMA, true, 1);
+    first_turn(&engine, "s");
+    // Heard wrong first, then corrected: the wrong words are trimmed like a stale suffix.
+    engine.prefill("s", SYSTEM, &heard("Кто такой ты")).unwrap();
+    engine.settle().unwrap();
+    let two = second_turn(&engine, "s", REPLY);
+    assert_eq!(two.tokens, want.tokens);
+    assert_eq!(
+        two.stats.prefilled_tokens,
+        two.stats.prompt_tokens - two.stats.reused_tokens
+    );
+
+    engine
+        .prefill("new", SYSTEM, &[Message::user("Который")])
+        .unwrap();
+    engine.settle().unwrap();
+    let first = GenerateRequest::new("new", SYSTEM, vec![Message::user(SECOND)])
+        .with_config(GenerateConfig::greedy(12));
+    let done = engine.generate(first, &mut |_| {}).unwrap();
+    // The new session took the only sequence, kept what it shares with the old one (the
+    // system text) and decoded the rest up to the words heard.
+    assert!(done.stats.anticipated_tokens > 0, "{:?}", done.stats);
+    assert!(done.stats.reused_tokens >= done.stats.anticipated_tokens);
+    assert_eq!(done.tokens, want_fresh.tokens);
+}
+
+#[test]
+fn a_request_does_not_wait_for_a_long_prefill() {
+    // A prefill in batches of 8 stops between batches as soon as a request is waiting.
+    let engine = Engine::load(
+        model_path(GEMMA),
+        EngineParams {
+            n_ctx: 2048,
+            batch: 8,
+            n_seq: 2,
+            ..EngineParams::default()
+        },
+    )
+    .unwrap();
+    let long = "слово ".repeat(300);
+    let messages = [Message::user(long.as_str())];
+    let full = engine.render(SYSTEM, &messages).unwrap().tokens.len();
+    engine.prefill("s", SYSTEM, &messages).unwrap();
+    // Let it start (it starts at once: nothing else is queued), then ask.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let req = GenerateRequest::new("other", SYSTEM, vec![Message::user(SECOND)])
+        .with_config(GenerateConfig::greedy(2));
+    let done = engine.generate(req, &mut |_| {}).unwrap();
+    assert!(done.stats.generated_tokens > 0);
+    let cache = engine.cache_report().unwrap();
+    let prefilled = cache
+        .seqs
+        .iter()
+        .find(|s| s.session.as_deref() == Some("s"))
+        .map_or(0, |s| s.tokens);
+    // Begun, and interrupted long before its ~600 tokens (75 batches).
+    assert!(
+        prefilled > 0 && prefilled < full / 2,
+        "{prefilled} of {full}: {cache:?}"
+    );
+}

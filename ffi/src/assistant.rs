@@ -531,6 +531,8 @@ fn done_json(
             "prompt_tokens": last.prompt_tokens,
             "reused_tokens": sum(|s| s.reused_tokens),
             "prefilled_tokens": sum(|s| s.prefilled_tokens),
+            "anticipated_tokens": sum(|s| s.anticipated_tokens),
+            "head_tokens": sum(|s| s.head_tokens),
             "generated_tokens": sum(|s| s.generated_tokens),
             "ttft_ms": first.ttft_ms,
             "prefill_tps": last.prefill_tps,
@@ -764,6 +766,70 @@ mod tests {
         a.close().unwrap();
         assert!(matches!(a.close(), Err(BridgeError::Closed)));
         assert!(matches!(a.stats(), Err(BridgeError::Closed)));
+    }
+
+    /// A scripted model that shares what it was asked: generated requests' user messages,
+    /// and prefill hints' last user message.
+    struct Recording {
+        inner: ScriptedModel,
+        seen: Arc<Mutex<(Vec<Vec<String>>, Vec<String>)>>,
+    }
+
+    fn users(messages: &[porfiry_agent::Message]) -> Vec<String> {
+        messages
+            .iter()
+            .filter(|m| m.role == porfiry_agent::Role::User && !m.content.starts_with("Скиллы"))
+            .map(|m| m.content.clone())
+            .collect()
+    }
+
+    impl Model for Recording {
+        fn generate(
+            &mut self,
+            request: &porfiry_agent::ModelRequest<'_>,
+            on_text: &mut dyn FnMut(&str),
+        ) -> Result<porfiry_agent::Generation, porfiry_agent::ModelError> {
+            lock(&self.seen).0.push(users(request.messages));
+            self.inner.generate(request, on_text)
+        }
+        fn prefill(
+            &mut self,
+            request: &porfiry_agent::ModelRequest<'_>,
+        ) -> Result<(), porfiry_agent::ModelError> {
+            let last = users(request.messages).pop().unwrap_or_default();
+            lock(&self.seen).1.push(last);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn prepare_is_a_hint_that_changes_no_turn() {
+        let seen = Arc::new(Mutex::new((Vec::new(), Vec::new())));
+        let model = Box::new(Recording {
+            inner: ScriptedModel::new(["Да."]),
+            seen: seen.clone(),
+        });
+        let a = Assistant::start(agent(Lang::Ru, &[]), model, json!({})).unwrap();
+        a.prepare("s", "вопр").unwrap();
+        a.prepare("s", "вопрос").unwrap();
+        assert!(matches!(
+            a.prepare("", "x"),
+            Err(BridgeError::InvalidArgument(_))
+        ));
+        // The prompt job queues behind the hints: when it answers, they have run.
+        a.prompt("s").unwrap();
+        let events = until_end(&turn(&a, "s", "вопрос"));
+        let BridgeEvent::Done(done) = events.last().unwrap() else {
+            panic!("{events:?}")
+        };
+        assert_eq!(done["text"], "Да.");
+        // Both hints reached the model; they left no trace in the session: the turn's
+        // request holds one user message.
+        let (turns, hints) = lock(&seen).clone();
+        assert_eq!(hints, vec!["вопр".to_string(), "вопрос".to_string()]);
+        assert_eq!(turns, vec![vec!["вопрос".to_string()]]);
+        a.close().unwrap();
+        assert!(matches!(a.prepare("s", "x"), Err(BridgeError::Closed)));
     }
 
     #[test]

@@ -561,6 +561,17 @@ public final class BridgeTests {
         Check.isTrue(Integer.parseInt(Check.json(r.done, "generations")) >= 1, "generations " + r.done);
         Check.contains(PorfiryNative.stats(h), "\"kind\":\"gguf\"", "stats");
         System.out.println("gemma turn: " + r.done);
+        // The user speaks again: partial transcripts go ahead of the turn.
+        PorfiryNative.prepare(h, "s", "Как");
+        PorfiryNative.prepare(h, "s", "Как тебя зовут");
+        Thread.sleep(2000);
+        Recorder r2 = send(h, "s", "Как тебя зовут?");
+        r2.await(300);
+        Check.eq(null, r2.error, "error");
+        // Decoded ahead: the framing after the reply (5 tokens) and the words heard.
+        int ahead = Integer.parseInt(Check.json(r2.done, "anticipated_tokens"));
+        Check.isTrue(ahead > 6, "decoded ahead " + r2.done);
+        System.out.println("gemma turn after prepare: " + r2.done);
         PorfiryNative.close(h);
     }
 
