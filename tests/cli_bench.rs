@@ -72,6 +72,46 @@ fn dialogue_on_the_real_model_prefills_only_new_tokens_between_toolset_changes()
 }
 
 #[test]
+fn a_speaking_user_leaves_only_the_last_word_to_prefill() {
+    let v = json(&porfiry(&[
+        "bench",
+        "dialogue",
+        "--json",
+        "--turns",
+        "3",
+        "--speaking",
+        "--threads",
+        "2",
+    ]));
+    let turns = v["turns"].as_array().unwrap();
+    for t in turns {
+        assert_eq!(
+            n(t, "prompt_tokens"),
+            n(t, "reused_tokens") + n(t, "prefilled_tokens"),
+            "{t}"
+        );
+        // Every turn's first words were decoded while the user spoke (turn 1 included: they
+        // follow the prepared head), so more than the framing was ready.
+        assert!(n(t, "anticipated_tokens") > 0, "{t}");
+    }
+    let gens = v["generations"].as_array().unwrap();
+    for turn in 1..=3 {
+        let first = gens
+            .iter()
+            .find(|g| n(g, "turn") == turn)
+            .expect("a first request");
+        let s = &first["stats"];
+        // What remains is the last word and the closing framing: a handful of tokens.
+        assert!(n(s, "prefilled_tokens") <= 12, "{first}");
+        assert_eq!(
+            n(s, "prefilled_tokens") + n(s, "anticipated_tokens"),
+            n(first, "appended_tokens"),
+            "{first}"
+        );
+    }
+}
+
+#[test]
 fn no_reuse_prefills_every_prompt_in_full() {
     let v = json(&porfiry(&[
         "bench",

@@ -104,6 +104,10 @@ impl Model for Tracing<'_> {
     fn settle(&mut self) -> Result<(), ModelError> {
         self.model.settle()
     }
+
+    fn prefill(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
+        self.model.prefill(request)
+    }
 }
 
 /// Play `dialogue` on `engine` in `layout`, teacher-forced, from an empty cache. With
@@ -120,13 +124,15 @@ pub fn play_on_engine(
     reuse: bool,
     tracer: Option<&Tokenizer>,
 ) -> Result<(DialogueReport, Vec<TraceEntry>, Engine), BenchError> {
-    play_on_engine_with(dialogue, layout, engine, reuse, false, tracer)
+    play_on_engine_with(dialogue, layout, engine, reuse, false, false, tracer)
 }
 
 /// [`play_on_engine`], and with `head` (and `reuse`) the agent's head is prepared first as
 /// an app does at start-up ([`Engine::prepare_head`]: restored from the engine's snapshot
 /// directory when a valid snapshot is there, else prefilled), so the first turn prefills
-/// only what follows it. The report's `head` says what the preparation did.
+/// only what follows it. The report's `head` says what the preparation did. With `speaking`
+/// the user's words but the last are prefilled before each turn (see
+/// [`run_dialogue_with_head`]).
 ///
 /// # Errors
 /// As [`play_on_engine`].
@@ -136,6 +142,7 @@ pub fn play_on_engine_with(
     engine: Engine,
     reuse: bool,
     head: bool,
+    speaking: bool,
     tracer: Option<&Tokenizer>,
 ) -> Result<(DialogueReport, Vec<TraceEntry>, Engine), BenchError> {
     engine
@@ -168,7 +175,14 @@ pub fn play_on_engine_with(
         }));
     }
     let head_tokens = prepared.as_ref().map_or(0, |h| h.tokens);
-    let result = run_dialogue_with_head(dialogue, &mut agent, &mut model, reuse, head_tokens);
+    let result = run_dialogue_with_head(
+        dialogue,
+        &mut agent,
+        &mut model,
+        reuse,
+        head_tokens,
+        speaking,
+    );
     let tracing = model.into_inner();
     let engine = tracing.model.into_engine();
     let mut report = result?;

@@ -37,6 +37,6 @@ pub use engine::{
 pub use error::BenchError;
 pub use forced::{BeforeRequest, ForcedModel};
 pub use run::{
-    run_dialogue, run_dialogue_with_head, scripted_requests, DialogueReport, GenerationRow,
-    ScriptedRequest, Totals, TurnRow,
+    heard_before_the_end, run_dialogue, run_dialogue_with_head, scripted_requests, DialogueReport,
+    GenerationRow, ScriptedRequest, Totals, TurnRow,
 };

@@ -120,12 +120,24 @@ pub fn run_dialogue(
     model: &mut dyn Model,
     reuse: bool,
 ) -> Result<DialogueReport, BenchError> {
-    run_dialogue_with_head(dialogue, agent, model, reuse, 0)
+    run_dialogue_with_head(dialogue, agent, model, reuse, 0, false)
+}
+
+/// The words a voice user has said just before finishing `text`: all but the last word
+/// (`None` for a one-word message).
+pub fn heard_before_the_end(text: &str) -> Option<&str> {
+    text.trim()
+        .rsplit_once(char::is_whitespace)
+        .map(|(before, _)| before.trim_end())
+        .filter(|s| !s.is_empty())
 }
 
 /// [`run_dialogue`] on a model that already holds the session's head of `head_tokens`
 /// tokens (prepared before the dialogue, e.g. restored from a snapshot): the first request's
-/// ideal prefill is what follows the head.
+/// ideal prefill is what follows the head. With `speaking`, the user is modelled as a voice
+/// user: before each turn the words said before the last one reach the agent as a partial
+/// transcript ([`Agent::prepare_turn`], as a voice host forwards speech recognition's partial
+/// results) and the model decodes them while the user "speaks".
 ///
 /// # Errors
 /// As [`run_dialogue`].
@@ -135,6 +147,7 @@ pub fn run_dialogue_with_head(
     model: &mut dyn Model,
     reuse: bool,
     head_tokens: usize,
+    speaking: bool,
 ) -> Result<DialogueReport, BenchError> {
     let session = dialogue.session.as_str();
     let cancel = CancelToken::new();
@@ -149,6 +162,13 @@ pub fn run_dialogue_with_head(
             user: t.user.clone(),
             reason,
         };
+        if speaking {
+            if let Some(partial) = heard_before_the_end(&t.user) {
+                agent
+                    .prepare_turn(session, partial, model)
+                    .map_err(|e| BenchError::Model(format!("turn {n}: {e}")))?;
+            }
+        }
         // The user's pause before speaking: the model finishes its idle-time work (the
         // framing of the next message), as it would while a real user talks.
         model
@@ -344,7 +364,8 @@ impl DialogueReport {
             s,
             "reuse ratio (reused / prompt tokens): {:.3}   (ts *: the turn changed the active toolsets; \
              appended: tokens new since the previous request = the ideal prefill; \
-             ahead: of the reused, decoded while idle after the previous reply)",
+             ahead: of the reused, decoded ahead while idle: the framing after the previous reply, and \
+             with --speaking the words heard before the last one)",
             t.reuse_ratio
         );
         s
@@ -391,4 +412,20 @@ pub fn scripted_requests(
             reply: reply.to_string(),
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::heard_before_the_end;
+
+    #[test]
+    fn the_words_before_the_last_one() {
+        assert_eq!(
+            heard_before_the_end("Найди фильм про Лару Крофт."),
+            Some("Найди фильм про Лару")
+        );
+        assert_eq!(heard_before_the_end("Пока!"), None);
+        assert_eq!(heard_before_the_end("  Включи   его.  "), Some("Включи"));
+        assert_eq!(heard_before_the_end(""), None);
+    }
 }

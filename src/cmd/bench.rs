@@ -82,6 +82,11 @@ struct DialogueArgs {
     /// Keep the head's KV snapshot in DIR (restored from there when valid).
     #[arg(long, value_name = "DIR")]
     head_snapshots: Option<std::path::PathBuf>,
+    /// Model a voice user: before each turn the user's words but the last reach the agent as
+    /// a partial transcript (`Agent::prepare_turn`) and are decoded while they "speak"; the
+    /// turn then prefills only the last word and the framing that closes the message.
+    #[arg(long)]
+    speaking: bool,
     /// Write the token ids of every request of the (first) run to FILE as JSON lines
     /// (`{"prompt":[..],"reply":[..]}`): the same sequence replayed against llama-server.
     #[arg(long, value_name = "FILE")]
@@ -140,8 +145,9 @@ fn dialogue(a: DialogueArgs) -> anyhow::Result<ExitCode> {
         for reuse in &modes {
             let first = reports.is_empty();
             let t = if first { tracer.as_ref() } else { None };
-            let (report, trace, back) =
-                play_on_engine_with(&dialogue, *layout, engine, *reuse, !a.no_head, t)?;
+            let (report, trace, back) = play_on_engine_with(
+                &dialogue, *layout, engine, *reuse, !a.no_head, a.speaking, t,
+            )?;
             engine = back;
             if let (true, Some(path)) = (first, &a.trace) {
                 let mut lines = String::new();
