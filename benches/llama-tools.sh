@@ -5,6 +5,7 @@
 #
 #   LLAMA_TOOLS_SRC=DIR benches/llama-tools.sh [--threads N] [--model PATH] [--port P]
 #                                              [--rounds R] [--skip bench|server] [--nice N]
+#                                              [--speaking]
 #
 # LLAMA_TOOLS_SRC: a llama.cpp source tree holding tools/llama-bench/, tools/server/ and
 #   scripts/ui-assets.cmake. The crate's package leaves the tools' sources out, so they come
@@ -14,6 +15,9 @@
 #   (the vendored files always win) and builds the targets llama-bench and llama-server there.
 # --nice N runs both sides' timed processes at niceness -N (root only), so that other work on
 #   a shared machine disturbs them less; the same for both sides.
+# --speaking plays ours as a voice user (`porfiry bench dialogue --speaking`: the words but the
+#   last are prefilled from a partial transcript before each turn); the server still gets each
+#   finished prompt as it is, so this compares the product with a plain server client.
 # LLAMA_TOOLS_WORK: work directory (default $TMPDIR/porfiry-llama-tools).
 # LLAMA_TOOLS_BUILD_TYPE: CMake build type (default: the one our release build gave
 #   llama-cpp-sys-2, read from its CMakeCache.txt, with the same C/C++ flags and GGML_NATIVE).
@@ -35,6 +39,7 @@ port=8089
 rounds=3
 skip=""
 nice_level=0
+speaking=()
 ctx=4096
 model="${PORFIRY_MODELS:-$root/models/cache}/gemma-3-270m-q4_k_m.gguf"
 while [ $# -gt 0 ]; do
@@ -45,7 +50,8 @@ while [ $# -gt 0 ]; do
     --rounds) rounds="$2"; shift 2 ;;
     --skip) skip="$2"; shift 2 ;;
     --nice) nice_level="$2"; shift 2 ;;
-    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --speaking) speaking=(--speaking); shift ;;
+    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "llama-tools: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -176,7 +182,8 @@ if [ "$skip" != "server" ]; then
   fi
   for r in $(seq 1 "$rounds"); do
     $prio "$target/release/porfiry" bench dialogue --model "$model" --threads "$threads" \
-      --ctx "$ctx" --json --trace "$work/trace.jsonl" "${heads[@]}" >"$work/porfiry-$r.json"
+      --ctx "$ctx" --json --trace "$work/trace.jsonl" "${heads[@]}" "${speaking[@]}" \
+      >"$work/porfiry-$r.json"
     $prio "$bin/llama-server" -m "$model" -t "$threads" -tb "$threads" -c "$ctx" --swa-full \
       -np 1 --host 127.0.0.1 --port "$port" --no-webui >"$work/server-$r.log" 2>&1 &
     server=$!

@@ -225,7 +225,7 @@ fn run(
         heads: Vec::new(),
         snapshots,
         anticipate: params.anticipate,
-        pending: None,
+        pending: Vec::new(),
         anticipated: Vec::new(),
     };
     if init_tx.send(Ok(info)).is_err() {
@@ -234,15 +234,15 @@ fn run(
     loop {
         // Idle-time work waits until no command has come for a moment: a tool call's
         // follow-up request comes back within milliseconds, a user's next message does not.
-        let next = if let Some(p) = &worker.pending {
-            rx.recv_timeout(p.delay())
+        let next = if let Some(delay) = worker.pending.iter().map(Pending::delay).min() {
+            rx.recv_timeout(delay)
         } else {
             rx.recv().map_err(|_| RecvTimeoutError::Disconnected)
         };
         let cmd = match next {
             Ok(cmd) => cmd,
             Err(RecvTimeoutError::Timeout) => {
-                worker.run_pending(&|| !rx.is_empty());
+                worker.run_next_pending(&|| !rx.is_empty());
                 continue;
             }
             Err(RecvTimeoutError::Disconnected) => break,
@@ -267,22 +267,25 @@ fn run(
                 worker.book.clear_all();
                 worker.memo = ReplyMemo::new(256);
                 worker.heads.clear();
-                worker.pending = None;
+                worker.pending.clear();
                 worker.anticipated.clear();
                 let _ = done.send(());
             }
             Command::Settle { done } => {
-                worker.run_pending(&|| false);
+                while !worker.pending.is_empty() {
+                    worker.run_next_pending(&|| false);
+                }
                 let _ = done.send(());
             }
-            // Replaces any idle-time work not started yet: a newer partial utterance (or the
-            // framing after a reply, which the prefill covers) supersedes it.
+            // Replaces the session's idle-time work not started yet: a newer partial
+            // utterance (or the framing after a reply, which the prefill covers) supersedes it.
             Command::Prefill {
                 session,
                 system,
                 messages,
             } => {
-                worker.pending = Some(Pending::Prefill {
+                worker.pending.retain(|p| p.session() != session);
+                worker.pending.push(Pending::Prefill {
                     session,
                     system,
                     messages,
@@ -322,8 +325,8 @@ struct Worker<'m> {
     snapshots: Option<Snapshots>,
     /// Whether to decode the next message's opening framing while idle.
     anticipate: bool,
-    /// Idle-time work waiting for the worker to be idle.
-    pending: Option<Pending>,
+    /// Idle-time work waiting for the worker to be idle (at most one per session).
+    pending: Vec<Pending>,
     /// Idle-time decodes (at most one per sequence), until the sequence's next request
     /// accounts for them.
     anticipated: Vec<Anticipated>,
@@ -355,6 +358,12 @@ enum Pending {
 }
 
 impl Pending {
+    fn session(&self) -> &str {
+        match self {
+            Pending::Anticipate { session, .. } | Pending::Prefill { session, .. } => session,
+        }
+    }
+
     /// How long the worker must have been idle before starting it.
     fn delay(&self) -> Duration {
         match self {
@@ -876,8 +885,16 @@ impl Worker<'_> {
     /// was served last (the tokens every continuation of its conversation with a new message
     /// shares beyond what its sequence holds), without logits. Only when the sequence still
     /// holds exactly the start of that continuation and has room without evicting anyone.
-    fn run_pending(&mut self, interrupted: &dyn Fn() -> bool) {
-        match self.pending.take() {
+    /// Run the idle-time work that is due first (the one with the shortest delay, oldest
+    /// first among equals).
+    fn run_next_pending(&mut self, interrupted: &dyn Fn() -> bool) {
+        let next = self
+            .pending
+            .iter()
+            .enumerate()
+            .min_by_key(|(i, p)| (p.delay(), *i))
+            .map(|(i, _)| i);
+        match next.map(|i| self.pending.remove(i)) {
             None => {}
             Some(Pending::Anticipate {
                 seq,
@@ -1055,9 +1072,9 @@ impl Worker<'_> {
         };
 
         // 2. KV reuse: keep the common prefix (or restore a prepared head), make room.
-        // A request supersedes idle-time work; tokens decoded ahead for this sequence count
-        // while the sequence still holds them.
-        self.pending = None;
+        // A request supersedes its session's idle-time work; tokens decoded ahead for this
+        // sequence count while the sequence still holds them.
+        self.pending.retain(|p| p.session() != req.session);
         let seq = self.book.slot_for(&req.session);
         let ahead = self
             .anticipated
@@ -1226,7 +1243,7 @@ impl Worker<'_> {
         {
             let mut messages = req.messages;
             messages.push(Message::assistant(text.clone()));
-            self.pending = Some(Pending::Anticipate {
+            self.pending.push(Pending::Anticipate {
                 seq,
                 session: req.session,
                 system: req.system,

@@ -50,6 +50,9 @@ struct Report {
     switch_prefilled: Vec<usize>,
     /// Tokens appended since each session's previous request.
     switch_appended: Vec<usize>,
+    /// Of the appended, how many were decoded ahead while idle (the framing after each
+    /// session's reply): prefilled + anticipated = appended.
+    switch_anticipated: Vec<usize>,
 }
 
 fn request(session: &str, r: &ScriptedRequest) -> GenerateRequest {
@@ -148,9 +151,14 @@ pub fn run(
     }
     let mut switch_prefilled = Vec::new();
     let mut switch_appended = Vec::new();
+    let mut switch_anticipated = Vec::new();
     for (s, kv) in ["voice", "text"].iter().zip(&after_first) {
+        // The user's pause: the worker's idle-time work is done (the framing after each
+        // session's reply, both kept: one per session).
+        engine.settle()?;
         let st = run_one(&engine, s, second)?;
         switch_prefilled.push(st.prefilled_tokens);
+        switch_anticipated.push(st.anticipated_tokens);
         switch_appended.push(st.prompt_tokens.saturating_sub(*kv));
     }
     let sessions = engine.cache_report()?;
@@ -179,6 +187,7 @@ pub fn run(
         sessions,
         switch_prefilled,
         switch_appended,
+        switch_anticipated,
     };
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -263,9 +272,9 @@ fn table(r: &Report) -> String {
     }
     let _ = writeln!(
         s,
-        "switching sessions: second turns prefilled {:?} tokens (appended since each \
-         session's previous request: {:?})",
-        r.switch_prefilled, r.switch_appended
+        "switching sessions: second turns prefilled {:?} tokens + {:?} decoded ahead while \
+         idle (appended since each session's previous request: {:?})",
+        r.switch_prefilled, r.switch_anticipated, r.switch_appended
     );
     s
 }
