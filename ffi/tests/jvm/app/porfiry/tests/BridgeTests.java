@@ -493,6 +493,14 @@ public final class BridgeTests {
         Check.isTrue(spoken.size() <= spokenAtBargeIn, "nothing spoken after the barge-in");
         Check.isTrue(!c.userStartedSpeaking(), "nothing to interrupt when idle");
 
+        // Partial transcripts go ahead to the model and change nothing in the controller.
+        int statesBefore = states.size();
+        c.userSpeaking("Покажи");
+        c.userSpeaking("Покажи на");
+        c.userSpeaking("  ");
+        Check.eq(AssistantController.State.IDLE, c.state(), "still idle while the user speaks");
+        Check.eq(statesBefore, states.size(), "no state change from partial transcripts");
+
         // Next request: show_text, then a two-sentence reply; speaking ends when all are done.
         c.userSaid("Покажи на очках");
         Check.isTrue(turnEnded.await(20, TimeUnit.SECONDS), "turn ended");

@@ -73,6 +73,10 @@ class AssistantService : Service() {
                 controller?.userStartedSpeaking()
             }
 
+            override fun onPartial(text: String) {
+                controller?.userSpeaking(text)
+            }
+
             override fun onHeard(text: String) {
                 controller?.userSaid(text)
             }

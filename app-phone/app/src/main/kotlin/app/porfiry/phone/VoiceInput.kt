@@ -17,6 +17,8 @@ class VoiceInput(private val context: Context, private val callback: Callback) {
     interface Callback {
         /** The user started to speak (barge-in point). */
         fun onSpeechStarted()
+        /** A partial transcript while the user is still speaking. */
+        fun onPartial(text: String)
         /** The final transcript. */
         fun onHeard(text: String)
         fun onListening(listening: Boolean)
@@ -52,7 +54,10 @@ class VoiceInput(private val context: Context, private val callback: Callback) {
                 callback.onEnded()
             }
 
-            override fun onPartialResults(partialResults: Bundle?) {}
+            override fun onPartialResults(partialResults: Bundle?) {
+                val best = partialResults?.getStringArrayList(SpeechRecognizer.RESULTS_RECOGNITION)?.firstOrNull()
+                if (!best.isNullOrBlank()) callback.onPartial(best)
+            }
             override fun onEvent(eventType: Int, params: Bundle?) {}
         })
         recognizer = r
@@ -66,7 +71,7 @@ class VoiceInput(private val context: Context, private val callback: Callback) {
             putExtra(RecognizerIntent.EXTRA_LANGUAGE_MODEL, RecognizerIntent.LANGUAGE_MODEL_FREE_FORM)
             putExtra(RecognizerIntent.EXTRA_LANGUAGE, if (language == "en") "en-US" else "ru-RU")
             putExtra(RecognizerIntent.EXTRA_PREFER_OFFLINE, true)
-            putExtra(RecognizerIntent.EXTRA_PARTIAL_RESULTS, false)
+            putExtra(RecognizerIntent.EXTRA_PARTIAL_RESULTS, true)
         }
         r.cancel()
         r.startListening(intent)

@@ -39,6 +39,11 @@ public final class Assistant implements AutoCloseable {
         PorfiryNative.send(handle, session, text, listener);
     }
 
+    /** See {@link PorfiryNative#prepare}. */
+    public void prepare(String session, String partialText) {
+        PorfiryNative.prepare(handle, session, partialText);
+    }
+
     /** See {@link PorfiryNative#cancel}. */
     public boolean cancel(String session) {
         return PorfiryNative.cancel(handle, session);

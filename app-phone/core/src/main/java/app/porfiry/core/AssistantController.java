@@ -109,6 +109,18 @@ public final class AssistantController {
         return true;
     }
 
+    /**
+     * The recognizer's partial transcript while the user is still speaking. When the assistant is
+     * idle (a barge-in has already interrupted it), the words go ahead to the model, which decodes
+     * them in the background so the reply starts sooner after the final transcript. Changes no
+     * state.
+     */
+    public synchronized void userSpeaking(String partialText) {
+        if (state == State.IDLE && partialText != null && !partialText.trim().isEmpty()) {
+            assistant.prepare(session, partialText);
+        }
+    }
+
     /** The recognizer produced the user's words: interrupt whatever runs, then send them. */
     public synchronized void userSaid(String text) {
         if (text == null || text.trim().isEmpty()) {
