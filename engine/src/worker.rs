@@ -857,12 +857,7 @@ impl Worker<'_> {
         started: Instant,
     ) -> Result<HeadReport, EngineError> {
         let Prepared { plan, .. } = self.prepare_seq(seq, &tokens)?;
-        let mut pos = plan.keep;
-        while pos < tokens.len() {
-            let end = (pos + self.batch_size).min(tokens.len());
-            self.decode(seq, &tokens[pos..end])?;
-            pos = end;
-        }
+        self.decode_ahead(seq, &tokens, plan.keep, &|| false)?;
         let state = self.seq_state(seq)?;
         report.source = HeadSource::Built;
         report.state_bytes = state.len();
@@ -901,7 +896,7 @@ impl Worker<'_> {
                 session,
                 system,
                 messages,
-            }) => self.anticipate(seq, &session, &system, &messages),
+            }) => self.anticipate(seq, &session, &system, &messages, interrupted),
             Some(Pending::Prefill {
                 session,
                 system,
@@ -910,7 +905,14 @@ impl Worker<'_> {
         }
     }
 
-    fn anticipate(&mut self, seq: i32, session: &str, system: &str, messages: &[Message]) {
+    fn anticipate(
+        &mut self,
+        seq: i32,
+        session: &str,
+        system: &str,
+        messages: &[Message],
+        interrupted: &dyn Fn() -> bool,
+    ) {
         if self.book.owner(seq) != Some(session) {
             return;
         }
@@ -925,12 +927,8 @@ impl Worker<'_> {
         {
             return;
         }
-        let tokens = next[start..].to_vec();
-        if tokens
-            .chunks(self.batch_size.max(1))
-            .all(|chunk| self.decode_with(seq, chunk, false).is_ok())
-        {
-            self.note_ahead(seq, start, tokens);
+        if let Ok(end) = self.decode_ahead(seq, &next, start, interrupted) {
+            self.note_ahead(seq, start, &next[start..end]);
         }
     }
 
@@ -963,38 +961,51 @@ impl Worker<'_> {
         let Ok(Prepared { plan, .. }) = self.prepare_seq(seq, &tokens) else {
             return;
         };
-        let start = plan.keep;
-        let mut pos = start;
-        while pos < tokens.len() {
-            if pos > start && interrupted() {
-                break;
-            }
-            let end = (pos + self.batch_size).min(tokens.len());
-            if self.decode_with(seq, &tokens[pos..end], false).is_err() {
-                return;
-            }
-            pos = end;
-        }
-        if pos > start {
-            self.note_ahead(seq, start, tokens[start..pos].to_vec());
+        if let Ok(end) = self.decode_ahead(seq, &tokens, plan.keep, interrupted) {
+            self.note_ahead(seq, plan.keep, &tokens[plan.keep..end]);
         }
     }
 
-    /// Remember tokens decoded ahead of `seq`'s next request (replacing an earlier note
-    /// when they extend it).
-    fn note_ahead(&mut self, seq: i32, start: usize, tokens: Vec<TokenId>) {
+    /// Decode `tokens[from..]` at the end of `seq` in batches, without logits (work ahead of
+    /// a request: nothing is sampled from it), stopping between batches when `interrupted`.
+    /// Returns the position reached.
+    fn decode_ahead(
+        &mut self,
+        seq: i32,
+        tokens: &[TokenId],
+        from: usize,
+        interrupted: &dyn Fn() -> bool,
+    ) -> Result<usize, EngineError> {
+        let mut pos = from;
+        while pos < tokens.len() {
+            if pos > from && interrupted() {
+                break;
+            }
+            let end = (pos + self.batch_size).min(tokens.len());
+            self.decode_with(seq, &tokens[pos..end], false)?;
+            pos = end;
+        }
+        Ok(pos)
+    }
+
+    /// Remember tokens decoded ahead of `seq`'s next request (joined to an earlier note
+    /// they extend). Nothing to remember when `tokens` is empty.
+    fn note_ahead(&mut self, seq: i32, start: usize, tokens: &[TokenId]) {
+        if tokens.is_empty() {
+            return;
+        }
         let (start, tokens) = match self.anticipated.iter().position(|a| a.seq == seq) {
             Some(i) => {
                 let old = self.anticipated.swap_remove(i);
                 if old.start <= start && start <= old.start + old.tokens.len() {
                     let mut joined = old.tokens[..start - old.start].to_vec();
-                    joined.extend(tokens);
+                    joined.extend_from_slice(tokens);
                     (old.start, joined)
                 } else {
-                    (start, tokens)
+                    (start, tokens.to_vec())
                 }
             }
-            None => (start, tokens),
+            None => (start, tokens.to_vec()),
         };
         self.anticipated.push(Anticipated { seq, start, tokens });
     }
