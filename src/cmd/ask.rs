@@ -357,6 +357,9 @@ pub struct TurnStats {
     pub reused_tokens: usize,
     /// Prefilled prompt tokens, summed.
     pub prefilled_tokens: usize,
+    /// Of the reused, tokens the engine decoded ahead while idle (the framing after the
+    /// previous reply), summed.
+    pub anticipated_tokens: usize,
     /// Generated tokens, summed.
     pub generated_tokens: usize,
     /// Time to the first token of the first generation, ms.
@@ -391,6 +394,7 @@ impl TurnStats {
             s.prompt_tokens = g.prompt_tokens;
             s.reused_tokens += g.reused_tokens;
             s.prefilled_tokens += g.prefilled_tokens;
+            s.anticipated_tokens += g.anticipated_tokens;
             s.generated_tokens += g.generated_tokens;
             s.total_ms += g.total_ms;
             s.full_reprefills += usize::from(g.full_reprefill);
@@ -416,11 +420,16 @@ impl TurnReport {
     pub fn stats_line(&self) -> String {
         let s = TurnStats::of(&self.outcome);
         let mut line = format!(
-            "[{} generation{}: prompt {} tok, reused {}, prefilled {}, generated {} | TTFT {:.0} ms | prefill {:.0} tok/s, decode {:.1} tok/s | {:.2} s",
+            "[{} generation{}: prompt {} tok, reused {}{}, prefilled {}, generated {} | TTFT {:.0} ms | prefill {:.0} tok/s, decode {:.1} tok/s | {:.2} s",
             s.generations,
             if s.generations == 1 { "" } else { "s" },
             s.prompt_tokens,
             s.reused_tokens,
+            if s.anticipated_tokens > 0 {
+                format!(" ({} decoded ahead)", s.anticipated_tokens)
+            } else {
+                String::new()
+            },
             s.prefilled_tokens,
             s.generated_tokens,
             s.ttft_ms,
