@@ -44,7 +44,7 @@ use serde::Deserialize;
 use crate::agent::{render_history, Agent, AgentConfig, TurnOutcome, TurnStop};
 use crate::catalog::Lang;
 use crate::clock::{parse_duration, Clock, ManualClock};
-use crate::model::{CancelToken, ModelError};
+use crate::model::CancelToken;
 use crate::scripted::ScriptedModel;
 use crate::tools::{ExecutorTarget, ToolInvocation};
 
@@ -320,7 +320,7 @@ pub fn run_scenario(sc: &Scenario, base: &Path, defaults: &ScenarioDefaults) -> 
                     .turn(&session, user, &mut model, &CancelToken::new(), &mut |_| {})
                     .map_err(|e| at(e.to_string()))?;
                 if let TurnStop::ModelError(e) = &out.stop {
-                    if *e == ModelError::ScriptExhausted.to_string() {
+                    if *e == ScriptedModel::exhausted_error().to_string() {
                         return Err(at(format!(
                             "the turn needed more than the {given} model output(s) given"
                         )));
@@ -392,6 +392,7 @@ fn check(
         tool_replies: vec![],
         generations: vec![],
         streamed: String::new(),
+        model_error: None,
     };
     let last = last.unwrap_or(&empty);
     for w in &e.tool_results_contains {

@@ -25,6 +25,11 @@ pub struct ScriptedModel {
 }
 
 impl ScriptedModel {
+    /// The error a scripted model reports when it has no output left for a generation.
+    pub fn exhausted_error() -> ModelError {
+        ModelError::failed("scripted model has no output left for this generation")
+    }
+
     /// A model that will answer with `outputs`, in order.
     pub fn new<S: Into<String>>(outputs: impl IntoIterator<Item = S>) -> Self {
         ScriptedModel {
@@ -72,7 +77,7 @@ impl Model for ScriptedModel {
             None => self
                 .outputs
                 .pop_front()
-                .ok_or(ModelError::ScriptExhausted)?,
+                .ok_or_else(Self::exhausted_error)?,
         };
         let chars: Vec<char> = text.chars().collect();
         let mut produced = String::new();

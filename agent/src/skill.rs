@@ -462,27 +462,9 @@ mod tests {
 
     #[test]
     fn design_004_loads_as_a_skill() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/design");
-        let file = fs::read_dir(&path)
-            .unwrap_or_else(|e| {
-                panic!(
-                    "{}: {e} (the design docs live beside the checkout)",
-                    path.display()
-                )
-            })
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .find(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("004_"))
-            })
-            .expect("design 004 present");
-        let dir = std::env::temp_dir().join(format!("porfiry-004-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        fs::copy(&file, dir.join("agent-llm-stability.md")).unwrap();
+        // A copy of `design/004_*.txt` (a real skill file), alone in its folder.
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/design_004");
         let loaded = SkillRegistry::load(&[&dir]);
-        fs::remove_dir_all(&dir).ok();
         assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
         let s = loaded.value.get("agent-llm-stability").expect("loaded");
         assert!(s.description.starts_with("Специализированный скилл"));

@@ -93,7 +93,7 @@ impl Model for Tracing<'_> {
                 .model
                 .engine()
                 .render(request.system, request.messages)
-                .map_err(|e| ModelError::Failed(e.to_string()))?
+                .map_err(|e| ModelError::failed(e.to_string()))?
                 .tokens;
             let reply = tok.tokenize(request.forced_reply.unwrap_or_default());
             self.trace.push(TraceEntry { prompt, reply });

@@ -84,9 +84,9 @@ impl<M: Model> Model for ForcedModel<'_, M> {
         let reply = self
             .replies
             .pop_front()
-            .ok_or(ModelError::ScriptExhausted)?;
+            .ok_or_else(|| ModelError::failed("the forced dialogue has no reply left for this request"))?;
         if let Some(hook) = &mut self.before {
-            hook(&mut self.inner).map_err(ModelError::Failed)?;
+            hook(&mut self.inner).map_err(ModelError::failed)?;
         }
         let forced = ModelRequest {
             forced_reply: Some(&reply),
@@ -143,7 +143,7 @@ mod tests {
         assert_eq!(m.generate(&req, &mut |_| {}).unwrap().text, "b");
         assert!(matches!(
             m.generate(&req, &mut |_| {}),
-            Err(ModelError::ScriptExhausted)
+            Err(ModelError::failed("scripted model has no output left for this generation"))
         ));
         assert_eq!((text.as_str(), calls.get(), m.served()), ("a", 2, 2));
         assert_eq!(
@@ -166,7 +166,7 @@ mod tests {
             forced_reply: None,
         };
         assert!(
-            matches!(m.generate(&req, &mut |_| {}), Err(ModelError::Failed(e)) if e == "cache")
+            matches!(m.generate(&req, &mut |_| {}), Err(e) if e.message() == "cache")
         );
     }
 }

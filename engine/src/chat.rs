@@ -16,7 +16,7 @@
 //! so a user cannot fake a tool result by typing `TOOL_RESULT:` into a message: in a user turn
 //! it is just text.
 
-use porfiry_agent::{Message, Role};
+use porfiry_model::{Message, Role};
 
 /// A chat format the engine can render.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

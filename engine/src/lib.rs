@@ -1,5 +1,5 @@
 //! Porfiry's inference engine: a GGUF model on llama.cpp (through `llama-cpp-2`), behind the
-//! agent's [`Model`](porfiry_agent::Model) seam.
+//! agent's [`Model`](porfiry_model::Model) seam.
 //!
 //! # Pieces
 //! - [`Engine`]: validates a GGUF file ([`inspect_gguf`]), loads it on a dedicated worker
@@ -34,7 +34,7 @@
 //! # Example
 //! ```no_run
 //! use porfiry_engine::{Engine, EngineParams, GenerateConfig, GenerateRequest};
-//! use porfiry_agent::Message;
+//! use porfiry_model::Message;
 //!
 //! let engine = Engine::load("models/cache/gemma-3-270m-q4_k_m.gguf", EngineParams::default())?;
 //! let request = GenerateRequest::new("main", "You are Porfiry.", vec![Message::user("Hi")])
@@ -51,25 +51,27 @@ mod config;
 mod engine;
 mod error;
 mod gguf;
+mod heads;
+mod idle;
 pub mod kv;
 mod model;
 mod params;
 mod prompt;
+mod sampling;
 pub mod snapshot;
 mod text;
 mod tokenizer;
+mod wire;
 mod worker;
 
 pub use chat::{
     generation_prompt, render_history, render_prompt, segments_text, ChatFormat, Segment,
 };
 pub use config::{GenerateConfig, SamplingConfig, ToolCallGrammar};
-pub use engine::{
-    CacheReport, Completion, Engine, Event, GenerateRequest, HeadReport, HeadSource, ModelInfo,
-    SeqReport,
-};
+pub use engine::Engine;
 pub use error::EngineError;
 pub use gguf::{inspect as inspect_gguf, GgufError, GgufInfo};
+pub use idle::ANTICIPATE_AFTER;
 pub use kv::TokenId;
 pub use model::EngineModel;
 pub use params::{physical_cores, EngineParams, KvType};
@@ -77,6 +79,8 @@ pub use prompt::RenderedPrompt;
 pub use snapshot::SnapshotError;
 pub use text::{StopScanner, Utf8Stream};
 pub use tokenizer::Tokenizer;
-pub use worker::ANTICIPATE_AFTER;
+pub use wire::{
+    CacheReport, Completion, Event, GenerateRequest, HeadReport, HeadSource, ModelInfo, SeqReport,
+};
 
-pub use porfiry_agent::{CancelToken, GenerationStats, Message, Role, StopReason};
+pub use porfiry_model::{CancelToken, GenerationStats, Message, Role, StopReason};

@@ -1,9 +1,10 @@
 //! The engine behind the agent's [`Model`] seam.
 
-use porfiry_agent::{Generation, Message, Model, ModelError, ModelRequest};
+use porfiry_model::{Generation, Message, Model, ModelError, ModelErrorKind, ModelRequest};
 
 use crate::config::GenerateConfig;
 use crate::engine::{Engine, Event, GenerateRequest};
+use crate::error::EngineError;
 
 /// An [`Engine`] as the agent's [`Model`]: each `generate` call renders the session's
 /// conversation, reuses the cached prefix and streams the reply.
@@ -49,7 +50,7 @@ impl Model for EngineModel {
         let rx = self
             .engine
             .submit(req)
-            .map_err(|e| ModelError::Failed(e.to_string()))?;
+            .map_err(model_error)?;
         for event in rx {
             match event {
                 Event::Text(t) => on_text(&t),
@@ -60,10 +61,10 @@ impl Model for EngineModel {
                         stats: Some(c.stats),
                     })
                 }
-                Event::Error(e) => return Err(ModelError::Failed(e.to_string())),
+                Event::Error(e) => return Err(model_error(e)),
             }
         }
-        Err(ModelError::Failed("the engine worker has stopped".into()))
+        Err(model_error(EngineError::WorkerGone))
     }
 
     /// Prepares the head with [`Engine::prepare_head`] (restored from a snapshot file when
@@ -72,20 +73,60 @@ impl Model for EngineModel {
         self.engine
             .prepare_head(system, messages)
             .map(drop)
-            .map_err(|e| ModelError::Failed(e.to_string()))
+            .map_err(model_error)
     }
 
     /// Queues [`Engine::prefill`].
     fn prefill(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
         self.engine
             .prefill(request.session, request.system, request.messages)
-            .map_err(|e| ModelError::Failed(e.to_string()))
+            .map_err(model_error)
     }
 
     /// Waits for [`Engine::settle`].
     fn settle(&mut self) -> Result<(), ModelError> {
         self.engine
             .settle()
-            .map_err(|e| ModelError::Failed(e.to_string()))
+            .map_err(model_error)
+    }
+}
+
+/// An engine error as the seam's [`ModelError`], keeping its kind and the error itself.
+pub(crate) fn model_error(e: EngineError) -> ModelError {
+    let kind = match &e {
+        EngineError::ContextFull { .. } => ModelErrorKind::ContextFull,
+        EngineError::WorkerGone => ModelErrorKind::Unavailable,
+        EngineError::InvalidParams(_) => ModelErrorKind::InvalidRequest,
+        _ => ModelErrorKind::Failed,
+    };
+    ModelError::with_source(kind, e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engine_errors_keep_their_kind_across_the_seam() {
+        let full = model_error(EngineError::ContextFull {
+            prompt_tokens: 783,
+            available: 767,
+            n_ctx: 768,
+        });
+        assert_eq!(full.kind(), ModelErrorKind::ContextFull);
+        assert!(full.to_string().contains("783"), "{full}");
+        assert!(std::error::Error::source(&full).is_some());
+        assert_eq!(
+            model_error(EngineError::WorkerGone).kind(),
+            ModelErrorKind::Unavailable
+        );
+        assert_eq!(
+            model_error(EngineError::InvalidParams("x".into())).kind(),
+            ModelErrorKind::InvalidRequest
+        );
+        assert_eq!(
+            model_error(EngineError::Decode("x".into())).kind(),
+            ModelErrorKind::Failed
+        );
     }
 }

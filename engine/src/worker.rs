@@ -11,11 +11,16 @@
 //!   incomplete included) the grammar masks the whole candidate list before the chain
 //!   chooses again. The expensive full pass runs only on rejection.
 //! - The KV book is updated only after llama.cpp accepted a change.
+//!
+//! The decisions that need no model live apart, with their own tests: `kv` (what each
+//! sequence holds, reuse plans), `heads` (prepared heads kept and chosen), `idle` (the
+//! idle-time queue and what was decoded ahead), `sampling` (the chain's stages, the
+//! chain/grammar pick order). This file executes them against llama.cpp.
 
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use llama_cpp_2::context::params::{KvCacheType, LlamaContextParams};
@@ -28,57 +33,24 @@ use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
-use porfiry_agent::{GenerationStats, Message, StopReason};
+use porfiry_model::{GenerationStats, Message, StopReason};
 
 use crate::backend::{backend, compute_guard, register_exit_gate};
 use crate::chat::{self, ChatFormat, Segment};
 use crate::config::{GenerateConfig, SamplingConfig};
-use crate::engine::{
-    CacheReport, Completion, Event, GenerateRequest, HeadReport, HeadSource, ModelInfo, SeqReport,
-};
 use crate::error::EngineError;
 use crate::gguf::GgufInfo;
+use crate::heads::{Head, Heads, HEAD_SESSION, MIN_HEAD_GAIN};
+use crate::idle::{self, AheadBook, IdleQueue, Pending, Reuse};
 use crate::kv::{common_prefix, KvBook, ReusePlan, TokenId};
 use crate::params::{EngineParams, KvType};
-use crate::prompt::{self, RenderedPrompt, ReplyMemo, TokenCache};
+use crate::prompt::{self, ReplyMemo, TokenCache};
+use crate::sampling::{self, PickSteps, Stage};
 use crate::snapshot::{self, SnapshotError, SnapshotKey};
 use crate::text::{StopScanner, Utf8Stream};
-
-/// A generation job.
-pub(crate) struct Job {
-    pub request: GenerateRequest,
-    pub submitted: Instant,
-    pub events: Sender<Event>,
-}
-
-/// What the handle asks the worker to do.
-pub(crate) enum Command {
-    Generate(Job),
-    Render {
-        system: String,
-        messages: Vec<Message>,
-        reply: Sender<RenderedPrompt>,
-    },
-    ClearCache {
-        done: Sender<()>,
-    },
-    PrepareHead {
-        system: String,
-        messages: Vec<Message>,
-        reply: Sender<Result<HeadReport, EngineError>>,
-    },
-    CacheReport {
-        reply: Sender<CacheReport>,
-    },
-    Settle {
-        done: Sender<()>,
-    },
-    Prefill {
-        session: String,
-        system: String,
-        messages: Vec<Message>,
-    },
-}
+use crate::wire::{
+    CacheReport, Command, Completion, Event, HeadReport, HeadSource, Job, ModelInfo, SeqReport,
+};
 
 /// Start the worker and wait until the model is loaded (or failed to load).
 pub(crate) fn spawn(
@@ -222,11 +194,11 @@ fn run(
         batch_size: params.batch as usize,
         swa: if swa_full { None } else { sliding_window },
         candidates: LlamaTokenDataArray::new(Vec::new(), false),
-        heads: Vec::new(),
+        heads: Heads::new(),
         snapshots,
         anticipate: params.anticipate,
-        pending: Vec::new(),
-        anticipated: Vec::new(),
+        pending: IdleQueue::new(),
+        anticipated: AheadBook::new(),
     };
     if init_tx.send(Ok(info)).is_err() {
         return;
@@ -234,7 +206,7 @@ fn run(
     loop {
         // Idle-time work waits until no command has come for a moment: a tool call's
         // follow-up request comes back within milliseconds, a user's next message does not.
-        let next = if let Some(delay) = worker.pending.iter().map(Pending::delay).min() {
+        let next = if let Some(delay) = worker.pending.next_delay() {
             rx.recv_timeout(delay)
         } else {
             rx.recv().map_err(|_| RecvTimeoutError::Disconnected)
@@ -283,14 +255,7 @@ fn run(
                 session,
                 system,
                 messages,
-            } => {
-                worker.pending.retain(|p| p.session() != session);
-                worker.pending.push(Pending::Prefill {
-                    session,
-                    system,
-                    messages,
-                });
-            }
+            } => worker.pending.prefill(session, system, messages),
             Command::PrepareHead {
                 system,
                 messages,
@@ -320,78 +285,16 @@ struct Worker<'m> {
     /// Reused buffer for the logits of one step.
     candidates: LlamaTokenDataArray,
     /// Prepared heads, most recently prepared last.
-    heads: Vec<Head>,
+    heads: Heads,
     /// Where head snapshots go, when configured.
     snapshots: Option<Snapshots>,
     /// Whether to decode the next message's opening framing while idle.
     anticipate: bool,
     /// Idle-time work waiting for the worker to be idle (at most one per session).
-    pending: Vec<Pending>,
+    pending: IdleQueue,
     /// Idle-time decodes (at most one per sequence), until the sequence's next request
     /// accounts for them.
-    anticipated: Vec<Anticipated>,
-}
-
-/// How long the worker must have been idle after a reply before it decodes the framing of
-/// the session's next message ([`EngineParams::anticipate`]).
-pub const ANTICIPATE_AFTER: Duration = Duration::from_millis(40);
-/// The most tokens decoded ahead of a request (chat framing is a handful).
-const MAX_ANTICIPATED: usize = 32;
-
-/// Idle-time work, done when no command is waiting.
-enum Pending {
-    /// A session's conversation including the reply just made: what its next request will
-    /// start with. Decode the framing that opens the next message.
-    Anticipate {
-        seq: i32,
-        session: String,
-        system: String,
-        messages: Vec<Message>,
-    },
-    /// A session's conversation with the user's words heard so far as its last message
-    /// ([`crate::Engine::prefill`]). Decode it up to the end of those words.
-    Prefill {
-        session: String,
-        system: String,
-        messages: Vec<Message>,
-    },
-}
-
-impl Pending {
-    fn session(&self) -> &str {
-        match self {
-            Pending::Anticipate { session, .. } | Pending::Prefill { session, .. } => session,
-        }
-    }
-
-    /// How long the worker must have been idle before starting it.
-    fn delay(&self) -> Duration {
-        match self {
-            Pending::Anticipate { .. } => ANTICIPATE_AFTER,
-            Pending::Prefill { .. } => Duration::ZERO,
-        }
-    }
-}
-
-/// Tokens decoded ahead of a request: `tokens` at positions `start..` of sequence `seq`.
-struct Anticipated {
-    seq: i32,
-    start: usize,
-    tokens: Vec<TokenId>,
-}
-
-/// Pseudo-session owning the sequence a head is prefilled or restored in.
-const HEAD_SESSION: &str = "\u{0}porfiry-head";
-/// Prepared heads kept in memory at most.
-const MAX_HEADS: usize = 4;
-/// A head is restored into a sequence only when it saves at least this many prefill tokens
-/// (restoring costs a copy of the whole head's state).
-const MIN_HEAD_GAIN: usize = 8;
-
-/// A prepared head: its tokens and llama.cpp's sequence state for exactly them.
-struct Head {
-    tokens: Vec<TokenId>,
-    state: Vec<u8>,
+    anticipated: AheadBook,
 }
 
 /// Snapshot settings and the key, computed on first use (it needs the model's hash).
@@ -483,33 +386,81 @@ impl Samplers {
     }
 }
 
+/// The sampler chain [`sampling::chain_stages`] plans for `s`.
 fn build_chain(model: &LlamaModel, s: &SamplingConfig) -> LlamaSampler {
-    let mut chain = Vec::new();
-    if s.repeat_penalty != 1.0 && s.repeat_penalty > 0.0 && s.repeat_last_n > 0 {
-        chain.push(LlamaSampler::penalties(
-            model.n_vocab(),
-            s.repeat_last_n,
-            s.repeat_penalty,
-            0.0,
-            0.0,
-        ));
-    }
-    if s.is_greedy() {
-        chain.push(LlamaSampler::greedy());
-    } else {
-        if s.top_k > 0 {
-            chain.push(LlamaSampler::top_k(s.top_k));
-        }
-        if s.top_p > 0.0 && s.top_p < 1.0 {
-            chain.push(LlamaSampler::top_p(s.top_p, 1));
-        }
-        if s.min_p > 0.0 && s.min_p < 1.0 {
-            chain.push(LlamaSampler::min_p(s.min_p, 1));
-        }
-        chain.push(LlamaSampler::temp(s.temperature));
-        chain.push(LlamaSampler::dist(s.seed));
-    }
+    let chain: Vec<LlamaSampler> = sampling::chain_stages(s)
+        .into_iter()
+        .map(|stage| match stage {
+            Stage::Penalties { last_n, repeat } => {
+                LlamaSampler::penalties(model.n_vocab(), last_n, repeat, 0.0, 0.0)
+            }
+            Stage::Greedy => LlamaSampler::greedy(),
+            Stage::TopK(k) => LlamaSampler::top_k(k),
+            Stage::TopP(p) => LlamaSampler::top_p(p, 1),
+            Stage::MinP(p) => LlamaSampler::min_p(p, 1),
+            Stage::Temp(t) => LlamaSampler::temp(t),
+            Stage::Dist(seed) => LlamaSampler::dist(seed),
+        })
+        .collect();
     LlamaSampler::chain_simple(chain)
+}
+
+/// [`sampling::pick`]'s steps over llama.cpp's logits of batch output `idx`.
+struct LlamaPick<'a, 'm> {
+    ctx: &'a LlamaContext<'m>,
+    idx: i32,
+    candidates: &'a mut LlamaTokenDataArray,
+    samplers: &'a mut Samplers,
+}
+
+impl LlamaPick<'_, '_> {
+    /// Fill the candidate buffer with the logits.
+    fn load_candidates(&mut self) {
+        let logits = self.ctx.get_logits_ith(self.idx);
+        let data = &mut self.candidates.data;
+        data.clear();
+        data.extend(
+            logits
+                .iter()
+                .enumerate()
+                .map(|(i, l)| LlamaTokenData::new(LlamaToken(i as i32), *l, 0.0)),
+        );
+        self.candidates.selected = None;
+        self.candidates.sorted = false;
+    }
+}
+
+impl PickSteps for LlamaPick<'_, '_> {
+    fn chain_pick(&mut self) -> Option<TokenId> {
+        self.load_candidates();
+        self.candidates.apply_sampler(&mut self.samplers.chain);
+        self.candidates.selected_token().map(|t| t.0)
+    }
+
+    fn grammar_allows(&mut self, token: TokenId) -> bool {
+        let Some(grammar) = self.samplers.grammar.as_mut() else {
+            return true;
+        };
+        let logit = usize::try_from(token)
+            .ok()
+            .and_then(|i| self.ctx.get_logits_ith(self.idx).get(i).copied())
+            .unwrap_or(0.0);
+        let mut one = LlamaTokenDataArray::new(
+            vec![LlamaTokenData::new(LlamaToken(token), logit, 0.0)],
+            false,
+        );
+        one.apply_sampler(grammar);
+        one.data.first().is_some_and(|d| d.logit().is_finite())
+    }
+
+    fn masked_pick(&mut self) -> Option<TokenId> {
+        self.load_candidates();
+        if let Some(grammar) = self.samplers.grammar.as_mut() {
+            self.candidates.apply_sampler(grammar);
+        }
+        self.candidates.apply_sampler(&mut self.samplers.chain);
+        self.candidates.selected_token().map(|t| t.0)
+    }
 }
 
 impl Worker<'_> {
@@ -570,51 +521,18 @@ impl Worker<'_> {
         Ok(())
     }
 
-    /// Fill the candidate buffer with the logits of the last decoded batch's last token.
-    fn load_candidates(&mut self) {
-        let idx = self.batch.n_tokens() - 1;
-        let logits = self.ctx.get_logits_ith(idx);
-        let data = &mut self.candidates.data;
-        data.clear();
-        data.extend(
-            logits
-                .iter()
-                .enumerate()
-                .map(|(i, l)| LlamaTokenData::new(LlamaToken(i as i32), *l, 0.0)),
-        );
-        self.candidates.selected = None;
-        self.candidates.sorted = false;
-    }
-
-    /// Pick the next token. The chain chooses first; if the grammar is engaged and rejects
-    /// that choice (or it is end-of-generation while a call is incomplete), the grammar
-    /// masks the full candidate list and the chain chooses again.
+    /// Pick the next token from the logits of the last decoded batch's last token
+    /// ([`sampling::pick`]: the chain chooses, an engaged grammar checks that choice and
+    /// masks all candidates only when it rejects it).
     fn sample(&mut self, s: &mut Samplers) -> Result<TokenId, EngineError> {
-        self.load_candidates();
-        self.candidates.apply_sampler(&mut s.chain);
-        let first = self.candidates.selected_token();
-        if let (Some(t), Some(grammar)) = (first, s.grammar.as_mut()) {
-            let logit = usize::try_from(t.0)
-                .ok()
-                .and_then(|i| {
-                    self.ctx
-                        .get_logits_ith(self.batch.n_tokens() - 1)
-                        .get(i)
-                        .copied()
-                })
-                .unwrap_or(0.0);
-            let mut one = LlamaTokenDataArray::new(vec![LlamaTokenData::new(t, logit, 0.0)], false);
-            one.apply_sampler(grammar);
-            if one.data.first().is_some_and(|d| d.logit().is_finite()) {
-                return Ok(t.0);
-            }
-            self.load_candidates();
-            self.candidates.apply_sampler(grammar);
-            self.candidates.apply_sampler(&mut s.chain);
-        }
-        self.candidates
-            .selected_token()
-            .map(|t| t.0)
+        let grammar = s.grammar.is_some();
+        let mut steps = LlamaPick {
+            ctx: &self.ctx,
+            idx: self.batch.n_tokens() - 1,
+            candidates: &mut self.candidates,
+            samplers: s,
+        };
+        sampling::pick(&mut steps, grammar)
             .ok_or_else(|| EngineError::Sampler("the sampler selected no token".into()))
     }
 
@@ -631,7 +549,7 @@ impl Worker<'_> {
             self.drop_seq(seq);
         }
         let mut plan = self.book.plan(seq, prompt);
-        if let Some((i, common)) = self.best_head(prompt, plan.keep) {
+        if let Some((i, common)) = self.heads.best(prompt, plan.keep) {
             if self.restore_head(seq, i) {
                 plan = self.book.plan(seq, prompt);
                 head_tokens = common.min(plan.keep);
@@ -700,17 +618,6 @@ impl Worker<'_> {
         Ok(())
     }
 
-    /// The prepared head sharing the longest prefix with `prompt`, when restoring it saves
-    /// at least [`MIN_HEAD_GAIN`] tokens over keeping `keep` cached ones: (index, common).
-    fn best_head(&self, prompt: &[TokenId], keep: usize) -> Option<(usize, usize)> {
-        self.heads
-            .iter()
-            .enumerate()
-            .map(|(i, h)| (i, common_prefix(&h.tokens, prompt)))
-            .filter(|(_, common)| *common >= keep + MIN_HEAD_GAIN)
-            .max_by_key(|(_, common)| *common)
-    }
-
     /// Replace whatever `seq` holds with head `i`'s state. On failure (llama.cpp refuses
     /// the state or it does not cover the head's positions) the sequence is left empty, the
     /// head is forgotten and its snapshot file removed: it is never tried again.
@@ -722,7 +629,9 @@ impl Worker<'_> {
         if self.make_room(seq, 0, len, len).is_err() {
             return false;
         }
-        let head = &self.heads[i];
+        let Some(head) = self.heads.get(i) else {
+            return false;
+        };
         // SAFETY: the bytes were produced by llama.cpp's `llama_state_seq_get_data` for this
         // model and context configuration (in memory, or read back from a snapshot file
         // whose key and checksum matched), and llama.cpp checks their length and shape.
@@ -742,7 +651,9 @@ impl Worker<'_> {
             return true;
         }
         self.drop_seq(seq);
-        let head = self.heads.remove(i);
+        let Some(head) = self.heads.remove(i) else {
+            return false;
+        };
         if let Some(s) = &mut self.snapshots {
             if let Ok((dir, key)) = s.key() {
                 snapshot::remove(dir, key, &head.tokens);
@@ -814,11 +725,9 @@ impl Worker<'_> {
         if tokens.len() < MIN_HEAD_GAIN {
             return finish(report);
         }
-        if let Some(i) = self.heads.iter().position(|h| h.tokens == tokens) {
-            let head = self.heads.remove(i);
+        if let Some(head) = self.heads.touch(&tokens) {
             report.state_bytes = head.state.len();
             report.source = HeadSource::Memory;
-            self.heads.push(head);
             return finish(report);
         }
         // A snapshot from disk: verified by key and checksum, then by llama.cpp itself.
@@ -830,8 +739,8 @@ impl Worker<'_> {
                 Ok(state) => {
                     report.state_bytes = state.len();
                     report.file = Some(path);
-                    self.push_head(Head { tokens, state });
-                    if self.restore_head(seq, self.heads.len() - 1) {
+                    let i = self.heads.push(Head { tokens, state });
+                    if self.restore_head(seq, i) {
                         report.source = HeadSource::Disk;
                         return finish(report);
                     }
@@ -871,25 +780,15 @@ impl Worker<'_> {
                 }
             }
         }
-        self.push_head(Head { tokens, state });
+        self.heads.push(Head { tokens, state });
         report.ms = ms(started);
         Ok(report)
     }
 
-    /// Idle-time work: decode the framing that opens the next message of the session that
-    /// was served last (the tokens every continuation of its conversation with a new message
-    /// shares beyond what its sequence holds), without logits. Only when the sequence still
-    /// holds exactly the start of that continuation and has room without evicting anyone.
     /// Run the idle-time work that is due first (the one with the shortest delay, oldest
     /// first among equals).
     fn run_next_pending(&mut self, interrupted: &dyn Fn() -> bool) {
-        let next = self
-            .pending
-            .iter()
-            .enumerate()
-            .min_by_key(|(i, p)| (p.delay(), *i))
-            .map(|(i, _)| i);
-        match next.map(|i| self.pending.remove(i)) {
+        match self.pending.take_next() {
             None => {}
             Some(Pending::Anticipate {
                 seq,
@@ -905,6 +804,10 @@ impl Worker<'_> {
         }
     }
 
+    /// Idle-time work: decode the framing that opens the next message of the session that
+    /// was served last (the tokens every continuation of its conversation with a new message
+    /// shares beyond what its sequence holds), without logits. Only when the sequence still
+    /// holds exactly the start of that continuation and has room without evicting anyone.
     fn anticipate(
         &mut self,
         seq: i32,
@@ -918,17 +821,15 @@ impl Worker<'_> {
         }
         let next = self.shared_prefix(system, messages);
         let held = self.book.tokens(seq);
-        let start = held.len();
-        if next.len() <= start
-            || next.len() - start > MAX_ANTICIPATED
-            || !next.starts_with(held)
-            || self.book.room_after_keep(seq, start) <= next.len() - start
-            || self.ctx.kv_cache_seq_pos_max(seq) + 1 != start as i32
-        {
+        let room = self.book.room_after_keep(seq, held.len());
+        let Some(start) = idle::framing_start(&next, held, room) else {
+            return;
+        };
+        if self.ctx.kv_cache_seq_pos_max(seq) + 1 != start as i32 {
             return;
         }
         if let Ok(end) = self.decode_ahead(seq, &next, start, interrupted) {
-            self.note_ahead(seq, start, &next[start..end]);
+            self.anticipated.note(seq, start, &next[start..end]);
         }
     }
 
@@ -962,7 +863,8 @@ impl Worker<'_> {
             return;
         };
         if let Ok(end) = self.decode_ahead(seq, &tokens, plan.keep, interrupted) {
-            self.note_ahead(seq, plan.keep, &tokens[plan.keep..end]);
+            self.anticipated
+                .note(seq, plan.keep, &tokens[plan.keep..end]);
         }
     }
 
@@ -986,36 +888,6 @@ impl Worker<'_> {
             pos = end;
         }
         Ok(pos)
-    }
-
-    /// Remember tokens decoded ahead of `seq`'s next request (joined to an earlier note
-    /// they extend). Nothing to remember when `tokens` is empty.
-    fn note_ahead(&mut self, seq: i32, start: usize, tokens: &[TokenId]) {
-        if tokens.is_empty() {
-            return;
-        }
-        let (start, tokens) = match self.anticipated.iter().position(|a| a.seq == seq) {
-            Some(i) => {
-                let old = self.anticipated.swap_remove(i);
-                if old.start <= start && start <= old.start + old.tokens.len() {
-                    let mut joined = old.tokens[..start - old.start].to_vec();
-                    joined.extend_from_slice(tokens);
-                    (old.start, joined)
-                } else {
-                    (start, tokens.to_vec())
-                }
-            }
-            None => (start, tokens.to_vec()),
-        };
-        self.anticipated.push(Anticipated { seq, start, tokens });
-    }
-
-    fn push_head(&mut self, head: Head) {
-        self.heads.retain(|h| h.tokens != head.tokens);
-        if self.heads.len() >= MAX_HEADS {
-            self.heads.remove(0);
-        }
-        self.heads.push(head);
     }
 
     fn cache_report(&self) -> CacheReport {
@@ -1043,11 +915,7 @@ impl Worker<'_> {
             n_ctx: self.book.capacity(),
             used: self.book.used(),
             seqs,
-            heads: self
-                .heads
-                .iter()
-                .map(|h| (h.tokens.len(), h.state.len()))
-                .collect(),
+            heads: self.heads.report(),
         }
     }
 
@@ -1085,30 +953,23 @@ impl Worker<'_> {
         // 2. KV reuse: keep the common prefix (or restore a prepared head), make room.
         // A request supersedes its session's idle-time work; tokens decoded ahead for this
         // sequence count while the sequence still holds them.
-        self.pending.retain(|p| p.session() != req.session);
+        self.pending.drop_session(&req.session);
         let seq = self.book.slot_for(&req.session);
-        let ahead = self
-            .anticipated
-            .iter()
-            .position(|a| a.seq == seq)
-            .map(|i| self.anticipated.swap_remove(i))
-            .filter(|a| {
-                self.book.tokens(seq).get(a.start..a.start + a.tokens.len())
-                    == Some(a.tokens.as_slice())
-            });
+        let ahead = self.anticipated.take(seq, self.book.tokens(seq));
         let Prepared {
             plan,
             full_reprefill,
             head_tokens,
         } = self.prepare_seq(seq, &prompt)?;
         let reused = plan.keep;
-        let anticipated_tokens = match ahead {
-            Some(a) if head_tokens == 0 && !full_reprefill => plan
-                .keep
-                .min(a.start + a.tokens.len())
-                .saturating_sub(a.start),
-            _ => 0,
-        };
+        let anticipated_tokens = idle::anticipated_tokens(
+            ahead.as_ref(),
+            Reuse {
+                keep: plan.keep,
+                head_tokens,
+                full_reprefill,
+            },
+        );
 
         // 3. Prefill in batches, checking cancel and deadline between them.
         let mut stats = GenerationStats {
@@ -1254,12 +1115,8 @@ impl Worker<'_> {
         {
             let mut messages = req.messages;
             messages.push(Message::assistant(text.clone()));
-            self.pending.push(Pending::Anticipate {
-                seq,
-                session: req.session,
-                system: req.system,
-                messages,
-            });
+            self.pending
+                .anticipate(seq, req.session, req.system, messages);
         }
         Ok(Completion {
             text,

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{model_path, test_params, GEMMA};
-use porfiry_agent::Message;
+use porfiry_model::Message;
 use porfiry_engine::{Completion, Engine, EngineParams, GenerateConfig, GenerateRequest};
 
 fn ask(

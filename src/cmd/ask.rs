@@ -5,19 +5,12 @@
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use anyhow::Context;
-use porfiry_agent::{
-    Agent, AgentConfig, AgentEvent, CancelToken, ExecutorTarget, GenerationStats, Lang, Severity,
-    SystemClock, TurnOutcome, TurnStop,
-};
-use porfiry_engine::{
-    Engine, EngineModel, EngineParams, GenerateConfig, HeadSource, SamplingConfig,
-};
-use porfiry_models::{ModelStore, StderrProgress};
-
-pub mod notes;
+use porfiry_agent::{AgentConfig, AgentEvent, CancelToken, Lang, Severity, TurnOutcome, TurnStop};
+use porfiry_engine::{ChatFormat, GenerateConfig, HeadSource, SamplingConfig};
+use porfiry_models::StderrProgress;
+use porfiry_runtime::{Runtime, RuntimeConfig, Turn};
 
 /// Model and generation options shared by `ask` and `chat`.
 #[derive(Debug, Clone, clap::Args)]
@@ -26,6 +19,10 @@ pub struct ModelArgs {
     /// file. Default: the manifest's default model, fetched on first use.
     #[arg(long, value_name = "ID|PATH")]
     pub model: Option<String>,
+    /// The model's chat format, for a GGUF file whose format cannot be detected: gemma or
+    /// chatml. Default: the manifest's, else detected from the file's metadata.
+    #[arg(long, value_name = "FORMAT")]
+    pub chat_format: Option<ChatFormat>,
     /// Context size in tokens. Default: the manifest's recommendation (4096 otherwise).
     #[arg(long, value_name = "N")]
     pub ctx: Option<u32>,
@@ -60,12 +57,32 @@ pub struct AgentArgs {
     /// Prompt and tool-reply language: ru or en.
     #[arg(long, default_value = "ru")]
     pub lang: Lang,
-    /// A skill folder (repeatable). Default: the built-in `skills/`.
+    /// A skill folder of yours (repeatable), loaded over the built-in skills (a skill of the
+    /// same name replaces the built-in one; the override is reported).
     #[arg(long = "skills", value_name = "DIR")]
     pub skills: Vec<PathBuf>,
-    /// A toolset folder (repeatable). Default: the built-in `toolsets/`.
+    /// A toolset folder of yours (repeatable), loaded over the built-in toolsets.
     #[arg(long = "toolsets", value_name = "DIR")]
     pub toolsets: Vec<PathBuf>,
+    /// Leave the built-in skills and toolsets out (only the folders given load).
+    #[arg(long)]
+    pub no_builtin: bool,
+}
+
+impl AgentArgs {
+    /// The runtime's view of these options (the rest default).
+    pub fn config(&self) -> RuntimeConfig {
+        RuntimeConfig {
+            agent: AgentConfig {
+                lang: self.lang,
+                ..AgentConfig::default()
+            },
+            builtin: !self.no_builtin,
+            skill_dirs: self.skills.clone(),
+            toolset_dirs: self.toolsets.clone(),
+            ..RuntimeConfig::default()
+        }
+    }
 }
 
 /// Arguments of `porfiry ask`.
@@ -74,7 +91,8 @@ pub struct AgentArgs {
     after_help = "Each `ask` is a fresh process: the session (history, active toolsets) \
 lives only for this one turn; use `porfiry chat` for a conversation. Tool calls and results \
 are shown dimmed on stderr, then a stats line. Notes (the `notes` toolset) are kept in \
-$PORFIRY_DATA/notes.txt (default: .porfiry/ in the checkout); `media` has no executor here."
+$PORFIRY_DATA/notes.txt (default: your data directory, ~/.local/share/porfiry; `./run` uses \
+.porfiry/ in the checkout); `media` has no executor here."
 )]
 pub struct Args {
     /// What to ask.
@@ -108,7 +126,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         eprintln!("{}", dim(&report.stats_line()));
     }
-    Ok(match &report.outcome.stop {
+    Ok(match &report.turn.outcome.stop {
         TurnStop::Answered | TurnStop::MaxIterations => ExitCode::SUCCESS,
         TurnStop::Cancelled => ExitCode::from(130),
         TurnStop::ModelError(e) => {
@@ -118,12 +136,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// A loaded model plus an agent: what `ask` and `chat` drive.
+/// The runtime as `ask` and `chat` drive it.
 pub struct Host {
-    /// The agent (skills, toolsets, sessions, executors).
-    pub agent: Agent,
-    /// The engine behind the agent's `Model` seam.
-    pub model: EngineModel,
+    /// Model, engine and agent (with the CLI's host tools), wired by the runtime.
+    pub runtime: Runtime,
     /// Set by Ctrl-C; reset before every turn.
     pub cancel: CancelToken,
     /// The model as the user named it (id or path).
@@ -131,48 +147,10 @@ pub struct Host {
 }
 
 impl Host {
-    /// Resolve (and if needed fetch) the model, load it, load skills and toolsets, and
-    /// register the CLI's executors. `chatty` prints what it loads on stderr.
+    /// Open the runtime for these options: resolve (and if needed fetch) the model, load it,
+    /// load the built-in and the user's skills and toolsets, register the CLI's host tools
+    /// (notes), prepare the static head. `chatty` prints what it loads on stderr.
     pub fn open(model: &ModelArgs, agent: &AgentArgs, chatty: bool) -> anyhow::Result<Self> {
-        let store = ModelStore::open_default()?;
-        let given = match &model.model {
-            Some(m) => m.clone(),
-            None => store.manifest().default.clone(),
-        };
-        let resolved = store.ensure(&given, &StderrProgress::new())?;
-        let spec = resolved.spec.as_ref();
-        let params = EngineParams {
-            n_ctx: model
-                .ctx
-                .or(spec.map(|s| s.context))
-                .unwrap_or(EngineParams::default().n_ctx),
-            threads: model.threads,
-            chat_format: spec.map(|s| match s.chat_format {
-                porfiry_models::ChatFormat::Gemma => porfiry_engine::ChatFormat::Gemma,
-                porfiry_models::ChatFormat::Chatml => porfiry_engine::ChatFormat::ChatMl,
-            }),
-            snapshot_dir: (!model.no_head_snapshot).then(|| notes::data_dir().join("kv")),
-            n_seq: model.sessions,
-            ..EngineParams::default()
-        };
-        let engine = Engine::load(&resolved.path, params)
-            .with_context(|| format!("loading {}", resolved.path.display()))?;
-        let info = engine.info();
-        if chatty {
-            eprintln!(
-                "{}",
-                dim(&format!(
-                    "model {} ({}, {} MB, chat format {}, ctx {}, {} threads) loaded in {:.2} s",
-                    given,
-                    info.architecture.as_deref().unwrap_or("?"),
-                    info.file_size / 1_000_000,
-                    info.chat_format.name(),
-                    info.n_ctx,
-                    info.threads,
-                    info.load_ms / 1000.0
-                ))
-            );
-        }
         let mut sampling = if model.greedy {
             SamplingConfig::greedy()
         } else {
@@ -184,39 +162,44 @@ impl Host {
         if let Some(s) = model.seed {
             sampling.seed = s;
         }
-        let config = GenerateConfig {
-            max_tokens: model.max_tokens,
-            sampling,
-            ..GenerateConfig::default()
-        };
-        let skills = super::dirs_or_builtin(agent.skills.clone(), "skills");
-        let toolsets = super::dirs_or_builtin(agent.toolsets.clone(), "toolsets");
-        let loaded = Agent::load(
-            AgentConfig {
-                lang: agent.lang,
-                ..AgentConfig::default()
+        let config = RuntimeConfig {
+            model: model.model.clone(),
+            chat_format: model.chat_format,
+            n_ctx: model.ctx,
+            threads: model.threads,
+            n_seq: model.sessions,
+            generate: GenerateConfig {
+                max_tokens: model.max_tokens,
+                sampling,
+                ..GenerateConfig::default()
             },
-            &skills,
-            &toolsets,
-            Arc::new(SystemClock),
-        );
-        for d in &loaded.diagnostics {
+            head_snapshots: !model.no_head_snapshot,
+            notes: true,
+            ..agent.config()
+        };
+        let (runtime, report) = Runtime::open(&config, &StderrProgress::new())?;
+        let info = &report.info;
+        if chatty {
+            eprintln!(
+                "{}",
+                dim(&format!(
+                    "model {} ({}, {} MB, chat format {}, ctx {}, {} threads) loaded in {:.2} s",
+                    report.model,
+                    info.architecture.as_deref().unwrap_or("?"),
+                    info.file_size / 1_000_000,
+                    info.chat_format.name(),
+                    info.n_ctx,
+                    info.threads,
+                    info.load_ms / 1000.0
+                ))
+            );
+        }
+        for d in &report.diagnostics {
             if chatty || d.severity() == Severity::Error {
                 eprintln!("{d}");
             }
         }
-        let mut agent_core = loaded.value;
-        if agent_core.toolsets().get("notes").is_some() {
-            let notes = notes::data_dir().join("notes.txt");
-            agent_core.register_executor(
-                ExecutorTarget::Toolset("notes".into()),
-                Arc::new(notes::NotesExecutor::new(notes, agent.lang)),
-            );
-        }
-        // Every new session starts from the static head: prepare it once (from the snapshot
-        // on disk when there is a valid one).
-        let head = agent_core.head_view();
-        match engine.prepare_head(&head.system, &head.messages) {
+        match &report.head {
             Ok(r) if chatty => {
                 let how = match r.source {
                     HeadSource::Disk => "restored from its snapshot",
@@ -224,7 +207,7 @@ impl Host {
                     HeadSource::Built => "computed",
                     HeadSource::Memory | HeadSource::Empty => "ready",
                 };
-                let note = r.note.map(|n| format!(" ({n})")).unwrap_or_default();
+                let note = r.note.as_ref().map(|n| format!(" ({n})")).unwrap_or_default();
                 eprintln!(
                     "{}",
                     dim(&format!(
@@ -239,10 +222,9 @@ impl Host {
             Err(e) => eprintln!("warning: prompt head not prepared: {e}"),
         }
         Ok(Self {
-            agent: agent_core,
-            model: EngineModel::new(engine, config),
+            runtime,
             cancel: CancelToken::new(),
-            model_label: given,
+            model_label: report.model,
         })
     }
 
@@ -273,18 +255,18 @@ impl Host {
                 }
             }
         };
-        let outcome =
-            self.agent
-                .turn(session, text, &mut self.model, &self.cancel, &mut on_event)?;
+        let turn = self
+            .runtime
+            .turn(session, text, &self.cancel, &mut on_event)?;
         if stream {
             if wrote_text {
                 println!();
             }
-            if outcome.stop == TurnStop::Cancelled {
+            if turn.outcome.stop == TurnStop::Cancelled {
                 eprintln!("{}", dim("(cancelled)"));
             }
         }
-        Ok(TurnReport { outcome })
+        Ok(TurnReport { turn })
     }
 }
 
@@ -342,119 +324,35 @@ pub fn dim(text: &str) -> String {
 
 /// What one turn did, for printing.
 pub struct TurnReport {
-    /// The agent's account of the turn.
-    pub outcome: TurnOutcome,
-}
-
-/// Token accounting summed over the generations of one turn.
-#[derive(Debug, Default, Clone, serde::Serialize)]
-pub struct TurnStats {
-    /// Model calls in the turn.
-    pub generations: usize,
-    /// Prompt tokens of the last generation.
-    pub prompt_tokens: usize,
-    /// Reused prompt tokens, summed.
-    pub reused_tokens: usize,
-    /// Prefilled prompt tokens, summed.
-    pub prefilled_tokens: usize,
-    /// Of the reused, tokens the engine decoded ahead while idle (the framing after the
-    /// previous reply), summed.
-    pub anticipated_tokens: usize,
-    /// Generated tokens, summed.
-    pub generated_tokens: usize,
-    /// Time to the first token of the first generation, ms.
-    pub ttft_ms: f64,
-    /// Prefill speed over all generations, tokens/s.
-    pub prefill_tps: f64,
-    /// Decode speed over all generations, tokens/s.
-    pub decode_tps: f64,
-    /// Wall time of all generations, ms.
-    pub total_ms: f64,
-    /// Generations that had to prefill the whole prompt because the KV cache refused a trim.
-    pub full_reprefills: usize,
-}
-
-impl TurnStats {
-    /// Sum the per-generation stats.
-    pub fn of(outcome: &TurnOutcome) -> Self {
-        let all: Vec<&GenerationStats> = outcome
-            .generations
-            .iter()
-            .filter_map(|g| g.stats.as_ref())
-            .collect();
-        let mut s = TurnStats {
-            generations: outcome.generations.len(),
-            ..TurnStats::default()
-        };
-        let (mut prefill_s, mut decode_s) = (0.0, 0.0);
-        for (i, g) in all.iter().enumerate() {
-            if i == 0 {
-                s.ttft_ms = g.ttft_ms;
-            }
-            s.prompt_tokens = g.prompt_tokens;
-            s.reused_tokens += g.reused_tokens;
-            s.prefilled_tokens += g.prefilled_tokens;
-            s.anticipated_tokens += g.anticipated_tokens;
-            s.generated_tokens += g.generated_tokens;
-            s.total_ms += g.total_ms;
-            s.full_reprefills += usize::from(g.full_reprefill);
-            if g.prefill_tps > 0.0 {
-                prefill_s += g.prefilled_tokens as f64 / g.prefill_tps;
-            }
-            if g.decode_tps > 0.0 {
-                decode_s += g.generated_tokens as f64 / g.decode_tps;
-            }
-        }
-        if prefill_s > 0.0 {
-            s.prefill_tps = s.prefilled_tokens as f64 / prefill_s;
-        }
-        if decode_s > 0.0 {
-            s.decode_tps = s.generated_tokens as f64 / decode_s;
-        }
-        s
-    }
+    /// The runtime's account of the turn (outcome and figures).
+    pub turn: Turn,
 }
 
 impl TurnReport {
+    /// The agent's account of the turn.
+    pub fn outcome(&self) -> &TurnOutcome {
+        &self.turn.outcome
+    }
+
     /// The one-line summary printed after a reply.
     pub fn stats_line(&self) -> String {
-        let s = TurnStats::of(&self.outcome);
-        let mut line = format!(
-            "[{} generation{}: prompt {} tok, reused {}{}, prefilled {}, generated {} | TTFT {:.0} ms | prefill {:.0} tok/s, decode {:.1} tok/s | {:.2} s",
-            s.generations,
-            if s.generations == 1 { "" } else { "s" },
-            s.prompt_tokens,
-            s.reused_tokens,
-            if s.anticipated_tokens > 0 {
-                format!(" ({} decoded ahead)", s.anticipated_tokens)
-            } else {
-                String::new()
-            },
-            s.prefilled_tokens,
-            s.generated_tokens,
-            s.ttft_ms,
-            s.prefill_tps,
-            s.decode_tps,
-            s.total_ms / 1000.0
-        );
-        if s.full_reprefills > 0 {
-            line.push_str(&format!(" | {} full re-prefill(s)", s.full_reprefills));
+        let mut line = self.turn.stats.line();
+        if self.turn.outcome.stop == TurnStop::MaxIterations {
+            line.pop();
+            line.push_str(" | stopped at the iteration limit]");
         }
-        if self.outcome.stop == TurnStop::MaxIterations {
-            line.push_str(" | stopped at the iteration limit");
-        }
-        line.push(']');
         line
     }
 
     /// The `--json` object: reply, stop, tool calls, tool replies, shown texts, stats.
     pub fn to_json(&self, host: &Host) -> serde_json::Value {
-        let o = &self.outcome;
+        let o = &self.turn.outcome;
         serde_json::json!({
             "reply": o.reply,
             "stop": o.stop,
+            "model_error": o.model_error,
             "model": host.model_label,
-            "model_path": host.model.engine().info().path,
+            "model_path": host.runtime.engine().map(|e| e.info().path.clone()),
             "tool_calls": o.executed.iter().map(|e| serde_json::json!({
                 "name": e.name,
                 "args": e.args,
@@ -463,7 +361,7 @@ impl TurnReport {
             })).collect::<Vec<_>>(),
             "tool_replies": o.tool_replies,
             "shown": o.shown,
-            "stats": TurnStats::of(o),
+            "stats": self.turn.stats,
             "generations": o.generations.iter().map(|g| serde_json::json!({
                 "stop": g.stop,
                 "discarded": g.discarded,

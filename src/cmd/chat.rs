@@ -88,7 +88,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     }
                 }
                 "reset" => {
-                    host.agent.end_session(&session);
+                    host.runtime.end_session(&session)?;
                     last = None;
                     println!("session {session} reset");
                 }
@@ -97,12 +97,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         Some(report) => println!("{}", report.stats_line()),
                         None => println!("no turn yet in this session"),
                     }
-                    match host.model.engine().cache_report() {
-                        Ok(c) => println!("{}", cache_lines(&c)),
+                    match host.runtime.cache_report() {
+                        Ok(Some(c)) => println!("{}", cache_lines(&c)),
+                        Ok(None) => {}
                         Err(e) => eprintln!("cache report: {e}"),
                     }
                 }
-                "prompt" => println!("{}", host.agent.prompt(&session).text()),
+                "prompt" => println!("{}", host.runtime.prompt(&session).text()),
                 other => println!("unknown command /{other}\n{HELP}"),
             }
             continue;
@@ -111,7 +112,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let report = host.turn(&session, input, true);
         busy.store(false, Ordering::SeqCst);
         let report = report?;
-        if let porfiry_agent::TurnStop::ModelError(e) = &report.outcome.stop {
+        if let porfiry_agent::TurnStop::ModelError(e) = &report.outcome().stop {
             eprintln!("error: {e}");
         }
         eprintln!("{}", dim(&report.stats_line()));

@@ -11,16 +11,25 @@ pub mod prompt;
 pub mod scenario;
 pub mod skills;
 
-/// A built-in folder of this checkout (`skills`, `toolsets`).
-pub fn builtin_dir(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(name)
+/// The built-in skill and toolset folders (embedded in the binary, or `$PORFIRY_BUILTIN`).
+pub fn builtin() -> anyhow::Result<porfiry_runtime::paths::BuiltinDirs> {
+    let data = porfiry_runtime::paths::data_dir();
+    porfiry_runtime::paths::builtin_dirs(&data)
+        .map_err(|e| anyhow::anyhow!("writing the built-in skills under {}: {e}", data.display()))
 }
 
-/// The given folders, or the built-in one when none were given.
-pub fn dirs_or_builtin(dirs: Vec<PathBuf>, builtin: &str) -> Vec<PathBuf> {
-    if dirs.is_empty() {
-        vec![builtin_dir(builtin)]
-    } else {
-        dirs
+/// The built-in folder `name` (`skills` or `toolsets`) followed by the user's `dirs`, or
+/// only `dirs` when `no_builtin` (an empty list with neither).
+pub fn with_builtin(
+    dirs: Vec<PathBuf>,
+    name: &str,
+    no_builtin: bool,
+) -> anyhow::Result<Vec<PathBuf>> {
+    let mut all = Vec::new();
+    if !no_builtin {
+        let b = builtin()?;
+        all.push(if name == "skills" { b.skills } else { b.toolsets });
     }
+    all.extend(dirs);
+    Ok(all)
 }

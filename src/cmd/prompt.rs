@@ -10,12 +10,15 @@ use porfiry_agent::{Agent, AgentConfig, Lang, ManualClock, Severity};
 /// Arguments of `porfiry prompt`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A skill folder (repeatable). Default: the built-in `skills/`.
+    /// A skill folder of yours (repeatable), loaded over the built-in skills.
     #[arg(long = "skills", value_name = "DIR")]
     skills: Vec<PathBuf>,
-    /// A toolset folder (repeatable). Default: the built-in `toolsets/`.
+    /// A toolset folder of yours (repeatable), loaded over the built-in toolsets.
     #[arg(long = "toolsets", value_name = "DIR")]
     toolsets: Vec<PathBuf>,
+    /// Leave the built-in skills and toolsets out.
+    #[arg(long)]
+    no_builtin: bool,
     /// A toolset to activate (repeatable).
     #[arg(long = "active", value_name = "SET")]
     active: Vec<String>,
@@ -34,8 +37,8 @@ pub struct Args {
 
 /// Run `porfiry prompt`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let skills = super::dirs_or_builtin(args.skills, "skills");
-    let toolsets = super::dirs_or_builtin(args.toolsets, "toolsets");
+    let skills = super::with_builtin(args.skills, "skills", args.no_builtin)?;
+    let toolsets = super::with_builtin(args.toolsets, "toolsets", args.no_builtin)?;
     let config = AgentConfig {
         lang: args.lang,
         ..AgentConfig::default()

@@ -40,9 +40,10 @@ fn expand(paths: Vec<PathBuf>) -> anyhow::Result<Vec<PathBuf>> {
 /// Run `porfiry scenario`: `PASS <name>` / `FAIL <name>: <why>` per file, then
 /// `N passed, M failed`; exit 1 on any failure.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let builtin = super::builtin()?;
     let defaults = ScenarioDefaults {
-        skills: vec![super::builtin_dir("skills")],
-        toolsets: vec![super::builtin_dir("toolsets")],
+        skills: vec![builtin.skills],
+        toolsets: vec![builtin.toolsets],
     };
     let mut results = Vec::new();
     for file in expand(args.files)? {

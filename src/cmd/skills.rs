@@ -17,17 +17,21 @@ enum Action {
     /// Load skill folders in override order; print `ok <name>`, `warning <path>: <reason>`,
     /// `error <path>: <reason>`; exit 1 if any error.
     Check {
-        /// A skill folder (repeatable, later overrides earlier). Default: the built-in `skills/`.
+        /// A skill folder (repeatable, later overrides earlier), loaded over the built-in
+        /// skills.
         #[arg(long = "skills", value_name = "DIR")]
         skills: Vec<PathBuf>,
+        /// Check only the folders given, not the built-in skills.
+        #[arg(long)]
+        no_builtin: bool,
     },
 }
 
 /// Run `porfiry skills`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.action {
-        Action::Check { skills } => {
-            let loaded = SkillRegistry::load(&super::dirs_or_builtin(skills, "skills"));
+        Action::Check { skills, no_builtin } => {
+            let loaded = SkillRegistry::load(&super::with_builtin(skills, "skills", no_builtin)?);
             for line in loaded.check_lines() {
                 println!("{line}");
             }

@@ -1,29 +1,14 @@
 //! The `notes` toolset's executor: the user's notes kept in a local text file, one per line.
 //!
-//! The CLI's one built-in host tool set (`toolsets/notes.yaml`, skill `skills/notes.md`),
-//! so `ask`/`chat` can show a whole tool round trip on this machine. Replies are short, in
+//! The runtime's one built-in host tool set (`toolsets/notes.yaml`, skill `skills/notes.md`),
+//! registered when [`crate::RuntimeConfig::notes`] is on (the CLI), so `ask`/`chat` show a
+//! whole tool round trip on this machine; notes live in `<data>/notes.txt`. Replies are short, in
 //! the agent's language, and come from the agent's message catalog ([`Texts`]).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 use porfiry_agent::{ArgValue, Lang, Texts, ToolExecutor, ToolInvocation};
-
-/// Environment variable naming the data directory (notes live in `<dir>/notes.txt`).
-pub const DATA_DIR_ENV: &str = "PORFIRY_DATA";
-
-/// The data directory: `$PORFIRY_DATA`, else `.porfiry/` in the checkout this binary was
-/// built from (git-ignored), else `.porfiry/` in the current directory.
-pub fn data_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os(DATA_DIR_ENV).filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    let checkout = Path::new(env!("CARGO_MANIFEST_DIR"));
-    if checkout.join("Cargo.toml").is_file() {
-        return checkout.join(".porfiry");
-    }
-    PathBuf::from(".porfiry")
-}
 
 /// The executor for `notes_add|text`, `notes_list`, `notes_delete|number`.
 #[derive(Debug)]
@@ -134,8 +119,8 @@ mod tests {
     };
     use std::sync::Arc;
 
-    fn agent(notes: &Path, lang: Lang) -> Agent {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    fn agent(notes: &std::path::Path, lang: Lang) -> Agent {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let clock = Arc::new(ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap());
         let loaded = Agent::load(
             AgentConfig {

@@ -1,0 +1,109 @@
+//! What a model request carries for a session, by [`PromptLayout`]: the system text and the
+//! message view — the history, plus the state message in layouts that place the dynamic
+//! prompt sections there.
+
+use super::session::Session;
+use super::{Agent, Shared};
+use crate::model::Message;
+use crate::prompt::PromptLayout;
+
+/// What a model request carries for a session: the system text and the message view (the
+/// history, plus the state message in layouts that place the dynamic sections there).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestView {
+    /// The system text.
+    pub system: String,
+    /// The messages, oldest first.
+    pub messages: Vec<Message>,
+}
+
+impl Agent {
+    /// What every new session's first request begins with, before the user's message: the
+    /// system text and, in layouts that carry the toolset state as a message, the fresh state
+    /// (no active toolsets). Identical for every session of this agent, so a model may
+    /// compute it once ([`Model::prepare_head`](crate::Model::prepare_head)).
+    pub fn head_view(&self) -> RequestView {
+        let prompt = self.shared.prompt(&[]);
+        match self.shared.config.layout {
+            PromptLayout::SystemFirst => RequestView {
+                system: prompt.text().to_string(),
+                messages: Vec::new(),
+            },
+            // The state follows the history: only the static system text is common.
+            PromptLayout::DynamicTail => RequestView {
+                system: prompt.static_prefix().to_string(),
+                messages: Vec::new(),
+            },
+            PromptLayout::AnchoredState => state_view(
+                prompt.static_prefix().to_string(),
+                Vec::new(),
+                0,
+                prompt.dynamic_part().to_string(),
+            ),
+        }
+    }
+
+    /// What the session's next model request carries, laid out by
+    /// [`AgentConfig::layout`](super::AgentConfig::layout). The prompt is rebuilt here
+    /// (expired sets dropped first); in [`PromptLayout::AnchoredState`] a changed state moves
+    /// the state message to the end.
+    pub fn request(&mut self, session: &str) -> RequestView {
+        let Agent { shared, sessions } = self;
+        match sessions.get_mut(session) {
+            Some(s) => shared.request(s),
+            // No session yet: a fresh one's view (the fresh state at the start), and no
+            // session is created.
+            None => shared.request(&mut Session::default()),
+        }
+    }
+}
+
+impl Shared {
+    /// [`Agent::request`] for a session at hand: drops its expired sets (silently; a turn
+    /// reports them before) and moves its state anchor when the state changed.
+    pub(super) fn request(&self, s: &mut Session) -> RequestView {
+        s.expire(self.clock.now());
+        let prompt = self.prompt(&s.active_names());
+        let history = s.history.clone();
+        let at = match self.config.layout {
+            PromptLayout::SystemFirst => {
+                return RequestView {
+                    system: prompt.text().to_string(),
+                    messages: history,
+                }
+            }
+            PromptLayout::DynamicTail => history.len(),
+            PromptLayout::AnchoredState => s.state_anchor(prompt.dynamic_part()),
+        };
+        state_view(
+            prompt.static_prefix().to_string(),
+            history,
+            at,
+            prompt.dynamic_part().to_string(),
+        )
+    }
+}
+
+impl Session {
+    /// [`PromptLayout::AnchoredState`]: where the state message goes. It stays where the
+    /// current state began while the state is unchanged; a changed state moves it after the
+    /// last message; a session's first state opens the conversation.
+    fn state_anchor(&mut self, state: &str) -> usize {
+        let len = self.history.len();
+        let at = match &self.anchor {
+            Some((at, text)) if text == state && *at <= len => return *at,
+            Some(_) => len,
+            None => 0,
+        };
+        self.anchor = Some((at, state.to_string()));
+        at
+    }
+}
+
+/// The history with the state message inserted at `at` (no message when the state is empty).
+fn state_view(system: String, mut messages: Vec<Message>, at: usize, state: String) -> RequestView {
+    if !state.is_empty() {
+        messages.insert(at.min(messages.len()), Message::user(state));
+    }
+    RequestView { system, messages }
+}

@@ -1,0 +1,275 @@
+//! The agent: configuration, registries, executors and sessions, one file per concern.
+//!
+//! - `mod.rs` (here): [`Agent`] and [`AgentConfig`] — construction, registries, executors and
+//!   the host's calls on sessions (history, toolsets, prompt).
+//! - `outcome`: what a turn reports — [`AgentEvent`], [`TurnStop`], [`ToolReply`],
+//!   [`TurnOutcome`] — and [`AgentError`].
+//! - `session`: one session's state (append-only history, active toolsets with deadlines,
+//!   the state anchor), its expiry and [`render_history`].
+//! - `layout`: what a model request carries for a session ([`RequestView`], by
+//!   [`PromptLayout`]).
+//! - `turn`: the turn loop and the hints ahead of it ([`Agent::warm_up`],
+//!   [`Agent::prepare_turn`]).
+//! - `dispatch`: answering one tool call — core tools, toolset switches, host tools.
+//!
+//! What every session shares (configuration, registries, executors, clock) is kept apart
+//! from the sessions, so a turn borrows its session once, mutably, beside it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::catalog::Lang;
+use crate::clock::{Clock, Timestamp};
+use crate::diag::Loaded;
+use crate::model::Message;
+use crate::prompt::{build_prompt, Prompt, PromptLayout};
+use crate::skill::SkillRegistry;
+use crate::tools::{ExecutorTarget, ToolExecutor};
+use crate::toolset::ToolsetRegistry;
+
+mod dispatch;
+mod layout;
+mod outcome;
+mod session;
+#[cfg(test)]
+mod tests;
+mod turn;
+
+pub use layout::RequestView;
+pub use outcome::{
+    AgentError, AgentEvent, ExecutedTool, GenerationRecord, ReplyKind, ToolReply, TurnOutcome,
+    TurnStop,
+};
+pub use session::render_history;
+
+use session::{session_entry, Session};
+
+/// Settings of an [`Agent`]; `Default` gives the documented defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentConfig {
+    /// The language of the prompt and the tool replies. Default: Russian.
+    pub lang: Lang,
+    /// The most model calls in one turn (including discarded, regenerated ones). Default: 8.
+    pub max_iterations: usize,
+    /// How long a toolset stays active after the last call of one of its tools (or
+    /// `enable_toolset`). Default: 10 minutes.
+    pub toolset_timeout: Duration,
+    /// A call of a tool of an inactive set whose arguments validate is executed at once
+    /// (activating the set) instead of being substituted by an activation. Default: on.
+    pub direct_execution: bool,
+    /// Where the dynamic prompt sections go in a model request ([`PromptLayout`]).
+    /// Default: [`PromptLayout::default`].
+    pub layout: PromptLayout,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            lang: Lang::Ru,
+            max_iterations: 8,
+            toolset_timeout: Duration::from_secs(600),
+            direct_execution: true,
+            layout: PromptLayout::default(),
+        }
+    }
+}
+
+/// The agent: configuration, skills, toolsets, executors, clock and sessions.
+///
+/// It owns no thread and no lock; a turn runs on the caller's thread. It is `Send`, so a
+/// host may move it to a worker thread.
+pub struct Agent {
+    shared: Shared,
+    sessions: BTreeMap<String, Session>,
+}
+
+/// Everything of an agent its sessions share. Apart from the sessions, so that a turn (or
+/// the dispatcher) reads it while it holds one session mutably.
+struct Shared {
+    config: AgentConfig,
+    skills: SkillRegistry,
+    toolsets: ToolsetRegistry,
+    clock: Arc<dyn Clock>,
+    executors: HashMap<ExecutorTarget, Arc<dyn ToolExecutor>>,
+}
+
+impl std::fmt::Debug for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let shared = &self.shared;
+        f.debug_struct("Agent")
+            .field("config", &shared.config)
+            .field("skills", &shared.skills.names())
+            .field("toolsets", &shared.toolsets.names())
+            .field("executors", &shared.executors.keys().collect::<Vec<_>>())
+            .field("sessions", &self.sessions.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl Agent {
+    /// An agent over these registries.
+    pub fn new(
+        config: AgentConfig,
+        skills: SkillRegistry,
+        toolsets: ToolsetRegistry,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        Agent {
+            shared: Shared {
+                config,
+                skills,
+                toolsets,
+                clock,
+                executors: HashMap::new(),
+            },
+            sessions: BTreeMap::new(),
+        }
+    }
+
+    /// Load skills and toolsets from folders (in override order) and build an agent; the
+    /// diagnostics of both loads come back with it.
+    pub fn load<P: AsRef<Path>>(
+        config: AgentConfig,
+        skill_dirs: &[P],
+        toolset_dirs: &[P],
+        clock: Arc<dyn Clock>,
+    ) -> Loaded<Agent> {
+        let skills = SkillRegistry::load(skill_dirs);
+        let toolsets = ToolsetRegistry::load(toolset_dirs);
+        let mut diagnostics = skills.diagnostics;
+        diagnostics.extend(toolsets.diagnostics);
+        Loaded {
+            value: Agent::new(config, skills.value, toolsets.value, clock),
+            diagnostics,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &AgentConfig {
+        &self.shared.config
+    }
+    /// The skills.
+    pub fn skills(&self) -> &SkillRegistry {
+        &self.shared.skills
+    }
+    /// The toolset declarations.
+    pub fn toolsets(&self) -> &ToolsetRegistry {
+        &self.shared.toolsets
+    }
+
+    /// Register a host executor for one tool or for every tool of a toolset. A tool
+    /// registration wins over its set's. Replaces an earlier registration of the same target.
+    pub fn register_executor(&mut self, target: ExecutorTarget, executor: Arc<dyn ToolExecutor>) {
+        let target = match target {
+            ExecutorTarget::Tool(t) => ExecutorTarget::Tool(t.trim().to_lowercase()),
+            ExecutorTarget::Toolset(s) => ExecutorTarget::Toolset(s.trim().to_lowercase()),
+        };
+        self.shared.executors.insert(target, executor);
+    }
+
+    /// Declared toolset tools that have no executor on this host (check at start-up: a call
+    /// to one of them answers "no executor on this host").
+    pub fn missing_executors(&self) -> Vec<String> {
+        let shared = &self.shared;
+        shared
+            .toolsets
+            .iter()
+            .flat_map(|s| s.tools.iter().map(move |t| (s, t)))
+            .filter(|(s, t)| shared.executor_for(&s.name, &t.name).is_none())
+            .map(|(_, t)| t.name.clone())
+            .collect()
+    }
+
+    /// The names of the sessions that exist.
+    pub fn sessions(&self) -> impl Iterator<Item = &str> {
+        self.sessions.keys().map(String::as_str)
+    }
+
+    /// A session's history, oldest first (empty for an unknown session).
+    pub fn history(&self, session: &str) -> &[Message] {
+        self.sessions
+            .get(session)
+            .map_or(&[][..], |s| s.history.as_slice())
+    }
+
+    /// Forget a session entirely (history and toolsets). Only the host calls this — e.g.
+    /// when the user starts a new conversation; the agent's mechanics never wipe history.
+    pub fn end_session(&mut self, session: &str) -> bool {
+        self.sessions.remove(session).is_some()
+    }
+
+    /// The session's active toolsets now (expired ones are dropped first), sorted.
+    pub fn active_toolsets(&mut self, session: &str) -> Vec<String> {
+        match self.sessions.get_mut(session) {
+            Some(s) => {
+                s.expire(self.shared.clock.now());
+                s.active_names()
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// The system prompt for the session's next request.
+    pub fn prompt(&mut self, session: &str) -> Prompt {
+        let active = self.active_toolsets(session);
+        self.shared.prompt(&active)
+    }
+
+    /// Activate (or extend) a toolset for a session, as the host (e.g. a UI switch).
+    pub fn enable_toolset(&mut self, session: &str, name: &str) -> Result<(), AgentError> {
+        let set = self.shared.known_set(name)?;
+        let deadline = self.shared.deadline();
+        session_entry(&mut self.sessions, session)?
+            .active
+            .insert(set, deadline);
+        Ok(())
+    }
+
+    /// Deactivate a toolset for a session, as the host; returns whether it was active.
+    pub fn disable_toolset(&mut self, session: &str, name: &str) -> Result<bool, AgentError> {
+        let set = self.shared.known_set(name)?;
+        Ok(session_entry(&mut self.sessions, session)?
+            .active
+            .remove(&set)
+            .is_some())
+    }
+}
+
+impl Shared {
+    /// The system prompt with these sets active.
+    fn prompt(&self, active: &[String]) -> Prompt {
+        build_prompt(self.config.lang, &self.toolsets, &self.skills, active)
+    }
+
+    /// The executor of `tool` of `set`: its own registration, else its set's.
+    fn executor_for(&self, set: &str, tool: &str) -> Option<&dyn ToolExecutor> {
+        self.executors
+            .get(&ExecutorTarget::Tool(tool.to_string()))
+            .or_else(|| {
+                self.executors
+                    .get(&ExecutorTarget::Toolset(set.to_string()))
+            })
+            .map(|e| &**e)
+    }
+
+    /// When a set activated (or extended) now stops being active.
+    fn deadline(&self) -> Timestamp {
+        let now = self.clock.now();
+        let by = chrono::Duration::from_std(self.config.toolset_timeout)
+            .unwrap_or(chrono::Duration::MAX);
+        now.checked_add_signed(by).unwrap_or(now)
+    }
+
+    /// The declared name of the set `name` (any case), or the host's error.
+    fn known_set(&self, name: &str) -> Result<String, AgentError> {
+        self.toolsets
+            .get(name)
+            .map(|s| s.name.clone())
+            .ok_or_else(|| AgentError::UnknownToolset {
+                name: name.to_string(),
+                available: self.toolsets.names(),
+            })
+    }
+}

@@ -1,0 +1,187 @@
+//! What a turn reports to the host: events as they happen, the outcome at the end, and the
+//! errors of the host-facing calls.
+
+use crate::args::Args;
+use crate::model::{GenerationStats, ModelErrorKind, StopReason};
+
+/// Something the host hears about during a turn, in order. Closed: match it exhaustively.
+///
+/// Serializes as `{"type": "text", "data": ...}` (snake_case type names) for hosts across the FFI.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "type", content = "data", rename_all = "snake_case")]
+pub enum AgentEvent {
+    /// Visible text to show or speak. Never contains a `TOOL_CALL:` line or a piece of one,
+    /// and never repeats the preamble of a discarded generation.
+    Text(String),
+    /// A tool is about to run (core or host tool).
+    ToolStarted {
+        /// The tool.
+        name: String,
+        /// Its validated arguments.
+        args: Args,
+    },
+    /// A tool ran.
+    ToolFinished {
+        /// The tool.
+        name: String,
+        /// Its reply, as the model will see it.
+        result: String,
+        /// Whether it succeeded.
+        ok: bool,
+    },
+    /// `show_text` asked the host to display this text (glasses, screen).
+    ShowText(String),
+    /// A toolset became active for this session.
+    ToolsetEnabled {
+        /// The set.
+        name: String,
+    },
+    /// A toolset stopped being active for this session.
+    ToolsetDisabled {
+        /// The set.
+        name: String,
+        /// True when its timeout passed; false when the model disabled it.
+        expired: bool,
+    },
+    /// A model call finished.
+    Generation {
+        /// Why it stopped.
+        stop: StopReason,
+        /// Token accounting, when the model measures it.
+        stats: Option<GenerationStats>,
+        /// True when the generation was thrown away and generated again (it only
+        /// enabled/disabled toolsets).
+        discarded: bool,
+    },
+}
+
+/// Why a turn ended. Serializes as `{"kind": "answered"}` / `{"kind": "model_error", "message": ...}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", content = "message", rename_all = "snake_case")]
+pub enum TurnStop {
+    /// The model answered without calling a tool.
+    Answered,
+    /// The iteration limit was reached while the model was still calling tools.
+    MaxIterations,
+    /// The cancel token was set.
+    Cancelled,
+    /// The model failed; the message says why. The history is intact.
+    ModelError(String),
+}
+
+/// What happened to one tool call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ReplyKind {
+    /// The tool ran (a core tool or a host executor); see `ok`.
+    Executed,
+    /// The call was not run: unknown tool, invalid arguments or no executor on this host.
+    Rejected,
+    /// The tool's set was inactive and the call was answered by activating it
+    /// ("the call was NOT executed yet").
+    Substituted,
+    /// `enable_toolset` / `disable_toolset`; `changed` tells whether the active sets changed.
+    ToolsetChange {
+        /// Whether the session's active sets changed.
+        changed: bool,
+    },
+}
+
+/// One tool reply produced during a turn.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ToolReply {
+    /// The tool called.
+    pub name: String,
+    /// The reply text.
+    pub text: String,
+    /// False for errors.
+    pub ok: bool,
+    /// What happened.
+    pub kind: ReplyKind,
+    /// Whether the reply was written to the history (enable/disable replies usually are not).
+    pub in_history: bool,
+}
+
+/// One execution of a tool during a turn.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ExecutedTool {
+    /// The tool.
+    pub name: String,
+    /// Its validated arguments.
+    pub args: Args,
+    /// Its reply.
+    pub result: String,
+    /// Whether it succeeded.
+    pub ok: bool,
+}
+
+/// One model call of a turn.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct GenerationRecord {
+    /// Why it stopped.
+    pub stop: StopReason,
+    /// Token accounting, when measured.
+    pub stats: Option<GenerationStats>,
+    /// Whether it was discarded and generated again.
+    pub discarded: bool,
+}
+
+/// The result of [`Agent::turn`](super::Agent::turn) (serializable for hosts across the FFI).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TurnOutcome {
+    /// The final visible reply (trimmed): the last generation's visible text.
+    pub reply: String,
+    /// Why the turn ended.
+    pub stop: TurnStop,
+    /// Executed tools in order (core and host tools; not enable/disable, not substituted calls).
+    pub executed: Vec<ExecutedTool>,
+    /// Texts passed to `show_text`, in order.
+    pub shown: Vec<String>,
+    /// Every tool reply of the turn, including the ones kept out of the history.
+    pub tool_replies: Vec<ToolReply>,
+    /// Every model call, in order.
+    pub generations: Vec<GenerationRecord>,
+    /// Everything streamed to the host as [`AgentEvent::Text`], concatenated.
+    pub streamed: String,
+    /// With [`TurnStop::ModelError`]: what kind of failure the model reported, so a host can
+    /// act on it (the stop's message is for people).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_error: Option<ModelErrorKind>,
+}
+
+impl TurnOutcome {
+    /// An outcome with nothing in it yet (a turn that ends without a stop of its own ran
+    /// out of iterations).
+    pub(super) fn new() -> Self {
+        TurnOutcome {
+            reply: String::new(),
+            stop: TurnStop::MaxIterations,
+            executed: Vec::new(),
+            shown: Vec::new(),
+            tool_replies: Vec::new(),
+            generations: Vec::new(),
+            streamed: String::new(),
+            model_error: None,
+        }
+    }
+}
+
+/// Errors of the agent's host-facing calls (a turn's own failures are in [`TurnStop`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AgentError {
+    /// Session names must not be empty.
+    #[error("empty session name")]
+    EmptySession,
+    /// No toolset of that name is declared.
+    #[error("no toolset {name:?}; available: {available:?}")]
+    UnknownToolset {
+        /// The name asked for.
+        name: String,
+        /// The declared sets.
+        available: Vec<String>,
+    },
+    /// The model refused a request outside a turn
+    /// ([`Agent::prepare_turn`](super::Agent::prepare_turn)).
+    #[error("model: {0}")]
+    Model(String),
+}

@@ -1,0 +1,84 @@
+//! One session's state: its append-only history, its active toolsets with their deadlines,
+//! and where its toolset state sits in the request
+//! ([`PromptLayout::AnchoredState`](crate::PromptLayout::AnchoredState)).
+
+use std::collections::BTreeMap;
+
+use super::{AgentError, AgentEvent, Shared};
+use crate::clock::Timestamp;
+use crate::model::{Message, Role};
+
+/// One conversation.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Session {
+    /// Append-only.
+    pub(super) history: Vec<Message>,
+    /// set → deadline.
+    pub(super) active: BTreeMap<String, Timestamp>,
+    /// [`PromptLayout::AnchoredState`](crate::PromptLayout::AnchoredState): the history
+    /// index where the state message sits and its text (the dynamic sections when the state
+    /// began).
+    pub(super) anchor: Option<(usize, String)>,
+}
+
+impl Session {
+    /// Drop the sets whose deadline is before `now`; returns their names, sorted.
+    pub(super) fn expire(&mut self, now: Timestamp) -> Vec<String> {
+        let mut gone = Vec::new();
+        self.active.retain(|name, deadline| {
+            let expired = now > *deadline;
+            if expired {
+                gone.push(name.clone());
+            }
+            !expired
+        });
+        gone
+    }
+
+    /// The names of the active sets, sorted (expired ones included: call
+    /// [`Session::expire`] first).
+    pub(super) fn active_names(&self) -> Vec<String> {
+        self.active.keys().cloned().collect()
+    }
+}
+
+/// The session called `name`, created on first use.
+///
+/// # Errors
+/// [`AgentError::EmptySession`] for a blank name.
+pub(super) fn session_entry<'a>(
+    sessions: &'a mut BTreeMap<String, Session>,
+    name: &str,
+) -> Result<&'a mut Session, AgentError> {
+    if name.trim().is_empty() {
+        return Err(AgentError::EmptySession);
+    }
+    Ok(sessions.entry(name.to_string()).or_default())
+}
+
+impl Shared {
+    /// Drop the session's sets whose deadline has passed, telling the host about each.
+    pub(super) fn expire(&self, s: &mut Session, on_event: &mut dyn FnMut(AgentEvent)) {
+        for name in s.expire(self.clock.now()) {
+            on_event(AgentEvent::ToolsetDisabled {
+                name,
+                expired: true,
+            });
+        }
+    }
+}
+
+/// The history rendered as text, one message per block: `user: …`, `assistant: …`,
+/// `tool(name): …`. For scenario checks and logs.
+pub fn render_history(messages: &[Message]) -> String {
+    messages
+        .iter()
+        .map(|m| match (m.role, &m.name) {
+            (Role::User, _) => format!("user: {}", m.content),
+            (Role::Assistant, _) => format!("assistant: {}", m.content),
+            (Role::Tool, Some(n)) => format!("tool({n}): {}", m.content),
+            (Role::Tool, None) => format!("tool: {}", m.content),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,262 @@
+//! The turn loop — infer, run every call, write back, infer again until the model answers —
+//! and the hints a host gives a model ahead of turns.
+
+use super::dispatch::Dispatched;
+use super::session::{session_entry, Session};
+use super::{Agent, AgentError, AgentEvent, GenerationRecord, ReplyKind, TurnOutcome, TurnStop};
+use crate::model::{CancelToken, Generation, Message, Model, ModelError, ModelRequest, StopReason};
+use crate::protocol::{parse_output, RepeatGuard, Segment, ToolCall, VisibleTextFilter};
+use crate::tools::CoreTool;
+
+impl Agent {
+    /// Tell `model` about [`Agent::head_view`] so it can prepare the head new sessions start
+    /// from (a host calls this once at start-up, e.g. while the microphone opens).
+    ///
+    /// # Errors
+    /// What the model reports; the agent works the same without a prepared head.
+    pub fn warm_up(&self, model: &mut dyn Model) -> Result<(), ModelError> {
+        let view = self.head_view();
+        model.prepare_head(&view.system, &view.messages)
+    }
+
+    /// Let `model` decode the session's next request ahead of the turn while the user is
+    /// still speaking: `partial_text` is what was heard so far (a partial transcript; call
+    /// again as it grows — each call supersedes the last). The request is the one
+    /// [`Agent::turn`] would make now for that text, laid out the same way; the model
+    /// decodes it up to the end of the text ([`Model::prefill`]), and the turn made with the
+    /// final text reuses everything its prompt shares with it. Nothing in the session
+    /// changes: no history, no toolset expiry, no events.
+    ///
+    /// # Errors
+    /// [`AgentError::EmptySession`], or what the model reports.
+    pub fn prepare_turn(
+        &mut self,
+        session: &str,
+        partial_text: &str,
+        model: &mut dyn Model,
+    ) -> Result<(), AgentError> {
+        if session.trim().is_empty() {
+            return Err(AgentError::EmptySession);
+        }
+        // The turn's request is computed on a copy: the turn does its own expiry (with its
+        // events) and layout, and a session that does not exist yet is not created.
+        let mut s = self.sessions.get(session).cloned().unwrap_or_default();
+        s.expire(self.shared.clock.now());
+        s.history.push(Message::user(partial_text));
+        let view = self.shared.request(&mut s);
+        model
+            .prefill(&ModelRequest {
+                session,
+                system: &view.system,
+                messages: &view.messages,
+                cancel: &CancelToken::new(),
+                forced_reply: None,
+            })
+            .map_err(|e| AgentError::Model(e.to_string()))
+    }
+
+    /// Run one user turn: append the user's text, then call the model until it answers
+    /// without a tool call, the iteration limit is reached, `cancel` is set or the model
+    /// fails. Events stream to `on_event` as they happen.
+    ///
+    /// Guarantees: the history is only appended to (tool results stay); enable/disable
+    /// generations that changed the toolsets are generated again without entering the
+    /// history; tool errors go back to the model; `cancel` is checked before every model
+    /// call and passed into the model, which checks it per token.
+    pub fn turn(
+        &mut self,
+        session: &str,
+        user_text: &str,
+        model: &mut dyn Model,
+        cancel: &CancelToken,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) -> Result<TurnOutcome, AgentError> {
+        let Agent { shared, sessions } = self;
+        // Looked up once: nothing else can reach the sessions while the turn runs.
+        let s = session_entry(sessions, session)?;
+        s.history.push(Message::user(user_text));
+        let mut out = TurnOutcome::new();
+        // The visible text of the last discarded generation: the host heard it already.
+        let mut heard = String::new();
+        for _ in 0..shared.config.max_iterations.max(1) {
+            if cancel.is_cancelled() {
+                out.stop = TurnStop::Cancelled;
+                return Ok(out);
+            }
+            shared.expire(s, on_event);
+            let view = shared.request(s);
+            let request = ModelRequest {
+                session,
+                system: &view.system,
+                messages: &view.messages,
+                cancel,
+                forced_reply: None,
+            };
+            let (streamed, result) = generate_streaming(model, &request, &heard, on_event);
+            out.streamed.push_str(&streamed);
+            let generation = match result {
+                Ok(g) => g,
+                Err(e) => {
+                    out.stop = TurnStop::ModelError(e.to_string());
+                    out.model_error = Some(e.kind());
+                    return Ok(out);
+                }
+            };
+            if generation.stop == StopReason::Cancelled {
+                record_generation(&mut out, on_event, &generation, true);
+                out.stop = TurnStop::Cancelled;
+                return Ok(out);
+            }
+
+            let parsed = parse_output(&generation.text);
+            let visible = parsed.visible();
+            if !parsed.has_calls() {
+                record_generation(&mut out, on_event, &generation, false);
+                s.history.push(Message::assistant(generation.text));
+                out.reply = visible.trim().to_string();
+                out.stop = TurnStop::Answered;
+                return Ok(out);
+            }
+
+            // Run every call in order.
+            let mut answers = Vec::new();
+            for call in parsed.calls() {
+                answers.push(Answer {
+                    call,
+                    switch: CoreTool::from_name(&call.name).is_some_and(CoreTool::is_invisible),
+                    dispatched: shared.dispatch(session, s, call, &mut out, on_event),
+                });
+            }
+            let only_switches = answers.iter().all(|a| a.switch);
+            let changed = answers.iter().any(|a| {
+                matches!(
+                    a.dispatched.reply.kind,
+                    ReplyKind::ToolsetChange { changed: true }
+                )
+            });
+            // A generation that only switched toolsets is generated again under the new
+            // prompt. One whose switches changed nothing is kept, so the model reads the
+            // replies (an identical request would get an identical answer: a loop).
+            let discard = only_switches && changed;
+            record_generation(&mut out, on_event, &generation, discard);
+            if discard {
+                heard = visible;
+                out.tool_replies
+                    .extend(answers.into_iter().map(|a| a.dispatched.reply));
+                continue;
+            }
+            heard.clear();
+            write_back(s, &parsed.segments, answers, only_switches, &mut out);
+            out.reply = visible.trim().to_string();
+        }
+        out.stop = TurnStop::MaxIterations;
+        Ok(out)
+    }
+}
+
+/// One model call, its visible text streamed to the host as it comes, less the part the
+/// host `heard` already: returns what was streamed and the model's result.
+fn generate_streaming(
+    model: &mut dyn Model,
+    request: &ModelRequest<'_>,
+    heard: &str,
+    on_event: &mut dyn FnMut(AgentEvent),
+) -> (String, Result<Generation, ModelError>) {
+    let mut filter = VisibleTextFilter::new();
+    let mut guard = RepeatGuard::new(heard);
+    let mut streamed = String::new();
+    let result = model.generate(request, &mut |piece: &str| {
+        let visible = guard.push(&filter.push(piece));
+        if !visible.is_empty() {
+            streamed.push_str(&visible);
+            on_event(AgentEvent::Text(visible));
+        }
+    });
+    // A finished generation releases what the filter held back.
+    if matches!(&result, Ok(g) if g.stop != StopReason::Cancelled) {
+        let tail = guard.push(&filter.finish());
+        if !tail.is_empty() {
+            streamed.push_str(&tail);
+            on_event(AgentEvent::Text(tail));
+        }
+    }
+    (streamed, result)
+}
+
+/// Note a model call in the outcome and tell the host.
+fn record_generation(
+    out: &mut TurnOutcome,
+    on_event: &mut dyn FnMut(AgentEvent),
+    generation: &Generation,
+    discarded: bool,
+) {
+    out.generations.push(GenerationRecord {
+        stop: generation.stop,
+        stats: generation.stats.clone(),
+        discarded,
+    });
+    on_event(AgentEvent::Generation {
+        stop: generation.stop,
+        stats: generation.stats.clone(),
+        discarded,
+    });
+}
+
+/// One call of a generation and the dispatcher's answer.
+struct Answer<'a> {
+    call: &'a ToolCall,
+    /// `enable_toolset` / `disable_toolset`: beside other calls, kept out of the history.
+    switch: bool,
+    dispatched: Dispatched,
+}
+
+/// Write a generation with calls into the history — its text up to the last kept call,
+/// then the kept calls' replies — and every reply into the outcome. Switches are kept only
+/// with `keep_switches` (a generation of nothing but switches).
+fn write_back(
+    s: &mut Session,
+    segments: &[Segment],
+    answers: Vec<Answer<'_>>,
+    keep_switches: bool,
+    out: &mut TurnOutcome,
+) {
+    let kept: Vec<bool> = answers.iter().map(|a| keep_switches || !a.switch).collect();
+    s.history
+        .push(Message::assistant(assistant_text(segments, &kept)));
+    for (a, keep) in answers.into_iter().zip(kept) {
+        let mut reply = a.dispatched.reply;
+        if keep {
+            s.history
+                .push(Message::tool(a.call.name.clone(), reply.text.clone()));
+            reply.in_history = true;
+        }
+        out.tool_replies.push(reply);
+    }
+}
+
+/// The assistant message of a generation with calls: its text up to the last kept call,
+/// without the lines of the calls not kept. Text after the last call is dropped: the model
+/// guessing at results it has not seen.
+fn assistant_text(segments: &[Segment], kept: &[bool]) -> String {
+    let last_kept = kept.iter().rposition(|k| *k).unwrap_or(0);
+    let mut calls = kept.iter().enumerate();
+    let mut text = String::new();
+    for seg in segments {
+        match seg {
+            Segment::Text(t) | Segment::Fence(t) => text.push_str(t),
+            Segment::Call(c) => {
+                let Some((i, keep)) = calls.next() else {
+                    break;
+                };
+                if *keep {
+                    text.push_str(&c.line);
+                    text.push('\n');
+                }
+                if i == last_kept {
+                    break;
+                }
+            }
+        }
+    }
+    text.trim_end().to_string()
+}

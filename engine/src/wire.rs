@@ -1,0 +1,220 @@
+//! The wire between the [`Engine`](crate::Engine) handle and its worker thread: the
+//! commands the handle sends, and the requests, events and reports that travel with them.
+//!
+//! Plain data only. The handle (`engine.rs`) and the worker (`worker.rs`) both use this
+//! module and neither names the other's items, except that the handle starts the worker
+//! through `worker::spawn`.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use crossbeam_channel::Sender;
+use porfiry_model::{CancelToken, GenerationStats, Message, StopReason};
+
+use crate::chat::ChatFormat;
+use crate::config::GenerateConfig;
+use crate::error::EngineError;
+use crate::kv::TokenId;
+use crate::prompt::RenderedPrompt;
+
+/// One generation request: a conversation to continue and how.
+#[derive(Debug, Clone)]
+pub struct GenerateRequest {
+    /// The session the conversation belongs to (selects the KV sequence).
+    pub session: String,
+    /// The system prompt.
+    pub system: String,
+    /// The history, oldest first.
+    pub messages: Vec<Message>,
+    /// Limits and sampling.
+    pub config: GenerateConfig,
+    /// Teacher forcing: decode the tokens of this text as the reply instead of sampling
+    /// (same stats, same events). For benchmarks.
+    pub forced_reply: Option<String>,
+    /// Text the reply starts with: decoded with the prompt, fed to the samplers (so the
+    /// tool-call grammar sees it), and included in the output.
+    pub reply_prefix: Option<String>,
+    /// Checked between every decoded token and between prefill chunks.
+    pub cancel: CancelToken,
+}
+
+impl GenerateRequest {
+    /// A request with default settings and a fresh cancel token.
+    pub fn new(
+        session: impl Into<String>,
+        system: impl Into<String>,
+        messages: Vec<Message>,
+    ) -> Self {
+        Self {
+            session: session.into(),
+            system: system.into(),
+            messages,
+            config: GenerateConfig::default(),
+            forced_reply: None,
+            reply_prefix: None,
+            cancel: CancelToken::new(),
+        }
+    }
+
+    /// The same request with other settings.
+    pub fn with_config(mut self, config: GenerateConfig) -> Self {
+        self.config = config;
+        self
+    }
+}
+
+/// What a running generation reports, in order: any number of `Text`, then exactly one
+/// `Done` or `Error`.
+#[derive(Debug)]
+pub enum Event {
+    /// The next piece of the reply: valid UTF-8, never a split character, never part of a
+    /// stop string.
+    Text(String),
+    /// The generation ended.
+    Done(Completion),
+    /// The generation failed; the engine stays usable.
+    Error(EngineError),
+}
+
+/// The outcome of a generation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    /// The whole reply (the concatenation of the `Text` events).
+    pub text: String,
+    /// Why it ended.
+    pub stop: StopReason,
+    /// Token accounting and timings.
+    pub stats: GenerationStats,
+    /// The reply's token ids (sampled or forced; no end-of-generation token).
+    pub tokens: Vec<TokenId>,
+}
+
+/// Facts about the loaded model and context.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ModelInfo {
+    /// The model file.
+    pub path: PathBuf,
+    /// `general.architecture`.
+    pub architecture: Option<String>,
+    /// `general.name`.
+    pub name: Option<String>,
+    /// The chat format in use.
+    pub chat_format: ChatFormat,
+    /// Context length the model was trained with.
+    pub n_ctx_train: u32,
+    /// Context size of this engine.
+    pub n_ctx: u32,
+    /// Size of the file in bytes.
+    pub file_size: u64,
+    /// Vocabulary size.
+    pub n_vocab: i32,
+    /// Parameter count.
+    pub n_params: u64,
+    /// Sliding-window size of SWA layers, if the model has them.
+    pub sliding_window: Option<u64>,
+    /// Whether the SWA layers keep the full cache.
+    pub swa_full: bool,
+    /// CPU threads in use.
+    pub threads: u32,
+    /// Prefill batch size.
+    pub batch: u32,
+    /// KV sequences (sessions cached at once).
+    pub n_seq: u32,
+    /// Time to load the weights, create the context and warm it up (one throw-away decode),
+    /// in milliseconds.
+    pub load_ms: f64,
+}
+
+/// Where a prepared head's KV state came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HeadSource {
+    /// The head is too short to be worth keeping (no system text).
+    Empty,
+    /// Already prepared in this engine.
+    Memory,
+    /// Restored from a snapshot file.
+    Disk,
+    /// Prefilled now (and saved, when a snapshot directory is set).
+    Built,
+}
+
+/// What [`Engine::prepare_head`](crate::Engine::prepare_head) did.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct HeadReport {
+    /// Tokens of the head (the prompt prefix every new session shares).
+    pub tokens: usize,
+    /// Where its state came from.
+    pub source: HeadSource,
+    /// Size of its KV state in bytes.
+    pub state_bytes: usize,
+    /// The snapshot file, when one was read or written.
+    pub file: Option<PathBuf>,
+    /// Why a snapshot file was not used (stale, corrupt, refused by llama.cpp), or why the
+    /// new one could not be written.
+    pub note: Option<String>,
+    /// Wall time of the preparation, in milliseconds.
+    pub ms: f64,
+}
+
+/// One KV sequence in [`CacheReport`].
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SeqReport {
+    /// llama.cpp sequence id.
+    pub seq: i32,
+    /// The session using it (`None`: free, or holding the prepared head).
+    pub session: Option<String>,
+    /// Tokens cached.
+    pub tokens: usize,
+    /// Memory of its KV state in bytes (as llama.cpp serializes it).
+    pub bytes: usize,
+}
+
+/// The KV cache as the engine sees it: what every session costs.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct CacheReport {
+    /// Context size (cells shared by all sequences).
+    pub n_ctx: usize,
+    /// Cells in use.
+    pub used: usize,
+    /// Per sequence.
+    pub seqs: Vec<SeqReport>,
+    /// Prepared heads kept in memory: (tokens, state bytes).
+    pub heads: Vec<(usize, usize)>,
+}
+
+/// A generation job.
+pub(crate) struct Job {
+    pub request: GenerateRequest,
+    pub submitted: Instant,
+    pub events: Sender<Event>,
+}
+
+/// What the handle asks the worker to do.
+pub(crate) enum Command {
+    Generate(Job),
+    Render {
+        system: String,
+        messages: Vec<Message>,
+        reply: Sender<RenderedPrompt>,
+    },
+    ClearCache {
+        done: Sender<()>,
+    },
+    PrepareHead {
+        system: String,
+        messages: Vec<Message>,
+        reply: Sender<Result<HeadReport, EngineError>>,
+    },
+    CacheReport {
+        reply: Sender<CacheReport>,
+    },
+    Settle {
+        done: Sender<()>,
+    },
+    Prefill {
+        session: String,
+        system: String,
+        messages: Vec<Message>,
+    },
+}

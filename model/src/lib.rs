@@ -1,0 +1,295 @@
+//! Porfiry's model seam: the one interface between the agent loop and whatever generates
+//! text. Its own crate, so the engine depends on this seam alone and not on the agent
+//! (skills, toolsets, scenarios).
+//!
+//! The agent never knows what a model is made of: the engine crate implements
+//! [`Model`] on top of llama.cpp, tests implement it with a scripted list of
+//! outputs. Everything that crosses this seam is plain data.
+#![deny(missing_docs)]
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Who wrote a message of the conversation history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The person talking to the assistant.
+    User,
+    /// The model's own output (visible text and the `TOOL_CALL:` lines it wrote).
+    Assistant,
+    /// The reply of a tool to a call; rendered so the model can tell it apart from the user.
+    Tool,
+}
+
+/// One message of a session's history.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Message {
+    /// Who wrote it.
+    pub role: Role,
+    /// For [`Role::Tool`]: the name of the tool that answered. `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The text, exactly as written (never trimmed or rewritten after the fact).
+    pub content: String,
+}
+
+impl Message {
+    /// A user message.
+    pub fn user(content: impl Into<String>) -> Self {
+        Self {
+            role: Role::User,
+            name: None,
+            content: content.into(),
+        }
+    }
+    /// An assistant message.
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self {
+            role: Role::Assistant,
+            name: None,
+            content: content.into(),
+        }
+    }
+    /// A tool reply from the tool `name`.
+    pub fn tool(name: impl Into<String>, content: impl Into<String>) -> Self {
+        Self {
+            role: Role::Tool,
+            name: Some(name.into()),
+            content: content.into(),
+        }
+    }
+}
+
+/// A cheap, clonable flag that asks a running turn (and the generation inside it) to stop.
+///
+/// The agent checks it between loop iterations; a [`Model`] implementation is expected
+/// to check it between every decoded token.
+#[derive(Debug, Clone, Default)]
+pub struct CancelToken(Arc<AtomicBool>);
+
+impl CancelToken {
+    /// A token that is not cancelled.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Ask everything holding a clone of this token to stop.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+    /// Whether [`CancelToken::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+    /// Clear the flag so the token can serve the next turn.
+    pub fn reset(&self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+    /// The shared flag itself, for code that polls an `AtomicBool` directly.
+    pub fn flag(&self) -> &Arc<AtomicBool> {
+        &self.0
+    }
+}
+
+/// What the agent asks a model to continue.
+#[derive(Debug, Clone, Copy)]
+pub struct ModelRequest<'a> {
+    /// The session this conversation belongs to (the engine keeps one KV state per session).
+    pub session: &'a str,
+    /// The system prompt, rebuilt for this request. Byte-identical while the session's
+    /// toolset state is unchanged, so its KV cache can be reused.
+    pub system: &'a str,
+    /// The history, oldest first. Append-only between requests of one session.
+    pub messages: &'a [Message],
+    /// Checked between decoded tokens; when set, generation stops with [`StopReason::Cancelled`].
+    pub cancel: &'a CancelToken,
+    /// Teacher forcing for benchmarks: when set, the model decodes this text as its reply
+    /// instead of sampling, so every run processes the same tokens.
+    pub forced_reply: Option<&'a str>,
+}
+
+/// Why a generation ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The model ended its turn (end-of-generation token).
+    EndOfTurn,
+    /// A configured stop string was produced.
+    StopString,
+    /// The token budget ran out.
+    MaxTokens,
+    /// The request's deadline passed.
+    Deadline,
+    /// The caller cancelled.
+    Cancelled,
+}
+
+/// Token accounting of one generation, as measured by the model implementation.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct GenerationStats {
+    /// Tokens of the whole rendered prompt.
+    pub prompt_tokens: usize,
+    /// Prompt tokens whose KV state was reused from an earlier request.
+    pub reused_tokens: usize,
+    /// Prompt tokens that had to be decoded for this request.
+    pub prefilled_tokens: usize,
+    /// Tokens generated (or teacher-forced) for the reply.
+    pub generated_tokens: usize,
+    /// Time from the request to the first reply token, in milliseconds.
+    pub ttft_ms: f64,
+    /// Prefill speed in tokens per second (0 when nothing was prefilled).
+    pub prefill_tps: f64,
+    /// Decode speed in tokens per second (0 when nothing was generated).
+    pub decode_tps: f64,
+    /// Wall time of the whole request, in milliseconds.
+    pub total_ms: f64,
+    /// Whether llama.cpp refused a partial KV removal and the prompt was prefilled in full.
+    pub full_reprefill: bool,
+    /// Of the reused tokens, how many were restored from a snapshot of the static prompt head
+    /// (see [`Model::prepare_head`]) rather than kept from the session's own cache.
+    #[serde(default)]
+    pub head_tokens: usize,
+    /// Of the reused tokens, how many the model decoded ahead of this request, while it was
+    /// idle after the session's previous reply (the chat framing that opens the next message,
+    /// see [`Model::settle`]): work taken off this request's critical path.
+    #[serde(default)]
+    pub anticipated_tokens: usize,
+}
+
+/// The result of one generation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Generation {
+    /// The complete text the model produced (also streamed through `on_text`).
+    pub text: String,
+    /// Why it stopped.
+    pub stop: StopReason,
+    /// Token accounting, when the implementation measures it.
+    pub stats: Option<GenerationStats>,
+}
+
+/// What kind of failure a [`ModelError`] is, so a host can act on it (shrink the request,
+/// reload the model, report a bug) without parsing its message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelErrorKind {
+    /// The request does not fit the model's context.
+    ContextFull,
+    /// The model stopped serving (its worker thread is gone, the engine was shut down).
+    Unavailable,
+    /// The request itself is invalid for this model (bad settings, an empty session name).
+    InvalidRequest,
+    /// The request was cancelled before the model could start it.
+    Cancelled,
+    /// Anything else: a decode failure, a broken file, a scripted model with no output left.
+    Failed,
+}
+
+/// Errors a [`Model`] reports: a [`ModelErrorKind`], a message for people and, when there
+/// is one, the underlying error. The agent turns them into a failed turn, never a panic,
+/// and keeps the session's history intact.
+#[derive(Debug, thiserror::Error)]
+#[error("model failed: {message}")]
+pub struct ModelError {
+    kind: ModelErrorKind,
+    message: String,
+    #[source]
+    source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+}
+
+impl ModelError {
+    /// An error of `kind` with a message.
+    pub fn new(kind: ModelErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// A [`ModelErrorKind::Failed`] error with a message.
+    pub fn failed(message: impl Into<String>) -> Self {
+        Self::new(ModelErrorKind::Failed, message)
+    }
+
+    /// An error of `kind` caused by `source` (its text becomes the message).
+    pub fn with_source(
+        kind: ModelErrorKind,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            kind,
+            message: source.to_string(),
+            source: Some(Box::new(source)),
+        }
+    }
+
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ModelErrorKind {
+        self.kind
+    }
+
+    /// The message, without the "model failed" prefix.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+/// Something that continues a conversation.
+pub trait Model {
+    /// Generate the assistant's next message for `request`, calling `on_text` with each
+    /// piece of text as it is produced (valid UTF-8, in order; their concatenation is
+    /// [`Generation::text`]). Must honour `request.cancel` promptly.
+    fn generate(
+        &mut self,
+        request: &ModelRequest<'_>,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Generation, ModelError>;
+
+    /// A hint that every new session's first request begins with `system` and `messages`
+    /// (the static head: core tools, catalog, fresh toolset state). A model that can, computes
+    /// that head once, keeps it (e.g. a KV snapshot on disk) and starts new sessions from it.
+    /// The default does nothing.
+    ///
+    /// # Errors
+    /// What the model reports when it cannot prepare the head; the agent works without it.
+    fn prepare_head(&mut self, system: &str, messages: &[Message]) -> Result<(), ModelError> {
+        let _ = (system, messages);
+        Ok(())
+    }
+
+    /// Finish the work a model does on its own while idle and return when it is done. After
+    /// a reply an engine decodes the chat framing that opens the session's next message
+    /// (reported as [`GenerationStats::anticipated_tokens`] by the next request); it starts
+    /// that by itself once no request follows within a few tens of milliseconds, as when a
+    /// user is speaking. A host that wants that state now (a benchmark modelling the user's
+    /// pause, a test that counts tokens) calls this. Default: nothing to do.
+    ///
+    /// # Errors
+    /// What the model reports when it cannot reach it.
+    fn settle(&mut self) -> Result<(), ModelError> {
+        Ok(())
+    }
+
+    /// A hint, not a generation: the session's next request will start with this one's
+    /// prompt up to the end of its last message's text (the user's words heard so far; more
+    /// may follow). A model with a prompt cache may decode that much now, in the background,
+    /// so the request prefills only the rest. Returns without waiting. Default: nothing.
+    ///
+    /// # Errors
+    /// What the model reports when it cannot take the hint.
+    fn prefill(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
+        let _ = request;
+        Ok(())
+    }
+
+    /// A hint that `session` is over: its history is gone, so a model that keeps state per
+    /// session (a KV cache) may free it now. A later request of the same name starts fresh.
+    /// Default: nothing.
+    ///
+    /// # Errors
+    /// What the model reports when it cannot free the session's state.
+    fn end_session(&mut self, session: &str) -> Result<(), ModelError> {
+        let _ = session;
+        Ok(())
+    }
+}

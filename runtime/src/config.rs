@@ -1,0 +1,188 @@
+//! What a host asks the runtime to open, and the ONE mapping from a model's manifest entry to
+//! the engine's load parameters.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use porfiry_agent::{AgentConfig, Lang};
+use porfiry_engine::{ChatFormat, EngineParams, GenerateConfig};
+use porfiry_models::Resolved;
+
+/// How long a host tool may run before the model gets a tool error instead (default).
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Everything [`crate::Runtime::open`] needs; `Default` gives the documented defaults.
+#[derive(Debug, Clone)]
+pub struct RuntimeConfig {
+    /// A model id of the manifest or a path to a GGUF file. Default `None`: the manifest's
+    /// default model.
+    pub model: Option<String>,
+    /// Fetch a known model when it is missing (default true). Without, a missing model is an
+    /// error that says how to fetch it.
+    pub fetch: bool,
+    /// The agent's settings (language, layout, limits).
+    pub agent: AgentConfig,
+    /// Load the built-in skills and toolsets first (default true); the user's folders below
+    /// load over them, and an override is reported.
+    pub builtin: bool,
+    /// The user's skill folders, loaded after (over) the built-in ones.
+    pub skill_dirs: Vec<PathBuf>,
+    /// The user's toolset folders, loaded after (over) the built-in ones.
+    pub toolset_dirs: Vec<PathBuf>,
+    /// Context size in tokens. Default `None`: the manifest's recommendation, else the
+    /// engine's default.
+    pub n_ctx: Option<u32>,
+    /// CPU threads. Default `None`: the engine's choice (physical cores).
+    pub threads: Option<u32>,
+    /// Sessions whose KV cache is kept at once. Default 1.
+    pub n_seq: u32,
+    /// The chat format. Default `None`: the manifest's, else detected from the file.
+    pub chat_format: Option<ChatFormat>,
+    /// Settings of every generation (sampling, limits).
+    pub generate: GenerateConfig,
+    /// Keep the static head's KV snapshot on disk (default true).
+    pub head_snapshots: bool,
+    /// The data directory. Default `None`: [`crate::paths::data_dir`].
+    pub data_dir: Option<PathBuf>,
+    /// Where head snapshots go. Default `None`: [`crate::paths::kv_dir`] of the data directory.
+    pub kv_dir: Option<PathBuf>,
+    /// Register the built-in `notes` host toolset (notes in `<data>/notes.txt`). Default false:
+    /// the CLI turns it on; the phone app brings its own executors.
+    pub notes: bool,
+    /// How long a host tool may run (default [`DEFAULT_TOOL_TIMEOUT`]).
+    pub tool_timeout: Duration,
+}
+
+impl Default for RuntimeConfig {
+    fn default() -> Self {
+        Self {
+            model: None,
+            fetch: true,
+            agent: AgentConfig::default(),
+            builtin: true,
+            skill_dirs: Vec::new(),
+            toolset_dirs: Vec::new(),
+            n_ctx: None,
+            threads: None,
+            n_seq: 1,
+            chat_format: None,
+            generate: GenerateConfig::default(),
+            head_snapshots: true,
+            data_dir: None,
+            kv_dir: None,
+            notes: false,
+            tool_timeout: DEFAULT_TOOL_TIMEOUT,
+        }
+    }
+}
+
+impl RuntimeConfig {
+    /// A config in `lang`, otherwise the defaults.
+    pub fn with_lang(lang: Lang) -> Self {
+        let mut c = Self::default();
+        c.agent.lang = lang;
+        c
+    }
+
+    /// The data directory this config uses.
+    pub fn data_dir(&self) -> PathBuf {
+        self.data_dir.clone().unwrap_or_else(crate::paths::data_dir)
+    }
+
+    /// The head snapshot directory this config uses (`None` with `head_snapshots` off).
+    pub fn kv_dir(&self) -> Option<PathBuf> {
+        self.head_snapshots.then(|| {
+            self.kv_dir
+                .clone()
+                .unwrap_or_else(|| crate::paths::kv_dir(&self.data_dir()))
+        })
+    }
+}
+
+/// The chat format a manifest entry names, as the engine's.
+pub fn chat_format_of(format: porfiry_models::ChatFormat) -> ChatFormat {
+    match format {
+        porfiry_models::ChatFormat::Gemma => ChatFormat::Gemma,
+        porfiry_models::ChatFormat::Chatml => ChatFormat::ChatMl,
+    }
+}
+
+/// The engine parameters for `model` under `config` — the one place where a manifest entry
+/// becomes load parameters: the chat format (the config's, else the manifest's, else
+/// detected), the context (the config's, else the manifest's recommendation, else the
+/// engine's default), the verified sha256 (so the engine does not hash the file again to
+/// key its snapshots; `sha256` is what the caller verified, `None` for unknown files), threads,
+/// sequences and the snapshot folder.
+pub fn engine_params(config: &RuntimeConfig, model: &Resolved, sha256: Option<String>) -> EngineParams {
+    let spec = model.spec.as_ref();
+    let defaults = EngineParams::default();
+    EngineParams {
+        n_ctx: config
+            .n_ctx
+            .or(spec.map(|s| s.context))
+            .unwrap_or(defaults.n_ctx),
+        threads: config.threads,
+        chat_format: config
+            .chat_format
+            .or(spec.map(|s| chat_format_of(s.chat_format))),
+        n_seq: config.n_seq.max(1),
+        snapshot_dir: config.kv_dir(),
+        model_sha256: sha256,
+        ..defaults
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn known() -> Resolved {
+        let manifest = porfiry_models::Manifest::builtin().expect("the built-in manifest");
+        let spec = manifest
+            .get("smollm2-135m-instruct-q4_1")
+            .expect("a known model")
+            .clone();
+        Resolved {
+            path: PathBuf::from("/m/x.gguf"),
+            spec: Some(spec),
+        }
+    }
+
+    #[test]
+    fn the_manifest_fills_what_the_config_leaves_open() {
+        let config = RuntimeConfig {
+            head_snapshots: false,
+            ..RuntimeConfig::default()
+        };
+        let m = known();
+        let spec = m.spec.clone().unwrap();
+        let p = engine_params(&config, &m, Some(spec.sha256.clone()));
+        assert_eq!(p.chat_format, Some(ChatFormat::ChatMl));
+        assert_eq!(p.n_ctx, spec.context);
+        assert_eq!(p.model_sha256.as_deref(), Some(spec.sha256.as_str()));
+        assert_eq!(p.snapshot_dir, None);
+    }
+
+    #[test]
+    fn the_config_wins_over_the_manifest() {
+        let config = RuntimeConfig {
+            n_ctx: Some(768),
+            chat_format: Some(ChatFormat::Gemma),
+            n_seq: 0,
+            kv_dir: Some("/kv".into()),
+            ..RuntimeConfig::default()
+        };
+        let p = engine_params(&config, &known(), None);
+        assert_eq!(p.n_ctx, 768);
+        assert_eq!(p.chat_format, Some(ChatFormat::Gemma));
+        assert_eq!(p.n_seq, 1, "at least one sequence");
+        assert_eq!(p.snapshot_dir.as_deref(), Some(std::path::Path::new("/kv")));
+        let unknown = Resolved {
+            path: "/m/y.gguf".into(),
+            spec: None,
+        };
+        let p = engine_params(&RuntimeConfig::default(), &unknown, None);
+        assert_eq!(p.chat_format, None, "detected from the file");
+        assert_eq!(p.n_ctx, EngineParams::default().n_ctx);
+    }
+}

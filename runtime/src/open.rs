@@ -1,0 +1,164 @@
+//! [`Runtime::open`]: resolve (and fetch) the model, load the engine and the agent, register
+//! the built-in host tools, warm the head up — one call for every host.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use porfiry_agent::{Agent, Diagnostic, ExecutorTarget, SystemClock};
+use porfiry_engine::{Engine, EngineModel, HeadReport, ModelInfo};
+use porfiry_models::{FileState, ModelStore, Progress};
+
+use crate::config::{engine_params, RuntimeConfig};
+use crate::error::RuntimeError;
+use crate::notes::NotesExecutor;
+use crate::paths::{builtin_dirs, BuiltinDirs};
+use crate::runtime::{Backend, Runtime};
+
+/// What [`Runtime::open`] did, for the host to show.
+#[derive(Debug)]
+pub struct OpenReport {
+    /// The model as the user named it (id or path; the manifest's default when none).
+    pub model: String,
+    /// The model's manifest id, when it is a known model.
+    pub model_id: Option<String>,
+    /// Facts about the loaded model and context.
+    pub info: ModelInfo,
+    /// The agent's load diagnostics (bad files, overrides of built-ins by the user's files).
+    pub diagnostics: Vec<Diagnostic>,
+    /// Declared tools without an executor on this host.
+    pub missing_executors: Vec<String>,
+    /// Where the built-in skills and toolsets came from (`None` with `builtin` off).
+    pub builtin: Option<BuiltinDirs>,
+    /// The data directory.
+    pub data_dir: PathBuf,
+    /// The static head: what preparing it did, or why it could not be prepared.
+    pub head: Result<HeadReport, String>,
+}
+
+/// The skill and toolset folders `config` loads: the built-ins first (unless turned off),
+/// then the user's, which override same-named built-ins.
+///
+/// # Errors
+/// [`RuntimeError::MissingFolder`] for a user folder that does not exist,
+/// [`RuntimeError::Io`] when the built-ins can be written nowhere.
+pub fn agent_folders(
+    config: &RuntimeConfig,
+) -> Result<(Vec<PathBuf>, Vec<PathBuf>, Option<BuiltinDirs>), RuntimeError> {
+    for (what, dirs) in [("skills", &config.skill_dirs), ("toolsets", &config.toolset_dirs)] {
+        if let Some(missing) = dirs.iter().find(|d| !d.is_dir()) {
+            return Err(RuntimeError::MissingFolder {
+                what,
+                path: missing.clone(),
+            });
+        }
+    }
+    let data = config.data_dir();
+    let builtin = if config.builtin {
+        Some(builtin_dirs(&data).map_err(|source| RuntimeError::Io {
+            what: "built-in skills in",
+            path: data.clone(),
+            source,
+        })?)
+    } else {
+        None
+    };
+    let mut skills: Vec<PathBuf> = builtin.iter().map(|b| b.skills.clone()).collect();
+    skills.extend(config.skill_dirs.iter().cloned());
+    let mut toolsets: Vec<PathBuf> = builtin.iter().map(|b| b.toolsets.clone()).collect();
+    toolsets.extend(config.toolset_dirs.iter().cloned());
+    Ok((skills, toolsets, builtin))
+}
+
+/// Loads the agent `config` describes (folders as in [`agent_folders`]) with the system clock.
+///
+/// # Errors
+/// As [`agent_folders`]. Problems in single files are diagnostics, not errors.
+pub fn load_agent(
+    config: &RuntimeConfig,
+) -> Result<(Agent, Vec<Diagnostic>, Option<BuiltinDirs>), RuntimeError> {
+    let (skills, toolsets, builtin) = agent_folders(config)?;
+    let loaded = Agent::load(
+        config.agent.clone(),
+        &skills,
+        &toolsets,
+        Arc::new(SystemClock),
+    );
+    Ok((loaded.value, loaded.diagnostics, builtin))
+}
+
+impl Runtime {
+    /// Opens the runtime `config` describes: resolves the model (fetching a known one when
+    /// missing and `config.fetch` is on, reporting to `progress`), loads the engine with the
+    /// one manifest → parameters mapping, loads the built-in and the user's skills and
+    /// toolsets, registers the built-in host tools (timed), and prepares the static head.
+    ///
+    /// # Errors
+    /// [`RuntimeError::Models`] when the model cannot be resolved or fetched,
+    /// [`RuntimeError::Engine`] when it cannot be loaded, and the errors of [`load_agent`].
+    /// A head that cannot be prepared is reported in [`OpenReport::head`], not an error.
+    pub fn open(
+        config: &RuntimeConfig,
+        progress: &dyn Progress,
+    ) -> Result<(Runtime, OpenReport), RuntimeError> {
+        let store = ModelStore::open_default()?;
+        let given = match &config.model {
+            Some(m) => m.clone(),
+            None => store.manifest().default.clone(),
+        };
+        let resolved = if config.fetch {
+            store.ensure(&given, progress)?
+        } else {
+            store.resolve(&given)?
+        };
+        // A known model the store has verified is keyed by its manifest sha256; any other
+        // file is hashed by the engine (once, cached beside its snapshots).
+        let sha256 = match &resolved.spec {
+            Some(spec)
+                if resolved.path == store.path_of(spec)
+                    && matches!(store.state(spec), Ok(FileState::Verified)) =>
+            {
+                Some(spec.sha256.clone())
+            }
+            _ => None,
+        };
+        let params = engine_params(config, &resolved, sha256);
+        let engine = Engine::load(&resolved.path, params).map_err(|source| RuntimeError::Engine {
+            path: resolved.path.clone(),
+            source,
+        })?;
+        let (agent, diagnostics, builtin) = load_agent(config)?;
+        let mut runtime = Runtime::from_parts(
+            agent,
+            Backend::Engine(EngineModel::new(engine, config.generate.clone())),
+            config.tool_timeout,
+        );
+        let data_dir = config.data_dir();
+        if config.notes && runtime.agent().toolsets().get("notes").is_some() {
+            let lang = runtime.agent().config().lang;
+            runtime.register_executor(
+                ExecutorTarget::Toolset("notes".into()),
+                Arc::new(NotesExecutor::new(data_dir.join("notes.txt"), lang)),
+            );
+        }
+        let head = match runtime.warm_up() {
+            Ok(Some(h)) => Ok(h),
+            Ok(None) => Err("the model keeps no head".to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        let info = runtime
+            .engine()
+            .map(|e| e.info().clone())
+            .ok_or_else(|| RuntimeError::Model("the engine is gone".into()))?;
+        let report = OpenReport {
+            model: given,
+            model_id: resolved.spec.map(|s| s.id),
+            info,
+            diagnostics,
+            missing_executors: runtime.agent().missing_executors(),
+            builtin,
+            data_dir,
+            head,
+        };
+        Ok((runtime, report))
+    }
+}

@@ -1,0 +1,202 @@
+//! One definition of every per-turn figure, shared by every host: the CLI's stats line and
+//! `--json`, the bridge's `onDone` JSON and the benchmark rows.
+//!
+//! A turn makes one or more requests (a tool call means a follow-up request). Figures that
+//! add up over the requests are sums (`prompt_tokens` = Σ prompt tokens, so `prompt_tokens
+//! == reused_tokens + prefilled_tokens` always holds); the figures of one request say which
+//! (`last_prompt_tokens`: the last request's prompt, i.e. how full the context is;
+//! `ttft_ms`: the first request's time to first token).
+
+use porfiry_agent::{GenerationStats, TurnOutcome};
+
+/// Token and time accounting of one turn, summed over its generations.
+#[derive(Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TurnStats {
+    /// Model calls in the turn (discarded ones included).
+    pub generations: usize,
+    /// Of those, generations thrown away and generated again (they only switched toolsets).
+    pub discarded: usize,
+    /// Σ prompt tokens over the turn's requests (= `reused_tokens + prefilled_tokens`).
+    pub prompt_tokens: usize,
+    /// Prompt tokens of the turn's last request (the conversation's size in the context).
+    pub last_prompt_tokens: usize,
+    /// Σ prompt tokens served from the KV cache.
+    pub reused_tokens: usize,
+    /// Σ prompt tokens decoded for the requests.
+    pub prefilled_tokens: usize,
+    /// Σ reused tokens the model decoded ahead while idle (the framing after the previous
+    /// reply, the words of a partial transcript).
+    pub anticipated_tokens: usize,
+    /// Σ reused tokens restored from the static head's snapshot.
+    pub head_tokens: usize,
+    /// Σ reply tokens generated (or teacher-forced).
+    pub generated_tokens: usize,
+    /// Time to the first token of the turn's first request, ms.
+    pub ttft_ms: f64,
+    /// Σ time to the first token over the turn's requests (every prefill wait), ms.
+    pub ttft_sum_ms: f64,
+    /// Prefill speed over all the turn's requests, tokens/s (0 when nothing was prefilled).
+    pub prefill_tps: f64,
+    /// Decode speed over all the turn's requests, tokens/s (0 when nothing was generated).
+    pub decode_tps: f64,
+    /// Σ wall time of the generations, ms.
+    pub generation_ms: f64,
+    /// Wall time of the whole turn (agent loop and tools included), ms; 0 when not measured.
+    pub turn_ms: f64,
+    /// Requests whose prompt had to be prefilled in full (the KV cache refused a trim).
+    pub full_reprefills: usize,
+}
+
+impl TurnStats {
+    /// The figures of `outcome`, with `turn_ms` the turn's measured wall time (0 if unknown).
+    /// Generations the model did not measure count in `generations` only.
+    pub fn of(outcome: &TurnOutcome, turn_ms: f64) -> Self {
+        let mut s = TurnStats {
+            generations: outcome.generations.len(),
+            discarded: outcome.generations.iter().filter(|g| g.discarded).count(),
+            turn_ms,
+            ..TurnStats::default()
+        };
+        let measured: Vec<&GenerationStats> = outcome
+            .generations
+            .iter()
+            .filter_map(|g| g.stats.as_ref())
+            .collect();
+        let (mut prefill_s, mut decode_s) = (0.0, 0.0);
+        for (i, g) in measured.iter().enumerate() {
+            if i == 0 {
+                s.ttft_ms = g.ttft_ms;
+            }
+            s.last_prompt_tokens = g.prompt_tokens;
+            s.prompt_tokens += g.prompt_tokens;
+            s.reused_tokens += g.reused_tokens;
+            s.prefilled_tokens += g.prefilled_tokens;
+            s.anticipated_tokens += g.anticipated_tokens;
+            s.head_tokens += g.head_tokens;
+            s.generated_tokens += g.generated_tokens;
+            s.ttft_sum_ms += g.ttft_ms;
+            s.generation_ms += g.total_ms;
+            s.full_reprefills += usize::from(g.full_reprefill);
+            if g.prefill_tps > 0.0 {
+                prefill_s += g.prefilled_tokens as f64 / g.prefill_tps;
+            }
+            if g.decode_tps > 0.0 {
+                decode_s += g.generated_tokens as f64 / g.decode_tps;
+            }
+        }
+        if prefill_s > 0.0 {
+            s.prefill_tps = s.prefilled_tokens as f64 / prefill_s;
+        }
+        if decode_s > 0.0 {
+            s.decode_tps = s.generated_tokens as f64 / decode_s;
+        }
+        s
+    }
+
+    /// Whether any generation of the turn was measured (a scripted model measures nothing).
+    pub fn measured(&self) -> bool {
+        self.prompt_tokens > 0 || self.generated_tokens > 0
+    }
+
+    /// The one-line summary hosts print after a reply (the CLI's stats line).
+    pub fn line(&self) -> String {
+        let mut line = format!(
+            "[{} generation{}: prompt {} tok (last request {}), reused {}{}, prefilled {}, generated {} | TTFT {:.0} ms | prefill {:.0} tok/s, decode {:.1} tok/s | {:.2} s",
+            self.generations,
+            if self.generations == 1 { "" } else { "s" },
+            self.prompt_tokens,
+            self.last_prompt_tokens,
+            self.reused_tokens,
+            if self.anticipated_tokens > 0 {
+                format!(" ({} decoded ahead)", self.anticipated_tokens)
+            } else {
+                String::new()
+            },
+            self.prefilled_tokens,
+            self.generated_tokens,
+            self.ttft_ms,
+            self.prefill_tps,
+            self.decode_tps,
+            if self.turn_ms > 0.0 {
+                self.turn_ms
+            } else {
+                self.generation_ms
+            } / 1000.0
+        );
+        if self.full_reprefills > 0 {
+            line.push_str(&format!(" | {} full re-prefill(s)", self.full_reprefills));
+        }
+        line.push(']');
+        line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use porfiry_agent::{GenerationRecord, StopReason, TurnStop};
+
+    fn gen(prompt: usize, reused: usize, generated: usize, ttft: f64) -> GenerationRecord {
+        GenerationRecord {
+            stop: StopReason::EndOfTurn,
+            stats: Some(GenerationStats {
+                prompt_tokens: prompt,
+                reused_tokens: reused,
+                prefilled_tokens: prompt - reused,
+                generated_tokens: generated,
+                ttft_ms: ttft,
+                prefill_tps: 100.0,
+                decode_tps: 10.0,
+                total_ms: 50.0,
+                anticipated_tokens: 2,
+                head_tokens: 1,
+                ..GenerationStats::default()
+            }),
+            discarded: false,
+        }
+    }
+
+    fn outcome(generations: Vec<GenerationRecord>) -> TurnOutcome {
+        TurnOutcome {
+            reply: String::new(),
+            stop: TurnStop::Answered,
+            executed: vec![],
+            shown: vec![],
+            tool_replies: vec![],
+            generations,
+            streamed: String::new(),
+            model_error: None,
+        }
+    }
+
+    #[test]
+    fn sums_and_last_request_figures_are_named_apart() {
+        let s = TurnStats::of(&outcome(vec![gen(200, 190, 5, 30.0), gen(230, 205, 7, 20.0)]), 400.0);
+        assert_eq!(s.generations, 2);
+        assert_eq!(s.prompt_tokens, 430);
+        assert_eq!(s.last_prompt_tokens, 230);
+        assert_eq!(s.prompt_tokens, s.reused_tokens + s.prefilled_tokens);
+        assert_eq!(s.prefilled_tokens, 35);
+        assert_eq!(s.generated_tokens, 12);
+        assert_eq!(s.anticipated_tokens, 4);
+        assert_eq!(s.head_tokens, 2);
+        assert_eq!(s.ttft_ms, 30.0);
+        assert_eq!(s.ttft_sum_ms, 50.0);
+        assert_eq!(s.generation_ms, 100.0);
+        assert!((s.prefill_tps - 100.0).abs() < 1e-9);
+        assert!((s.decode_tps - 10.0).abs() < 1e-9);
+        assert!(s.line().contains("prompt 430 tok (last request 230)"), "{}", s.line());
+        assert!(s.line().contains("0.40 s"), "{}", s.line());
+    }
+
+    #[test]
+    fn unmeasured_generations_only_count() {
+        let mut g = gen(10, 0, 1, 1.0);
+        g.stats = None;
+        g.discarded = true;
+        let s = TurnStats::of(&outcome(vec![g]), 0.0);
+        assert_eq!((s.generations, s.discarded), (1, 1));
+        assert!(!s.measured());
+        assert_eq!(s.prompt_tokens, 0);
+    }
+}
