@@ -14,8 +14,30 @@ mod cmd;
 #[derive(Debug, Parser)]
 #[command(name = "porfiry", version, about)]
 struct Cli {
+    /// More log lines on stderr: -v for info, -vv for debug (llama.cpp's own lines included).
+    /// `RUST_LOG` (e.g. `RUST_LOG=porfiry_engine=debug`) wins when set. Default: warnings of
+    /// Porfiry, errors of llama.cpp.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
     #[command(subcommand)]
     command: Command,
+}
+
+/// One `tracing` set-up for the whole CLI: log lines on stderr, filtered by `-v` or `RUST_LOG`.
+/// The engine routes llama.cpp's log lines into `tracing`, so they land here too.
+fn init_logs(verbose: u8) {
+    let default = match verbose {
+        0 => "error,porfiry=warn,porfiry_runtime=warn,porfiry_engine=warn,porfiry_agent=warn",
+        1 => "info",
+        _ => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(verbose > 0)
+        .try_init();
 }
 
 #[derive(Debug, Subcommand)]
@@ -38,6 +60,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    init_logs(cli.verbose);
     let result = match cli.command {
         Command::Skills(args) => cmd::skills::run(args),
         Command::Prompt(args) => cmd::prompt::run(args),

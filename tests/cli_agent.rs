@@ -137,3 +137,50 @@ fn scenario_runs_and_reports() {
     assert_eq!(lines[2], "1 passed, 1 failed");
     std::fs::remove_dir_all(&tmp).ok();
 }
+
+/// A copy of the built binary in an empty folder, run from there with a fresh home: it
+/// must find its built-in skills and toolsets (embedded in it) and point at nothing of the
+/// checkout it was built from.
+#[test]
+fn a_copied_binary_works_away_from_its_checkout() {
+    let dir = temp("portable");
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let bin = dir.join("porfiry");
+    std::fs::copy(env!("CARGO_BIN_EXE_porfiry"), &bin).unwrap();
+    std::fs::copy("agent/tests/scenarios/timeout.yaml", dir.join("timeout.yaml")).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(&bin)
+            .args(args)
+            .current_dir(&dir)
+            .env_clear()
+            .env("HOME", &home)
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .output()
+            .expect("run the copied porfiry")
+    };
+    let o = run(&["skills", "check"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    for want in ["ok media", "ok notes"] {
+        assert!(stdout(&o).lines().any(|l| l == want), "{}", stdout(&o));
+    }
+    let o = run(&["prompt", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let text = v["text"].as_str().unwrap();
+    assert!(text.contains("media") && text.contains("notes"), "{text}");
+    let o = run(&["scenario", "timeout.yaml"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert!(stdout(&o).starts_with("PASS"), "{}", stdout(&o));
+    // The built-ins went to the user's data directory, nothing to the checkout's paths.
+    assert!(home.join(".local/share/porfiry/builtin").is_dir());
+    let checkout = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for out in [run(&["skills", "check"]), run(&["prompt"])] {
+        let all = format!("{}{}", stdout(&out), String::from_utf8_lossy(&out.stderr));
+        assert!(
+            !all.contains(checkout.to_str().unwrap()),
+            "the copy names its checkout: {all}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

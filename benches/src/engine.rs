@@ -1,68 +1,35 @@
 //! The dialogue on the real engine (llama.cpp through `porfiry-engine`).
 
-use std::path::PathBuf;
-
 use porfiry_agent::{Generation, Model, ModelError, ModelRequest, PromptLayout};
-use porfiry_engine::{
-    ChatFormat, Engine, EngineModel, EngineParams, GenerateConfig, TokenId, Tokenizer,
-};
-use porfiry_models::ModelStore;
+use porfiry_engine::{Engine, EngineModel, EngineParams, GenerateConfig, TokenId, Tokenizer};
 
 use crate::dialogue::Dialogue;
 use crate::error::BenchError;
 use crate::forced::ForcedModel;
 use crate::run::{run_dialogue_with_head, DialogueReport};
 
-/// A model file to benchmark and the chat format its manifest entry names (if any).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ModelChoice {
-    /// The GGUF file.
-    pub path: PathBuf,
-    /// The manifest id, when the file is a known model.
-    pub id: Option<String>,
-    /// The manifest's chat format (wins over detection).
-    pub chat_format: Option<ChatFormat>,
-}
+/// A model file to benchmark (resolved by the runtime, never fetched here).
+pub use porfiry_runtime::ModelChoice;
 
 /// Resolve `--model ID|PATH` (default: the manifest's default model) without downloading.
 ///
 /// # Errors
 /// [`BenchError::ModelFile`] with what to run when the file is missing.
 pub fn resolve_model(id_or_path: Option<&str>) -> Result<ModelChoice, BenchError> {
-    let store = ModelStore::open_default().map_err(|e| BenchError::ModelFile(e.to_string()))?;
-    let given = match id_or_path {
-        Some(g) => g.to_string(),
-        None => store
-            .manifest()
-            .default_model()
-            .map(|m| m.id.clone())
-            .ok_or_else(|| BenchError::ModelFile("the manifest names no default model".into()))?,
-    };
-    let resolved = store.resolve(&given).map_err(|e| {
+    porfiry_runtime::resolve_model(id_or_path, false, &porfiry_runtime::NoProgress).map_err(|e| {
         BenchError::ModelFile(format!(
             "{e} (fetch the known models with `porfiry models fetch --all` or `./run models fetch`)"
         ))
-    })?;
-    let chat_format = resolved
-        .spec
-        .as_ref()
-        .and_then(|s| s.chat_format.as_str().parse::<ChatFormat>().ok());
-    Ok(ModelChoice {
-        path: resolved.path,
-        id: resolved.spec.map(|s| s.id),
-        chat_format,
     })
 }
 
-/// Load `model` with `params` (its manifest chat format filled in when `params` names none).
+/// Load `model` with `params` (the manifest's chat format and verified sha256 filled in
+/// when `params` names none).
 ///
 /// # Errors
 /// [`BenchError::Engine`].
-pub fn load_engine(model: &ModelChoice, mut params: EngineParams) -> Result<Engine, BenchError> {
-    if params.chat_format.is_none() {
-        params.chat_format = model.chat_format;
-    }
-    Engine::load(&model.path, params).map_err(|e| BenchError::Engine(e.to_string()))
+pub fn load_engine(model: &ModelChoice, params: EngineParams) -> Result<Engine, BenchError> {
+    porfiry_runtime::load_engine(model, params).map_err(|e| BenchError::Engine(e.to_string()))
 }
 
 /// The token ids of one request, for replaying the same sequence elsewhere (llama-server).

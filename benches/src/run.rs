@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use porfiry_agent::{Agent, AgentEvent, CancelToken, GenerationStats, Model, TurnStop};
+use porfiry_runtime::TurnStats;
 use serde::Serialize;
 
 use crate::dialogue::Dialogue;
@@ -24,38 +25,24 @@ pub struct GenerationRow {
     pub stats: GenerationStats,
 }
 
-/// One user turn: the sums over its model calls.
+/// One user turn: its figures ([`TurnStats`], the one definition every host reports —
+/// serialized flat, under the same names as the CLI's `--json` and the bridge's `onDone`) and
+/// what only the benchmark knows.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TurnRow {
     /// 1-based turn number.
     pub turn: usize,
     /// The user's text.
     pub user: String,
-    /// Model calls in the turn.
-    pub generations: usize,
     /// Whether the session's active toolsets changed during the turn.
     pub toolset_change: bool,
-    /// Σ prompt tokens of the turn's requests.
-    pub prompt_tokens: usize,
-    /// Σ prompt tokens served from the KV cache.
-    pub reused_tokens: usize,
-    /// Σ prompt tokens decoded.
-    pub prefilled_tokens: usize,
-    /// Σ reused tokens the model decoded ahead, while idle after the previous reply
-    /// (`GenerationStats::anticipated_tokens`): appended = prefilled + anticipated.
-    pub anticipated_tokens: usize,
-    /// Σ tokens appended since each previous request (the ideal prefill).
+    /// Σ tokens appended since each previous request (the ideal prefill):
+    /// appended = prefilled + anticipated when the cache is exact.
     pub appended_tokens: usize,
-    /// Σ reply tokens (forced or sampled).
-    pub generated_tokens: usize,
-    /// Time to the first token of the turn's first request, ms.
-    pub ttft_ms: f64,
-    /// Σ time to first token over the turn's requests (all prefill waits), ms.
-    pub ttft_sum_ms: f64,
-    /// Wall time of the whole turn (agent loop included), ms.
-    pub turn_ms: f64,
-    /// Whether any request had to re-prefill in full (llama.cpp refused a partial removal).
-    pub full_reprefill: bool,
+    /// The turn's figures (`prompt_tokens` etc. are sums over its requests; `ttft_ms` is the
+    /// first request's, `ttft_sum_ms` all prefill waits; `turn_ms` the whole turn).
+    #[serde(flatten)]
+    pub stats: TurnStats,
 }
 
 /// Sums over the dialogue.
@@ -210,20 +197,11 @@ pub fn run_dialogue_with_head(
         let mut row = TurnRow {
             turn: n,
             user: t.user.clone(),
-            generations: out.generations.len(),
             toolset_change: changed,
-            prompt_tokens: 0,
-            reused_tokens: 0,
-            prefilled_tokens: 0,
-            anticipated_tokens: 0,
             appended_tokens: 0,
-            generated_tokens: 0,
-            ttft_ms: 0.0,
-            ttft_sum_ms: 0.0,
-            turn_ms,
-            full_reprefill: false,
+            stats: TurnStats::of(&out, turn_ms),
         };
-        for (k, g) in out.generations.iter().enumerate() {
+        for g in &out.generations {
             let stats = g.stats.clone().unwrap_or_default();
             let appended = if stats.prompt_tokens == 0 {
                 0
@@ -236,17 +214,7 @@ pub fn run_dialogue_with_head(
             if stats.prompt_tokens > 0 {
                 kv_after = Some(stats.prompt_tokens + stats.generated_tokens);
             }
-            row.prompt_tokens += stats.prompt_tokens;
-            row.reused_tokens += stats.reused_tokens;
-            row.prefilled_tokens += stats.prefilled_tokens;
-            row.anticipated_tokens += stats.anticipated_tokens;
             row.appended_tokens += appended;
-            row.generated_tokens += stats.generated_tokens;
-            row.ttft_sum_ms += stats.ttft_ms;
-            if k == 0 {
-                row.ttft_ms = stats.ttft_ms;
-            }
-            row.full_reprefill |= stats.full_reprefill;
             generations.push(GenerationRow {
                 turn: n,
                 discarded: g.discarded,
@@ -275,15 +243,16 @@ fn totals(turns: &[TurnRow]) -> Totals {
         ..Totals::default()
     };
     for r in turns {
-        t.generations += r.generations;
-        t.prompt_tokens += r.prompt_tokens;
-        t.reused_tokens += r.reused_tokens;
-        t.prefilled_tokens += r.prefilled_tokens;
-        t.anticipated_tokens += r.anticipated_tokens;
+        let s = &r.stats;
+        t.generations += s.generations;
+        t.prompt_tokens += s.prompt_tokens;
+        t.reused_tokens += s.reused_tokens;
+        t.prefilled_tokens += s.prefilled_tokens;
+        t.anticipated_tokens += s.anticipated_tokens;
         t.appended_tokens += r.appended_tokens;
-        t.generated_tokens += r.generated_tokens;
-        t.ttft_ms += r.ttft_ms;
-        t.turn_ms += r.turn_ms;
+        t.generated_tokens += s.generated_tokens;
+        t.ttft_ms += s.ttft_ms;
+        t.turn_ms += s.turn_ms;
     }
     if t.prompt_tokens > 0 {
         t.reuse_ratio = t.reused_tokens as f64 / t.prompt_tokens as f64;
@@ -322,22 +291,23 @@ impl DialogueReport {
             "turn ms"
         );
         for r in &self.turns {
+            let st = &r.stats;
             let _ = writeln!(
                 s,
                 "{:>4} {:>4} {:>3} {:>7} {:>7} {:>9} {:>5} {:>8} {:>6} {:>9.1} {:>9.1}  {}{}",
                 r.turn,
-                r.generations,
+                st.generations,
                 if r.toolset_change { "*" } else { "" },
-                r.prompt_tokens,
-                r.reused_tokens,
-                r.prefilled_tokens,
-                r.anticipated_tokens,
+                st.prompt_tokens,
+                st.reused_tokens,
+                st.prefilled_tokens,
+                st.anticipated_tokens,
                 r.appended_tokens,
-                r.generated_tokens,
-                r.ttft_ms,
-                r.turn_ms,
+                st.generated_tokens,
+                st.ttft_ms,
+                st.turn_ms,
                 r.user,
-                if r.full_reprefill {
+                if st.full_reprefills > 0 {
                     "  [full re-prefill]"
                 } else {
                     ""

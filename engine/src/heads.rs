@@ -184,7 +184,8 @@ mod tests {
         let prompt: Vec<TokenId> = (0..40).collect();
         let short: Vec<TokenId> = (0..15).collect();
         // (prompt, keep: tokens the own sequence shares, expected (index, shared))
-        let cases: &[(&[TokenId], usize, Option<(usize, usize)>)] = &[
+        type Case<'a> = (&'a [TokenId], usize, Option<(usize, usize)>);
+        let cases: &[Case<'_>] = &[
             // Nothing cached: the head sharing most (a, 20 tokens) wins over b (12).
             (&prompt, 0, Some((0, 20))),
             // The rule: at least MIN_HEAD_GAIN (8) more than the own sequence shares.

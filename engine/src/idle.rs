@@ -286,7 +286,8 @@ mod tests {
     fn queue_replacement_rules() {
         use Op::*;
         // (operations, work handed out in order)
-        let cases: &[(&[Op], &[(&str, &str)])] = &[
+        type Case = (&'static [Op], &'static [(&'static str, &'static str)]);
+        let cases: &[Case] = &[
             (&[], &[]),
             (&[Reply(0, "a")], &[("A", "a")]),
             // A newer hint replaces one not started.
@@ -368,7 +369,8 @@ mod tests {
     fn notes_join_or_replace() {
         // (notes: (seq, start, tokens); expected record of seq 0: (start, tokens))
         type Note = (i32, usize, &'static [TokenId]);
-        let cases: &[(&[Note], Option<(usize, &[TokenId])>)] = &[
+        type Case = (&'static [Note], Option<(usize, &'static [TokenId])>);
+        let cases: &[Case] = &[
             (&[], None),
             (&[(0, 5, &[])], None),
             (&[(0, 5, &[1, 2])], Some((5, &[1, 2]))),
@@ -480,7 +482,8 @@ mod tests {
         let next: Vec<TokenId> = (0..10).collect();
         let long: Vec<TokenId> = (0..(4 + MAX_ANTICIPATED as TokenId + 1)).collect();
         // (next, held, room, start)
-        let cases: &[(&[TokenId], &[TokenId], usize, Option<usize>)] = &[
+        type Case<'a> = (&'a [TokenId], &'a [TokenId], usize, Option<usize>);
+        let cases: &[Case<'_>] = &[
             (&next, &[0, 1, 2, 3], 100, Some(4)),
             (&next, &[], 100, Some(0)),
             // Room must exceed the tokens to decode.

@@ -187,7 +187,8 @@ mod tests {
     #[test]
     fn plans() {
         // (cached, prompt, keep, remove, prefill)
-        let cases: &[(&[i32], &[i32], usize, usize, usize)] = &[
+        type Case = (&'static [i32], &'static [i32], usize, usize, usize);
+        let cases: &[Case] = &[
             (&[], &[1, 2, 3], 0, 0, 3),
             (&[1, 2, 3], &[1, 2, 3, 4, 5], 3, 0, 2),
             (&[1, 2, 3, 9, 9], &[1, 2, 3, 4], 3, 2, 1),

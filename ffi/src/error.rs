@@ -1,5 +1,7 @@
 //! The bridge's errors and how each becomes a Java exception.
 
+use porfiry_runtime::{RuntimeError, ServiceError};
+
 /// What can go wrong in a bridge call. Each maps to one Java exception class.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum BridgeError {
@@ -28,6 +30,30 @@ impl BridgeError {
             BridgeError::BadHandle(_) | BridgeError::Closed => "java/lang/IllegalStateException",
             BridgeError::InvalidArgument(_) => "java/lang/IllegalArgumentException",
             BridgeError::Jni(_) | BridgeError::Internal(_) => "java/lang/RuntimeException",
+        }
+    }
+}
+
+impl From<ServiceError> for BridgeError {
+    fn from(e: ServiceError) -> Self {
+        match e {
+            ServiceError::Closed => BridgeError::Closed,
+            ServiceError::InvalidArgument(msg) => BridgeError::InvalidArgument(msg),
+            ServiceError::Internal(msg) => BridgeError::Internal(msg),
+        }
+    }
+}
+
+impl From<RuntimeError> for BridgeError {
+    /// What the caller gave is wrong (a model that cannot be found or loaded, a missing
+    /// folder) → an invalid argument; the rest is internal.
+    fn from(e: RuntimeError) -> Self {
+        match e {
+            RuntimeError::Models(_)
+            | RuntimeError::Engine { .. }
+            | RuntimeError::MissingFolder { .. }
+            | RuntimeError::Agent(_) => BridgeError::InvalidArgument(e.to_string()),
+            _ => BridgeError::Internal(e.to_string()),
         }
     }
 }

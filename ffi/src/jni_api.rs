@@ -2,9 +2,10 @@
 //!
 //! Every export runs inside `EnvUnowned::with_env` (which catches panics) and resolves with
 //! [`ThrowBridgeError`]: a [`BridgeError`] becomes the matching Java exception, a panic a
-//! `RuntimeException`. Nothing unwinds into the JVM.
+//! `RuntimeException`. Nothing unwinds into the JVM. The bodies only convert arguments and
+//! call the runtime ([`porfiry_runtime::Runtime::open`], [`Service`]); `open`'s JSON options
+//! are read in [`crate::options`].
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,15 +16,16 @@ use jni::strings::JNIString;
 use jni::sys::{jboolean, jint, jlong};
 use jni::vm::{AttachConfig, JavaVM};
 use jni::{jni_sig, jni_str, Env, EnvUnowned, JValue};
-use porfiry_agent::{Agent, AgentConfig, Lang, Model, ScriptedModel, SystemClock};
-use porfiry_engine::{Engine, EngineModel, EngineParams, GenerateConfig};
-use serde_json::{json, Value};
+use porfiry_agent::Lang;
+use porfiry_runtime::{
+    load_agent, Backend, EventSink, HostCall, HostFailure, Runtime, Service, ServiceEvent,
+};
+use serde_json::json;
 
-use crate::assistant::{Assistant, BridgeEvent, EventSink, HostCall, HostFailure};
 use crate::error::BridgeError;
-use crate::paced::PacedModel;
+use crate::options::{self, OpenOptions};
+use crate::paced::{PacedModel, Script};
 use crate::registry;
-
 /// Throws the Java exception that matches a [`BridgeError`]; a panic becomes a
 /// `RuntimeException`. An exception already pending (thrown by Java code we called) wins.
 struct ThrowBridgeError;
@@ -79,45 +81,7 @@ fn string_arg(env: &Env<'_>, s: &JString<'_>, what: &str) -> Result<String, Brid
 }
 
 fn lang_arg(env: &Env<'_>, s: &JString<'_>) -> Result<Lang, BridgeError> {
-    let code = string_arg(env, s, "language")?;
-    code.parse::<Lang>().map_err(|_| {
-        BridgeError::InvalidArgument(format!("unknown language {code:?}: use \"ru\" or \"en\""))
-    })
-}
-
-/// Loads skills and toolsets; an empty path means "none"; a path that is not a folder is an error.
-/// Returns the agent and its load diagnostics as text.
-fn load_agent(
-    skills: &str,
-    toolsets: &str,
-    lang: Lang,
-) -> Result<(Agent, Vec<String>), BridgeError> {
-    for (what, dir) in [("skills", skills), ("toolsets", toolsets)] {
-        if !dir.is_empty() && !Path::new(dir).is_dir() {
-            return Err(BridgeError::InvalidArgument(format!(
-                "{what} folder {dir} does not exist"
-            )));
-        }
-    }
-    let dirs = |d: &str| {
-        if d.is_empty() {
-            vec![]
-        } else {
-            vec![d.to_string()]
-        }
-    };
-    let config = AgentConfig {
-        lang,
-        ..AgentConfig::default()
-    };
-    let loaded = Agent::load(
-        config,
-        &dirs(skills),
-        &dirs(toolsets),
-        Arc::new(SystemClock),
-    );
-    let diagnostics = loaded.diagnostics.iter().map(|d| d.to_string()).collect();
-    Ok((loaded.value, diagnostics))
+    options::lang(&string_arg(env, s, "language")?)
 }
 
 fn non_negative(v: jint, what: &str) -> Result<u32, BridgeError> {
@@ -125,43 +89,23 @@ fn non_negative(v: jint, what: &str) -> Result<u32, BridgeError> {
         .map_err(|_| BridgeError::InvalidArgument(format!("{what} must be >= 0, got {v}")))
 }
 
-/// The agent arguments of `create` and `createScripted`: two folders and a language.
-struct AgentArgs {
-    skills: String,
-    toolsets: String,
-    lang: Lang,
+/// A folder argument of `create` and `createScripted`: an empty string means none.
+fn folders(dir: String) -> Vec<String> {
+    if dir.is_empty() {
+        vec![]
+    } else {
+        vec![dir]
+    }
 }
 
-impl AgentArgs {
-    fn read(
-        env: &Env<'_>,
-        skills: &JString<'_>,
-        toolsets: &JString<'_>,
-        language: &JString<'_>,
-    ) -> Result<Self, BridgeError> {
-        Ok(AgentArgs {
-            skills: string_arg(env, skills, "skillsDir")?,
-            toolsets: string_arg(env, toolsets, "toolsetsDir")?,
-            lang: lang_arg(env, language)?,
-        })
-    }
-
-    /// Loads the agent and starts an assistant on `model`; `info` (a JSON object) gets the
-    /// loaded skills, toolsets and diagnostics added. Returns the new handle.
-    fn start(
-        self,
-        model: impl FnOnce() -> Result<(Box<dyn Model + Send>, Value), BridgeError>,
-    ) -> Result<jlong, BridgeError> {
-        let (agent, diagnostics) = load_agent(&self.skills, &self.toolsets, self.lang)?;
-        let (model, mut info) = model()?;
-        if let Value::Object(map) = &mut info {
-            map.insert("skills".into(), json!(agent.skills().names()));
-            map.insert("toolsets".into(), json!(agent.toolsets().names()));
-            map.insert("diagnostics".into(), json!(diagnostics));
-        }
-        let assistant = Assistant::start(agent, model, info)?;
-        Ok(registry::insert(assistant))
-    }
+/// Opens the runtime `options` describe, starts its service and returns the new handle:
+/// the one code path of `open` and `create`.
+fn open_service(options: &OpenOptions) -> Result<jlong, BridgeError> {
+    let config = options.config()?;
+    let (runtime, report) = Runtime::open(&config, &porfiry_models::NoProgress)?;
+    let info = options::info(&config, &report, runtime.agent());
+    let service = Service::start(runtime, info)?;
+    Ok(registry::insert(service))
 }
 
 /// Runs the body of an export: a [`BridgeError`] or a panic becomes a Java exception
@@ -177,7 +121,7 @@ fn export<'c, T: Default + 'c>(
 fn on_assistant<'c, T: Default + 'c>(
     env: EnvUnowned<'c>,
     handle: jlong,
-    body: impl FnOnce(&mut Env<'c>, &Assistant) -> Result<T, BridgeError>,
+    body: impl FnOnce(&mut Env<'c>, &Service) -> Result<T, BridgeError>,
 ) -> T {
     export(env, |env| {
         let assistant = registry::get(handle)?;
@@ -196,8 +140,24 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_version<'c>(
     })
 }
 
+/// `long open(String optionsJson)`: the options as a JSON object (see [`OpenOptions`]).
+#[no_mangle]
+pub extern "system" fn Java_app_porfiry_core_PorfiryNative_open<'c>(
+    env: EnvUnowned<'c>,
+    _class: JClass<'c>,
+    options_json: JString<'c>,
+) -> jlong {
+    export(env, |env| {
+        let json = string_arg(env, &options_json, "optionsJson")?;
+        open_service(&OpenOptions::parse(&json)?)
+    })
+}
+
 /// `long create(String modelPath, String skillsDir, String toolsetsDir, int contextTokens,
-/// int threads, int maxTokens, String language)`.
+/// int threads, int maxTokens, String language)`: [`open`](Java_app_porfiry_core_PorfiryNative_open)
+/// with these options, the folders over the built-in ones (an empty string: none), 0 for the
+/// defaults, and the head snapshots beside the model
+/// ([`porfiry_runtime::paths::kv_dir_beside`]).
 #[no_mangle]
 pub extern "system" fn Java_app_porfiry_core_PorfiryNative_create<'c>(
     env: EnvUnowned<'c>,
@@ -211,50 +171,32 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_create<'c>(
     language: JString<'c>,
 ) -> jlong {
     export(env, |env| {
-        let model_path = string_arg(env, &model_path, "modelPath")?;
-        let agent = AgentArgs::read(env, &skills_dir, &toolsets_dir, &language)?;
-        let n_ctx = non_negative(context_tokens, "contextTokens")?;
-        let threads = non_negative(threads, "threads")?;
-        let max_tokens = non_negative(max_tokens, "maxTokens")?;
-        agent.start(|| {
-            let mut params = EngineParams::default();
-            // KV snapshots of the static prompt head (`$PORFIRY_KV_DIR`, else `kv/` beside the
-            // model, else the temporary directory), so the first request after an app start
-            // restores the head instead of prefilling it.
-            params.snapshot_dir = Some(crate::assistant::snapshot_dir(std::path::Path::new(
-                &model_path,
-            )));
-            if n_ctx > 0 {
-                params.n_ctx = n_ctx;
-            }
-            if threads > 0 {
-                params.threads = Some(threads);
-            }
-            let mut generate = GenerateConfig::default();
-            if max_tokens > 0 {
-                generate.max_tokens = max_tokens as usize;
-            }
-            let engine = Engine::load(&model_path, params).map_err(|e| {
-                BridgeError::InvalidArgument(format!("cannot load model {model_path}: {e}"))
-            })?;
-            let info = engine.info();
-            let info = json!({
-                "kind": "gguf",
-                "path": model_path,
-                "name": info.name,
-                "chat_format": format!("{:?}", info.chat_format),
-                "n_ctx": info.n_ctx,
-                "threads": info.threads,
-                "load_ms": info.load_ms,
-                "max_tokens": generate.max_tokens,
-            });
-            Ok((Box::new(EngineModel::new(engine, generate)), info))
-        })
+        let model = string_arg(env, &model_path, "modelPath")?;
+        let skills = folders(string_arg(env, &skills_dir, "skillsDir")?);
+        let toolsets = folders(string_arg(env, &toolsets_dir, "toolsetsDir")?);
+        let lang = lang_arg(env, &language)?;
+        let options = OpenOptions {
+            kv_dir: Some(
+                porfiry_runtime::paths::kv_dir_beside(std::path::Path::new(&model))
+                    .display()
+                    .to_string(),
+            ),
+            model,
+            skills,
+            toolsets,
+            context: Some(non_negative(context_tokens, "contextTokens")?),
+            threads: Some(non_negative(threads, "threads")?),
+            max_tokens: Some(non_negative(max_tokens, "maxTokens")?),
+            language: Some(lang.code().to_string()),
+            ..OpenOptions::default()
+        };
+        open_service(&options)
     })
 }
 
 /// `long createScripted(String[] script, int pieceDelayMs, String skillsDir,
-/// String toolsetsDir, String language)`.
+/// String toolsetsDir, String language)`: the agent of [`load_agent`] (the folders over the
+/// built-in ones) over a scripted model ([`Script`], paced).
 #[no_mangle]
 pub extern "system" fn Java_app_porfiry_core_PorfiryNative_createScripted<'c>(
     env: EnvUnowned<'c>,
@@ -277,19 +219,23 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_createScripted<'c>(
             env.delete_local_ref(item);
         }
         let delay = non_negative(piece_delay_ms, "pieceDelayMs")?;
-        let agent = AgentArgs::read(env, &skills_dir, &toolsets_dir, &language)?;
-        agent.start(|| {
-            let info = json!({
-                "kind": "scripted",
-                "outputs": outputs.len(),
-                "piece_delay_ms": delay,
-            });
-            let model = PacedModel::new(
-                ScriptedModel::new(outputs),
-                Duration::from_millis(delay.into()),
-            );
-            Ok((Box::new(model), info))
-        })
+        let options = OpenOptions {
+            skills: folders(string_arg(env, &skills_dir, "skillsDir")?),
+            toolsets: folders(string_arg(env, &toolsets_dir, "toolsetsDir")?),
+            language: Some(lang_arg(env, &language)?.code().to_string()),
+            ..OpenOptions::default()
+        };
+        let config = options.config()?;
+        let (agent, diagnostics, _builtin) = load_agent(&config)?;
+        let mut info = json!({
+            "kind": "scripted",
+            "outputs": outputs.len(),
+            "piece_delay_ms": delay,
+        });
+        options::add_agent_info(&mut info, &agent, &diagnostics);
+        let model = PacedModel::new(Script::new(outputs), Duration::from_millis(delay.into()));
+        let runtime = Runtime::from_parts(agent, Backend::Other(Box::new(model)), config.tool_timeout);
+        Ok(registry::insert(Service::start(runtime, info)?))
     })
 }
 
@@ -318,7 +264,7 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_registerToolset<'c>(
             vm: env.get_java_vm()?,
             executor: env.new_global_ref(&executor)?,
         };
-        assistant.register_toolset(&toolset, Arc::new(host), Duration::from_millis(timeout))
+        Ok(assistant.register_toolset(&toolset, Arc::new(host), Duration::from_millis(timeout))?)
     })
 }
 
@@ -342,7 +288,7 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_send<'c>(
             vm: env.get_java_vm()?,
             listener: env.new_global_ref(&listener)?,
         };
-        assistant.send(&session, &text, Box::new(sink))
+        Ok(assistant.send(&session, &text, Box::new(sink))?)
     })
 }
 
@@ -358,7 +304,7 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_prepare<'c>(
     on_assistant(env, handle, |env, assistant| {
         let session = string_arg(env, &session, "session")?;
         let partial = string_arg(env, &partial, "partialText")?;
-        assistant.prepare(&session, &partial)
+        Ok(assistant.prepare(&session, &partial)?)
     })
 }
 
@@ -371,7 +317,20 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_cancel<'c>(
     session: JString<'c>,
 ) -> jboolean {
     on_assistant(env, handle, |env, assistant| {
-        assistant.cancel(&string_arg(env, &session, "session")?)
+        Ok(assistant.cancel(&string_arg(env, &session, "session")?)?)
+    })
+}
+
+/// `void endSession(long handle, String session)`.
+#[no_mangle]
+pub extern "system" fn Java_app_porfiry_core_PorfiryNative_endSession<'c>(
+    env: EnvUnowned<'c>,
+    _class: JClass<'c>,
+    handle: jlong,
+    session: JString<'c>,
+) {
+    on_assistant(env, handle, |env, assistant| {
+        Ok(assistant.end_session(&string_arg(env, &session, "session")?)?)
     })
 }
 
@@ -382,7 +341,7 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_close<'c>(
     _class: JClass<'c>,
     handle: jlong,
 ) {
-    export(env, |_env| registry::remove(handle)?.close())
+    export(env, |_env| Ok(registry::remove(handle)?.close()?))
 }
 
 /// `String prompt(long handle, String session)`.
@@ -423,7 +382,7 @@ struct JavaSink {
 }
 
 impl JavaSink {
-    fn call(&self, event: BridgeEvent) -> Result<(), JniError> {
+    fn call(&self, event: ServiceEvent) -> Result<(), JniError> {
         let listener: &JObject<'static> = &self.listener;
         self.vm.attach_current_thread_with_config(
             worker_attach,
@@ -431,12 +390,12 @@ impl JavaSink {
             |env| -> Result<(), JniError> {
                 // Most events are one string for a one-string method.
                 let (method, text) = match event {
-                    BridgeEvent::Text(t) => (jni_str!("onText"), t),
-                    BridgeEvent::Sentence(t) => (jni_str!("onSentence"), t),
-                    BridgeEvent::ShowText(t) => (jni_str!("onShowText"), t),
-                    BridgeEvent::Done(v) => (jni_str!("onDone"), v.to_string()),
-                    BridgeEvent::Error(t) => (jni_str!("onError"), t),
-                    BridgeEvent::ToolStarted { name, args } => {
+                    ServiceEvent::Text(t) => (jni_str!("onText"), t),
+                    ServiceEvent::Sentence(t) => (jni_str!("onSentence"), t),
+                    ServiceEvent::ShowText(t) => (jni_str!("onShowText"), t),
+                    ServiceEvent::Done(v) => (jni_str!("onDone"), v.to_string()),
+                    ServiceEvent::Error(t) => (jni_str!("onError"), t),
+                    ServiceEvent::ToolStarted { name, args } => {
                         let n = env.new_string(name)?;
                         let a = env.new_string(args)?;
                         env.call_method(
@@ -447,7 +406,7 @@ impl JavaSink {
                         )?;
                         return Ok(());
                     }
-                    BridgeEvent::ToolFinished { name, result, ok } => {
+                    ServiceEvent::ToolFinished { name, result, ok } => {
                         let n = env.new_string(name)?;
                         let r = env.new_string(result)?;
                         env.call_method(
@@ -473,7 +432,7 @@ impl JavaSink {
 }
 
 impl EventSink for JavaSink {
-    fn deliver(&mut self, event: BridgeEvent) -> bool {
+    fn deliver(&mut self, event: ServiceEvent) -> bool {
         // A listener exception comes back as CaughtJavaException (already cleared): counted,
         // never propagated, and the turn goes on.
         self.call(event).is_ok()

@@ -3,19 +3,21 @@
 //!
 //! # How it fits
 //!
-//! - A Java `long` handle names an assistant in a registry (`registry`): an `Arc` per
-//!   handle, handles never reused. Bad, stale or closed handles are `IllegalStateException`s.
-//! - An assistant (`assistant`) is an [`porfiry_agent::Agent`] and a model (the llama.cpp
-//!   [`porfiry_engine::EngineModel`], or a scripted model for tests) owned by **one worker
-//!   thread** that serves a FIFO job queue: turns, executor registrations, prompt requests.
-//!   Turns run one at a time in send order, whatever session they belong to — the engine is one
-//!   llama.cpp context anyway — and each has its own cancel token, so `cancel(session)` reaches
-//!   the running turn and the queued ones of that session only.
-//! - Events of a turn go to the Java listener from the worker thread: text pieces, completed
-//!   sentences (`sentences`, for text-to-speech), `show_text`, tool started/finished, then
-//!   exactly one `onDone(statsJson)` or `onError(message)`.
-//! - Host tools (`registerToolset`) run on a helper thread per call with a deadline: a slow or
-//!   throwing Java executor becomes a tool error for the model, the turn goes on.
+//! The bridge is a thin JNI layer over `porfiry-runtime`: it converts arguments, calls the
+//! runtime and turns errors into Java exceptions. Everything else — the worker thread, the
+//! job queue, cancel tokens, sentences, timed host tools, the `onDone` JSON — is the
+//! runtime's [`porfiry_runtime::Service`].
+//!
+//! - A Java `long` handle names a service in a registry (`registry`): an `Arc` per handle,
+//!   handles never reused. Bad, stale or closed handles are `IllegalStateException`s.
+//! - `open(optionsJson)` (`options`: model, the user's skill and toolset folders over the
+//!   built-in ones, context, threads, sessions, language, chat format, data and snapshot
+//!   folders) opens a [`porfiry_runtime::Runtime`] and starts its service; `create(...)` is
+//!   `open` with the old positional arguments (head snapshots beside the model);
+//!   `createScripted` puts a scripted model (`paced`) under the same agent.
+//! - Events of a turn go to the Java listener (`JavaSink`) from the worker thread; host
+//!   tools (`registerToolset`) are Java `ToolExecutor`s (`JavaTool`) run by the runtime's
+//!   timed executor. `endSession` ends a conversation (history and KV cache).
 //!
 //! # Safety at the boundary
 //!
@@ -33,9 +35,8 @@
 //! module and Java drivers with `javac` and runs them with `java -Xcheck:jni`.
 #![deny(missing_docs)]
 
-mod assistant;
 mod error;
 mod jni_api;
+mod options;
 mod paced;
 mod registry;
-mod sentences;

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use porfiry_agent::{AgentConfig, Lang};
 use porfiry_engine::{ChatFormat, EngineParams, GenerateConfig};
-use porfiry_models::Resolved;
+use porfiry_models::ModelSpec;
 
 /// How long a host tool may run before the model gets a tool error instead (default).
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(10);
@@ -113,8 +113,11 @@ pub fn chat_format_of(format: porfiry_models::ChatFormat) -> ChatFormat {
 /// engine's default), the verified sha256 (so the engine does not hash the file again to
 /// key its snapshots; `sha256` is what the caller verified, `None` for unknown files), threads,
 /// sequences and the snapshot folder.
-pub fn engine_params(config: &RuntimeConfig, model: &Resolved, sha256: Option<String>) -> EngineParams {
-    let spec = model.spec.as_ref();
+pub fn engine_params(
+    config: &RuntimeConfig,
+    spec: Option<&ModelSpec>,
+    sha256: Option<String>,
+) -> EngineParams {
     let defaults = EngineParams::default();
     EngineParams {
         n_ctx: config
@@ -136,16 +139,12 @@ pub fn engine_params(config: &RuntimeConfig, model: &Resolved, sha256: Option<St
 mod tests {
     use super::*;
 
-    fn known() -> Resolved {
+    fn known() -> ModelSpec {
         let manifest = porfiry_models::Manifest::builtin().expect("the built-in manifest");
-        let spec = manifest
+        manifest
             .get("smollm2-135m-instruct-q4_1")
             .expect("a known model")
-            .clone();
-        Resolved {
-            path: PathBuf::from("/m/x.gguf"),
-            spec: Some(spec),
-        }
+            .clone()
     }
 
     #[test]
@@ -154,9 +153,8 @@ mod tests {
             head_snapshots: false,
             ..RuntimeConfig::default()
         };
-        let m = known();
-        let spec = m.spec.clone().unwrap();
-        let p = engine_params(&config, &m, Some(spec.sha256.clone()));
+        let spec = known();
+        let p = engine_params(&config, Some(&spec), Some(spec.sha256.clone()));
         assert_eq!(p.chat_format, Some(ChatFormat::ChatMl));
         assert_eq!(p.n_ctx, spec.context);
         assert_eq!(p.model_sha256.as_deref(), Some(spec.sha256.as_str()));
@@ -172,16 +170,12 @@ mod tests {
             kv_dir: Some("/kv".into()),
             ..RuntimeConfig::default()
         };
-        let p = engine_params(&config, &known(), None);
+        let p = engine_params(&config, Some(&known()), None);
         assert_eq!(p.n_ctx, 768);
         assert_eq!(p.chat_format, Some(ChatFormat::Gemma));
         assert_eq!(p.n_seq, 1, "at least one sequence");
         assert_eq!(p.snapshot_dir.as_deref(), Some(std::path::Path::new("/kv")));
-        let unknown = Resolved {
-            path: "/m/y.gguf".into(),
-            spec: None,
-        };
-        let p = engine_params(&RuntimeConfig::default(), &unknown, None);
+        let p = engine_params(&RuntimeConfig::default(), None, None);
         assert_eq!(p.chat_format, None, "detected from the file");
         assert_eq!(p.n_ctx, EngineParams::default().n_ctx);
     }

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use porfiry_agent::{Agent, Diagnostic, ExecutorTarget, SystemClock};
-use porfiry_engine::{Engine, EngineModel, HeadReport, ModelInfo};
-use porfiry_models::{FileState, ModelStore, Progress};
+use porfiry_engine::{ChatFormat, Engine, EngineModel, EngineParams, HeadReport, ModelInfo};
+use porfiry_models::{FileState, ModelSpec, ModelStore, Progress};
 
-use crate::config::{engine_params, RuntimeConfig};
+use crate::config::{chat_format_of, engine_params, RuntimeConfig};
 use crate::error::RuntimeError;
 use crate::notes::NotesExecutor;
 use crate::paths::{builtin_dirs, BuiltinDirs};
@@ -33,6 +33,90 @@ pub struct OpenReport {
     pub data_dir: PathBuf,
     /// The static head: what preparing it did, or why it could not be prepared.
     pub head: Result<HeadReport, String>,
+}
+
+/// A model file to load, as resolved from `--model ID|PATH`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelChoice {
+    /// The model as the user named it (the manifest's default id when none was named).
+    pub given: String,
+    /// The GGUF file.
+    pub path: PathBuf,
+    /// The manifest entry, when the file is a known model.
+    pub spec: Option<ModelSpec>,
+    /// The manifest's sha256 when the store verified this very file (snapshots are keyed by
+    /// it, so the engine does not hash the file again); `None` for any other file.
+    pub sha256: Option<String>,
+}
+
+impl ModelChoice {
+    /// The manifest id, when the file is a known model.
+    pub fn id(&self) -> Option<&str> {
+        self.spec.as_ref().map(|s| s.id.as_str())
+    }
+
+    /// The manifest's chat format, when the file is a known model.
+    pub fn chat_format(&self) -> Option<ChatFormat> {
+        self.spec.as_ref().map(|s| chat_format_of(s.chat_format))
+    }
+}
+
+/// Resolves `id_or_path` (default: the manifest's default model): with `fetch`, a known
+/// model that is missing is fetched first (reporting to `progress`); without, a missing one
+/// is an error that says how to fetch it.
+///
+/// # Errors
+/// [`RuntimeError::Models`].
+pub fn resolve_model(
+    id_or_path: Option<&str>,
+    fetch: bool,
+    progress: &dyn Progress,
+) -> Result<ModelChoice, RuntimeError> {
+    let store = ModelStore::open_default()?;
+    let given = match id_or_path {
+        Some(m) => m.to_string(),
+        None => store.manifest().default.clone(),
+    };
+    let resolved = if fetch {
+        store.ensure(&given, progress)?
+    } else {
+        store.resolve(&given)?
+    };
+    // A known model the store has verified is keyed by its manifest sha256; any other file
+    // is hashed by the engine (once, cached beside its snapshots).
+    let sha256 = match &resolved.spec {
+        Some(spec)
+            if resolved.path == store.path_of(spec)
+                && matches!(store.state(spec), Ok(FileState::Verified)) =>
+        {
+            Some(spec.sha256.clone())
+        }
+        _ => None,
+    };
+    Ok(ModelChoice {
+        given,
+        path: resolved.path,
+        spec: resolved.spec,
+        sha256,
+    })
+}
+
+/// Loads `model` with `params`, filling in what the manifest knows and `params` leaves open
+/// (the chat format, the verified sha256).
+///
+/// # Errors
+/// [`RuntimeError::Engine`].
+pub fn load_engine(model: &ModelChoice, mut params: EngineParams) -> Result<Engine, RuntimeError> {
+    if params.chat_format.is_none() {
+        params.chat_format = model.chat_format();
+    }
+    if params.model_sha256.is_none() {
+        params.model_sha256 = model.sha256.clone();
+    }
+    Engine::load(&model.path, params).map_err(|source| RuntimeError::Engine {
+        path: model.path.clone(),
+        source,
+    })
 }
 
 /// The skill and toolset folders `config` loads: the built-ins first (unless turned off),
@@ -100,32 +184,9 @@ impl Runtime {
         config: &RuntimeConfig,
         progress: &dyn Progress,
     ) -> Result<(Runtime, OpenReport), RuntimeError> {
-        let store = ModelStore::open_default()?;
-        let given = match &config.model {
-            Some(m) => m.clone(),
-            None => store.manifest().default.clone(),
-        };
-        let resolved = if config.fetch {
-            store.ensure(&given, progress)?
-        } else {
-            store.resolve(&given)?
-        };
-        // A known model the store has verified is keyed by its manifest sha256; any other
-        // file is hashed by the engine (once, cached beside its snapshots).
-        let sha256 = match &resolved.spec {
-            Some(spec)
-                if resolved.path == store.path_of(spec)
-                    && matches!(store.state(spec), Ok(FileState::Verified)) =>
-            {
-                Some(spec.sha256.clone())
-            }
-            _ => None,
-        };
-        let params = engine_params(config, &resolved, sha256);
-        let engine = Engine::load(&resolved.path, params).map_err(|source| RuntimeError::Engine {
-            path: resolved.path.clone(),
-            source,
-        })?;
+        let model = resolve_model(config.model.as_deref(), config.fetch, progress)?;
+        let params = engine_params(config, model.spec.as_ref(), model.sha256.clone());
+        let engine = load_engine(&model, params)?;
         let (agent, diagnostics, builtin) = load_agent(config)?;
         let mut runtime = Runtime::from_parts(
             agent,
@@ -150,8 +211,8 @@ impl Runtime {
             .map(|e| e.info().clone())
             .ok_or_else(|| RuntimeError::Model("the engine is gone".into()))?;
         let report = OpenReport {
-            model: given,
-            model_id: resolved.spec.map(|s| s.id),
+            model_id: model.id().map(str::to_string),
+            model: model.given,
             info,
             diagnostics,
             missing_executors: runtime.agent().missing_executors(),

@@ -9,8 +9,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use porfiry_agent::{AgentConfig, AgentEvent, CancelToken, Lang, Severity, TurnOutcome, TurnStop};
 use porfiry_engine::{ChatFormat, GenerateConfig, HeadSource, SamplingConfig};
-use porfiry_models::StderrProgress;
-use porfiry_runtime::{Runtime, RuntimeConfig, Turn};
+use porfiry_runtime::{Runtime, RuntimeConfig, StderrProgress, Turn};
 
 /// Model and generation options shared by `ask` and `chat`.
 #[derive(Debug, Clone, clap::Args)]

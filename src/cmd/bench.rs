@@ -135,7 +135,7 @@ fn dialogue(a: DialogueArgs) -> anyhow::Result<ExitCode> {
     };
     let tracer = match &a.trace {
         Some(_) => Some(
-            porfiry_engine::Tokenizer::load(&model.path, model.chat_format)
+            porfiry_engine::Tokenizer::load(&model.path, model.chat_format())
                 .context("loading the vocabulary for --trace")?,
         ),
         None => None,
@@ -230,10 +230,10 @@ fn side_by_side(with: &DialogueReport, without: &DialogueReport) -> String {
     for (w, o) in with.turns.iter().zip(&without.turns) {
         row(
             &w.turn,
-            w.prefilled_tokens,
-            o.prefilled_tokens,
-            w.ttft_ms,
-            o.ttft_ms,
+            w.stats.prefilled_tokens,
+            o.stats.prefilled_tokens,
+            w.stats.ttft_ms,
+            o.stats.ttft_ms,
         );
     }
     let (w, o) = (&with.totals, &without.totals);

@@ -91,7 +91,7 @@ fn add_token_counts(
             return Ok(());
         }
     };
-    let tok = porfiry_engine::Tokenizer::load(&choice.path, choice.chat_format)
+    let tok = porfiry_engine::Tokenizer::load(&choice.path, choice.chat_format())
         .with_context(|| format!("loading the vocabulary of {}", choice.path.display()))?;
     if let Some(sections) = json["sections"].as_array_mut() {
         for (j, s) in sections.iter_mut().zip(prompt.sections()) {

@@ -3,6 +3,7 @@ package app.porfiry.tests;
 import app.porfiry.core.Assistant;
 import app.porfiry.core.AssistantController;
 import app.porfiry.core.AssistantFiles;
+import app.porfiry.core.AssistantOptions;
 import app.porfiry.core.AssistantSettings;
 import app.porfiry.core.MediaCatalog;
 import app.porfiry.core.MediaToolExecutor;
@@ -16,9 +17,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -410,6 +414,85 @@ public final class BridgeTests {
         PorfiryNative.close(h);
     }
 
+    /** The number in a reply made of {@code {{messages}}}: how many messages the request carried. */
+    private static int messages(Recorder r) throws InterruptedException {
+        r.await(20);
+        Check.eq(null, r.error, "error");
+        return Integer.parseInt(r.text().trim());
+    }
+
+    static void endSessionForgetsTheHistory() throws Exception {
+        long h = scripted(0, "{{messages}}", "{{messages}}", "{{messages}}", "{{messages}}", "{{messages}}");
+        int first = messages(send(h, "s", "раз"));
+        Check.isTrue(first >= 1, "the first request carries the user's message: " + first);
+        // Queued behind the turn already sent: that turn still runs in the old conversation.
+        Recorder second = send(h, "s", "два");
+        PorfiryNative.endSession(h, "s");
+        Recorder third = send(h, "s", "три");
+        Check.isTrue(messages(second) > first, "the second turn carried the history");
+        Check.eq(first, messages(third), "after endSession the request has no earlier history");
+        Check.isTrue(messages(send(h, "s", "четыре")) > first, "the new conversation has its own history");
+        Check.eq(first, messages(send(h, "other", "пять")), "another session is a conversation of its own");
+        Check.eq("1", Check.json(PorfiryNative.stats(h), "sessions_ended"), "counted");
+        PorfiryNative.endSession(h, "never-used");
+        Check.throwsA(IllegalArgumentException.class, () -> PorfiryNative.endSession(h, null), "null session");
+        Check.throwsA(IllegalArgumentException.class, () -> PorfiryNative.endSession(h, ""), "empty session");
+        PorfiryNative.close(h);
+        Check.throwsA(IllegalStateException.class, () -> PorfiryNative.endSession(h, "s"), "after close");
+        Check.throwsA(IllegalStateException.class, () -> PorfiryNative.endSession(987654321L, "s"), "bad handle");
+    }
+
+    static void openTakesJsonOptions() throws Exception {
+        IllegalArgumentException e = Check.throwsA(IllegalArgumentException.class,
+                () -> PorfiryNative.open("{\"model\":\"/nonexistent/m.gguf\",\"contxt\":2048,\"langauge\":\"ru\"}"),
+                "unknown keys");
+        Check.contains(e.getMessage(), "\"contxt\", \"langauge\"", "both unknown keys named");
+        e = Check.throwsA(IllegalArgumentException.class,
+                () -> PorfiryNative.open("{\"model\":\"/nonexistent/m.gguf\",\"chat_format\":\"llama\"}"),
+                "bad chat format");
+        Check.contains(e.getMessage(), "llama", "the format named");
+        Check.contains(e.getMessage(), "gemma, chatml", "the known formats listed");
+        e = Check.throwsA(IllegalArgumentException.class,
+                () -> PorfiryNative.open("{\"model\":\"/nonexistent/m.gguf\",\"context\":\"big\"}"),
+                "a value of the wrong type");
+        Check.contains(e.getMessage(), "context", "the key named");
+        Check.throwsA(IllegalArgumentException.class, () -> PorfiryNative.open("{\"skills\":[]}"), "no model");
+        Check.throwsA(IllegalArgumentException.class, () -> PorfiryNative.open("[1, 2]"), "not an object");
+        Check.throwsA(IllegalArgumentException.class, () -> PorfiryNative.open("{"), "not JSON");
+        Check.throwsA(IllegalArgumentException.class, () -> PorfiryNative.open(null), "null");
+        e = Check.throwsA(IllegalArgumentException.class,
+                () -> Assistant.open(new AssistantOptions("/nonexistent/модель.gguf").language("en")), "missing model");
+        Check.contains(e.getMessage(), "/nonexistent/модель.gguf", "the model named");
+        e = Check.throwsA(IllegalArgumentException.class,
+                () -> Assistant.open(new AssistantOptions("/nonexistent/m.gguf").skills("/nonexistent/skills")),
+                "missing skills folder");
+        Check.contains(e.getMessage(), "/nonexistent/skills", "the folder named");
+
+        // The options as JSON: only what was set, strings escaped.
+        String json = new AssistantOptions("/m/«кино» \"q\"\\x.gguf").skills("/s1").skills("/s2")
+                .context(2048).builtin(false).chatFormat("gemma").toolTimeoutMs(250).toJson();
+        Check.eq("{\"model\":\"/m/«кино» \\\"q\\\"\\\\x.gguf\",\"context\":2048,\"builtin\":false,"
+                + "\"chat_format\":\"gemma\",\"tool_timeout_ms\":250,\"skills\":[\"/s1\",\"/s2\"]}", json, "JSON");
+        // The app's options: the files directory as the data directory, the user's folders
+        // only when they exist (the built-in ones are in the library).
+        File dir = Files.createTempDirectory("porfiry-app-files").toFile();
+        File models = AssistantFiles.modelsDir(dir);
+        models.mkdirs();
+        Files.write(new File(models, "a.gguf").toPath(), new byte[] {'G', 'G', 'U', 'F'});
+        AssistantFiles.skillsDir(dir).mkdirs();
+        AssistantSettings settings = new AssistantSettings("", "en", 1024, 3);
+        String app = AssistantFiles.scan(dir, settings).openOptions(settings).toJson();
+        Check.eq("{\"model\":\"" + new File(models, "a.gguf").getPath() + "\",\"data_dir\":\"" + dir.getPath()
+                + "\",\"context\":1024,\"threads\":3,\"language\":\"en\",\"skills\":[\""
+                + AssistantFiles.skillsDir(dir).getPath() + "\"]}", app, "the app's options");
+        Check.throwsA(IllegalStateException.class,
+                () -> AssistantFiles.scan(dir, settings.withModelFile("gone.gguf")).openOptions(settings), "no model chosen");
+        // A file with the GGUF magic but nothing else: the engine refuses it, as an argument error.
+        e = Check.throwsA(IllegalArgumentException.class,
+                () -> Assistant.open(AssistantFiles.scan(dir, settings).openOptions(settings)), "a broken model");
+        Check.contains(e.getMessage(), "a.gguf", "the model named");
+    }
+
     // ---------------------------------------------------------------- the app's own logic
 
     static void mediaExecutorThroughTheBridge() throws Exception {
@@ -521,6 +604,108 @@ public final class BridgeTests {
         a.close();
     }
 
+    /** A controller over {@code a} whose turns end into {@code ended}, on a clock the test moves. */
+    private static final class Conversation {
+        final AtomicLong now = new AtomicLong(1_000);
+        final List<String> ids = Collections.synchronizedList(new ArrayList<>());
+        final List<Boolean> newConversations = Collections.synchronizedList(new ArrayList<>());
+        final BlockingQueue<String> ended = new LinkedBlockingQueue<>();
+        final AssistantController c;
+
+        Conversation(Assistant a, long idleMillis) {
+            c = new AssistantController(a, "phone",
+                    new AssistantController.Speaker() {
+                        @Override
+                        public void speak(String utteranceId, String text) {
+                            ids.add(utteranceId);
+                        }
+
+                        @Override
+                        public void stopAll() { }
+                    },
+                    text -> { },
+                    new AssistantController.Observer() {
+                        @Override
+                        public void onState(AssistantController.State s) { }
+
+                        @Override
+                        public void onReplyText(String piece) { }
+
+                        @Override
+                        public void onTurnEnded(String statsJson, String error) {
+                            ended.add(statsJson != null ? statsJson : "error: " + error);
+                        }
+
+                        @Override
+                        public void onNewConversation(boolean afterIdle) {
+                            newConversations.add(afterIdle);
+                        }
+                    },
+                    new ToolActivityLog(10), idleMillis, now::get);
+        }
+
+        /** Says {@code text}, waits for the reply, lets it be spoken; returns the reply text. */
+        String say(String text) throws InterruptedException {
+            c.userSaid(text);
+            String done = ended.poll(20, TimeUnit.SECONDS);
+            Check.isTrue(done != null && !done.startsWith("error"), "the turn ended: " + done);
+            for (String id : new ArrayList<>(ids)) {
+                c.utteranceDone(id);
+            }
+            Check.eq(AssistantController.State.IDLE, c.state(), "idle after the reply");
+            return Check.json(done, "text");
+        }
+    }
+
+    static void controllerStartsANewConversationAfterIdle() throws Exception {
+        long minute = 60_000L;
+        StringBuilder longReply = new StringBuilder();
+        for (int i = 0; i < 40; i++) {
+            longReply.append("Фраза ").append(i).append(". ");
+        }
+        List<String> script = new ArrayList<>(Collections.nCopies(4, "{{messages}}"));
+        script.add(longReply.toString());
+        script.addAll(Collections.nCopies(3, "{{messages}}"));
+        Assistant a = Assistant.scripted(script, 5, SKILLS, TOOLSETS, "ru");
+        Conversation conv = new Conversation(a, 10 * minute);
+        AssistantController c = conv.c;
+        // Quiet for longer than the idle period before anything was said: nothing to end.
+        conv.now.addAndGet(30 * minute);
+        String first = conv.say("раз");
+        Check.eq(Collections.emptyList(), conv.newConversations, "no conversation to end yet");
+        // Just under the idle period since the reply: the same conversation.
+        conv.now.addAndGet(10 * minute - 1);
+        String second = conv.say("два");
+        Check.isTrue(Integer.parseInt(second) > Integer.parseInt(first), "history carried: " + first + " → " + second);
+        Check.eq(2, c.conversationTurns(), "two turns in this conversation");
+        // The idle period passed: the next request starts a new conversation.
+        conv.now.addAndGet(10 * minute);
+        Check.eq(first, conv.say("три"), "a fresh conversation after the idle period");
+        Check.eq(Collections.singletonList(true), conv.newConversations, "started over after idle");
+        Check.eq(1, c.conversationTurns(), "counting anew");
+        // The user asks for a new conversation while a long reply is spoken: it stops.
+        c.userSaid("расскажи длинно");
+        for (int i = 0; i < 200 && conv.ids.isEmpty(); i++) {
+            Thread.sleep(10);
+        }
+        Check.eq(AssistantController.State.SPEAKING, c.state(), "speaking the long reply");
+        c.newConversation();
+        Check.eq(AssistantController.State.IDLE, c.state(), "interrupted");
+        Check.eq(Arrays.asList(true, false), conv.newConversations, "started over on request");
+        Check.eq(0, c.conversationTurns(), "nothing said yet in the new conversation");
+        conv.ids.clear();
+        Check.eq(first, conv.say("четыре"), "the request after newConversation has no history");
+        // Partial transcripts after the idle period start the new conversation before the hint.
+        conv.now.addAndGet(11 * minute);
+        c.userSpeaking("Привет");
+        Check.eq(Arrays.asList(true, false, true), conv.newConversations, "the partial transcript started over");
+        Check.eq(first, conv.say("Привет"), "fresh after the partial transcript");
+        String stats = a.stats();
+        Check.eq("3", Check.json(stats, "sessions_ended"), "each start-over ended the session once: " + stats);
+        Check.eq("1", Check.json(stats, "cancelled"), "the long reply was cancelled");
+        a.close();
+    }
+
     static void filesReportAndSettings() throws Exception {
         File dir = Files.createTempDirectory("porfiry-files").toFile();
         AssistantFiles empty = AssistantFiles.scan(dir, AssistantSettings.defaults());
@@ -598,5 +783,42 @@ public final class BridgeTests {
         System.out.println("gemma cancel after " + r.pieces.size() + " pieces, stopped in " + ms + " ms: " + r.done);
         PorfiryNative.close(h);
         Check.eq(Collections.emptyList(), porfiryThreads(), "threads detached");
+    }
+
+    static void gemmaEndSessionStartsFromTheHead() throws Exception {
+        File data = Files.createTempDirectory("porfiry-data").toFile();
+        Assistant a = Assistant.open(new AssistantOptions(prop("porfiry.model")).dataDir(data.getPath())
+                .skills(SKILLS).toolsets(TOOLSETS).context(2048).threads(2).maxTokens(24).language("ru"));
+        String stats = a.stats();
+        Check.contains(stats, "\"data_dir\":\"" + data.getPath() + "\"", "the data directory: " + stats);
+        Check.contains(stats, "\"source\":\"embedded\"", "the built-ins come from the library: " + stats);
+        Check.isTrue(new File(data, "builtin").isDirectory(), "the built-ins were unpacked in the data directory");
+        Check.contains(stats, "\"max_tokens\":24", "max tokens applied");
+        Recorder r1 = send(a.handle(), "s", "Привет!");
+        r1.await(300);
+        Check.eq(null, r1.error, "error");
+        int head = Integer.parseInt(Check.json(r1.done, "head_tokens"));
+        Check.isTrue(head > 0, "a new session starts from the head: " + r1.done);
+        Recorder r2 = send(a.handle(), "s", "Как дела?");
+        r2.await(300);
+        Check.eq(null, r2.error, "error");
+        Check.eq("0", Check.json(r2.done, "head_tokens"), "the second turn continues its own cache: " + r2.done);
+        Check.isTrue(Integer.parseInt(Check.json(r2.done, "reused_tokens")) > head,
+                "the second turn reuses more than the head: " + r2.done);
+        a.endSession("s");
+        Recorder r3 = send(a.handle(), "s", "Как тебя зовут?");
+        r3.await(300);
+        Check.eq(null, r3.error, "error");
+        // The session's KV is gone: the turn restores only the head again.
+        int head3 = Integer.parseInt(Check.json(r3.done, "head_tokens"));
+        Check.isTrue(head3 > 0, "after endSession the session starts from the head: " + r3.done);
+        if ("1".equals(Check.json(r3.done, "generations"))) {
+            int reused = Integer.parseInt(Check.json(r3.done, "reused_tokens"));
+            Check.isTrue(reused <= head3, "nothing but the head was reused: " + r3.done);
+        }
+        Check.eq("1", Check.json(a.stats(), "sessions_ended"), "counted");
+        System.out.println("gemma after endSession: " + r3.done);
+        a.close();
+        Check.isTrue(new File(data, "kv").isDirectory(), "head snapshots in <data>/kv");
     }
 }

@@ -37,6 +37,7 @@ class AssistantService : Service() {
         fun onActivity()
         fun onTurnEnded(stats: String?, error: String?)
         fun onListening(listening: Boolean)
+        fun onNewConversation()
     }
 
     inner class LocalBinder : Binder() {
@@ -140,10 +141,9 @@ class AssistantService : Service() {
         loader.execute {
             old?.close()
             val result = runCatching {
-                Assistant.open(
-                    model.path, AssistantFiles.skillsDir(filesDir).path,
-                    AssistantFiles.toolsetsDir(filesDir).path, settings
-                ).also { a ->
+                // The built-in skills and toolsets are embedded in libporfiry.so; it unpacks them
+                // (and keeps its KV snapshots) in the files directory, passed as its data dir.
+                Assistant.open(found.openOptions(settings)).also { a ->
                     val catalogFile = File(filesDir, "media/catalog.tsv")
                     val catalog = if (catalogFile.isFile) MediaCatalog.load(catalogFile) else MediaCatalog.sample()
                     a.registerToolset("media", MediaToolExecutor(catalog) { item -> MediaPlayerLauncher.play(this, item) }, 5_000)
@@ -174,6 +174,10 @@ class AssistantService : Service() {
             override fun onTurnEnded(statsJson: String?, error: String?) {
                 main.post { ui?.onTurnEnded(statsJson, error); ui?.onActivity() }
             }
+
+            override fun onNewConversation(afterIdle: Boolean) {
+                main.post { ui?.onNewConversation() }
+            }
         }, log)
         ui?.onStatus(found.describe() + "Ready: ${found.chosenModel()?.name}\n")
     }
@@ -188,6 +192,11 @@ class AssistantService : Service() {
     fun stop() {
         controller?.userStartedSpeaking()
         voiceIn?.stop()
+    }
+
+    /** Starts a new conversation (the New button): the reply stops and the history is forgotten. */
+    fun newConversation() {
+        controller?.newConversation()
     }
 
     /** Sends typed text (for testing without speaking). */

@@ -55,6 +55,9 @@ class MainActivity : Activity(), AssistantService.Ui {
         buttons.addView(Button(this).apply { text = getString(R.string.talk); setOnClickListener { service?.talk() } })
         buttons.addView(Button(this).apply { text = getString(R.string.stop); setOnClickListener { service?.stop() } })
         buttons.addView(Button(this).apply {
+            text = getString(R.string.new_conversation); setOnClickListener { service?.newConversation() }
+        })
+        buttons.addView(Button(this).apply {
             text = "Send"
             setOnClickListener { service?.type(input.text.toString()); input.text.clear() }
         })
@@ -130,6 +133,11 @@ class MainActivity : Activity(), AssistantService.Ui {
 
     override fun onTurnEnded(stats: String?, error: String?) {
         if (error != null) reply.append("\n[$error]")
+    }
+
+    override fun onNewConversation() {
+        reply.text = ""
+        shown.text = ""
     }
 
     override fun onListening(listening: Boolean) {

@@ -10,11 +10,16 @@ public final class Assistant implements AutoCloseable {
         this.handle = handle;
     }
 
-    /** Loads a GGUF model with the given settings. */
+    /** Loads a GGUF model with the given settings (see {@link PorfiryNative#create}). */
     public static Assistant open(String modelPath, String skillsDir, String toolsetsDir,
                                  AssistantSettings settings) {
         return new Assistant(PorfiryNative.create(modelPath, skillsDir, toolsetsDir,
                 settings.contextTokens(), settings.threads(), 0, settings.language()));
+    }
+
+    /** Opens an assistant as {@code options} describe (see {@link PorfiryNative#open}). */
+    public static Assistant open(AssistantOptions options) {
+        return new Assistant(PorfiryNative.open(options.toJson()));
     }
 
     /** An assistant over a scripted model (tests, demos). */
@@ -42,6 +47,11 @@ public final class Assistant implements AutoCloseable {
     /** See {@link PorfiryNative#prepare}. */
     public void prepare(String session, String partialText) {
         PorfiryNative.prepare(handle, session, partialText);
+    }
+
+    /** See {@link PorfiryNative#endSession}. */
+    public void endSession(String session) {
+        PorfiryNative.endSession(handle, session);
     }
 
     /** See {@link PorfiryNative#cancel}. */

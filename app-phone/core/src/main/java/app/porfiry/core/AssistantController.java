@@ -15,6 +15,12 @@ import java.util.Deque;
  *   <li><b>Sentence queue:</b> each sentence goes to the {@link Speaker} as soon as the model
  *       completes it; the controller counts utterances until the speaker reports them spoken.</li>
  *   <li><b>Activity:</b> tool calls, shown text and errors go to a {@link ToolActivityLog}.</li>
+ *   <li><b>New conversation:</b> {@link #newConversation()} (the user's request) interrupts
+ *       whatever runs and ends the session ({@link Assistant#endSession}: history and KV cache
+ *       gone, the next turn starts from the static head). The same happens by itself when the
+ *       user speaks again after an idle period ({@link #DEFAULT_IDLE_MILLIS} by default) since
+ *       the last activity (a request, a turn's end, a spoken sentence); time comes from an
+ *       injectable {@link Clock}.</li>
  * </ul>
  *
  * <p>Thread-safe: listener events arrive on the native worker thread, user events on the UI
@@ -24,6 +30,18 @@ import java.util.Deque;
 public final class AssistantController {
     /** Where the turn is. */
     public enum State { IDLE, THINKING, SPEAKING }
+
+    /** After this long without activity, the next request starts a new conversation: 10 minutes. */
+    public static final long DEFAULT_IDLE_MILLIS = 10 * 60 * 1000L;
+
+    /** Monotonic time in milliseconds (tests inject their own). */
+    public interface Clock {
+        /** Now, in milliseconds from an arbitrary origin; never goes back. */
+        long millis();
+
+        /** The system's monotonic clock. */
+        Clock SYSTEM = () -> System.nanoTime() / 1_000_000L;
+    }
 
     /** Text-to-speech: speaks utterances in the order given. */
     public interface Speaker {
@@ -50,6 +68,12 @@ public final class AssistantController {
 
         /** The turn ended; {@code statsJson} as given by the bridge, or null on error. */
         void onTurnEnded(String statsJson, String error);
+
+        /**
+         * A new conversation started: the user asked for it ({@code afterIdle} false) or spoke
+         * again after the idle period ({@code afterIdle} true). Default: nothing.
+         */
+        default void onNewConversation(boolean afterIdle) { }
     }
 
     private final Assistant assistant;
@@ -58,6 +82,8 @@ public final class AssistantController {
     private final Display display;
     private final Observer observer;
     private final ToolActivityLog log;
+    private final long idleMillis;
+    private final Clock clock;
 
     private State state = State.IDLE;
     private long turn = 0;
@@ -65,16 +91,35 @@ public final class AssistantController {
     private final Deque<String> pendingUtterances = new ArrayDeque<>();
     private long utteranceCounter = 0;
     private String lastStats;
+    /** Requests sent since the conversation started. */
+    private int conversationTurns = 0;
+    /** When something last happened (a request, a turn's end, a spoken sentence). */
+    private long lastActivity;
 
-    /** A controller for one conversation ({@code session}) of {@code assistant}. */
+    /**
+     * A controller for the conversations of {@code session} in {@code assistant}, starting a new
+     * one after {@link #DEFAULT_IDLE_MILLIS} of the system clock.
+     */
     public AssistantController(Assistant assistant, String session, Speaker speaker, Display display,
                                Observer observer, ToolActivityLog log) {
+        this(assistant, session, speaker, display, observer, log, DEFAULT_IDLE_MILLIS, Clock.SYSTEM);
+    }
+
+    /**
+     * A controller that starts a new conversation when the user speaks again after
+     * {@code idleMillis} without activity, as measured by {@code clock}.
+     */
+    public AssistantController(Assistant assistant, String session, Speaker speaker, Display display,
+                               Observer observer, ToolActivityLog log, long idleMillis, Clock clock) {
         this.assistant = assistant;
         this.session = session;
         this.speaker = speaker;
         this.display = display;
         this.observer = observer;
         this.log = log;
+        this.idleMillis = idleMillis;
+        this.clock = clock;
+        this.lastActivity = clock.millis();
     }
 
     /** The current state. */
@@ -97,6 +142,22 @@ public final class AssistantController {
         return log;
     }
 
+    /** Requests sent in the current conversation (0 right after a new one started). */
+    public synchronized int conversationTurns() {
+        return conversationTurns;
+    }
+
+    /**
+     * The user asked for a new conversation: whatever runs is interrupted (voice stopped, turn
+     * cancelled) and the session is ended, so the next request starts with no history.
+     */
+    public synchronized void newConversation() {
+        if (state != State.IDLE) {
+            interrupt();
+        }
+        startOver(false);
+    }
+
     /**
      * The recognizer heard the user start to speak. If the assistant is busy, this is a barge-in:
      * the voice stops and the current turn is cancelled. Returns whether something was interrupted.
@@ -117,6 +178,9 @@ public final class AssistantController {
      */
     public synchronized void userSpeaking(String partialText) {
         if (state == State.IDLE && partialText != null && !partialText.trim().isEmpty()) {
+            // After the idle period the words belong to a new conversation: end the old one
+            // first, so the hint prepares the request the new one will make.
+            startOverIfIdle();
             assistant.prepare(session, partialText);
         }
     }
@@ -128,9 +192,13 @@ public final class AssistantController {
         }
         if (state != State.IDLE) {
             interrupt();
+        } else {
+            startOverIfIdle();
         }
         turn++;
         turnFinished = false;
+        conversationTurns++;
+        lastActivity = clock.millis();
         setState(State.THINKING);
         final long myTurn = turn;
         assistant.send(session, text, new TurnListener(myTurn));
@@ -139,7 +207,23 @@ public final class AssistantController {
     /** The speaker finished (or dropped) an utterance. */
     public synchronized void utteranceDone(String utteranceId) {
         pendingUtterances.remove(utteranceId);
+        lastActivity = clock.millis();
         maybeIdle();
+    }
+
+    /** Ends the session (queued behind anything already sent) and starts counting anew. */
+    private void startOver(boolean afterIdle) {
+        assistant.endSession(session);
+        conversationTurns = 0;
+        lastActivity = clock.millis();
+        observer.onNewConversation(afterIdle);
+    }
+
+    /** Starts over when a conversation went quiet for the idle period (only while idle). */
+    private void startOverIfIdle() {
+        if (state == State.IDLE && conversationTurns > 0 && clock.millis() - lastActivity >= idleMillis) {
+            startOver(true);
+        }
     }
 
     private void interrupt() {
@@ -237,6 +321,7 @@ public final class AssistantController {
                 }
                 lastStats = statsJson;
                 turnFinished = true;
+                lastActivity = clock.millis();
                 observer.onTurnEnded(statsJson, null);
                 maybeIdle();
             }
@@ -250,6 +335,7 @@ public final class AssistantController {
                 }
                 log.add(ToolActivityLog.Entry.Kind.ERROR, "", message);
                 turnFinished = true;
+                lastActivity = clock.millis();
                 observer.onTurnEnded(null, message);
                 maybeIdle();
             }

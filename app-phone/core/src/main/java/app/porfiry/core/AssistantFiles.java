@@ -13,10 +13,16 @@ import java.util.List;
  * <p>Layout (the push scripts in {@code app-phone/scripts/} write exactly this):
  * <pre>
  *   files/models/*.gguf      the language model (one is chosen in the settings)
- *   files/skills/*.md        skills (knowledge the model reads on demand)
- *   files/toolsets/*         toolset definitions (groups of tools)
+ *   files/skills/*.md        the user's skills (knowledge the model reads on demand), over the built-in ones
+ *   files/toolsets/*         the user's toolset definitions (groups of tools), over the built-in ones
  *   files/settings.properties
+ *   files/builtin/, files/kv/  written by the library: the built-in skills and toolsets unpacked from
+ *                            libporfiry.so, and the KV snapshots of the prompt head
  * </pre>
+ *
+ * <p>The repository's skills and toolsets are built into libporfiry.so: the app ships no copies.
+ * {@link #openOptions} passes the files directory as the library's data directory and the user's
+ * folders only when they exist.
  */
 public final class AssistantFiles {
     /** The app's package name (for the adb commands in the explanations). */
@@ -84,12 +90,14 @@ public final class AssistantFiles {
             }
         }
         if (skills.isEmpty()) {
-            problems.add("No skills: " + skillsDir(filesDir) + " has no .md file. The assistant "
-                    + "works without them but knows no recipes. Run: app-phone/scripts/push-skills --app");
+            problems.add("No skills of your own: " + skillsDir(filesDir) + " has no .md file, so only "
+                    + "the built-in skills (in libporfiry.so) are used. To add or change some, run: "
+                    + "app-phone/scripts/push-skills --app --skills DIR --toolsets DIR");
         }
         if (toolsets.isEmpty()) {
-            problems.add("No toolsets: " + toolsetsDir(filesDir) + " is empty, so only the core tools "
-                    + "exist (no media_*). Run: app-phone/scripts/push-skills --app");
+            problems.add("No toolsets of your own: " + toolsetsDir(filesDir) + " is empty, so only the "
+                    + "built-in toolsets (in libporfiry.so) are used. To add or change some, run: "
+                    + "app-phone/scripts/push-skills --app --skills DIR --toolsets DIR");
         }
         return new AssistantFiles(filesDir, models, skills, toolsets, chosen,
                 Collections.unmodifiableList(problems));
@@ -141,6 +149,31 @@ public final class AssistantFiles {
     /** Every toolset file found. */
     public List<File> toolsets() {
         return toolsets;
+    }
+
+    /**
+     * The options to open the chosen model with {@code settings}: the files directory as the data
+     * directory, the user's skills and toolsets folders when they exist (over the built-in ones),
+     * context, threads and language from the settings.
+     *
+     * @throws IllegalStateException when no model was chosen ({@link #ready()} is false)
+     */
+    public AssistantOptions openOptions(AssistantSettings settings) {
+        if (chosenModel == null) {
+            throw new IllegalStateException("no model chosen: " + problems);
+        }
+        AssistantOptions o = new AssistantOptions(chosenModel.getPath())
+                .dataDir(filesDir.getPath())
+                .context(settings.contextTokens())
+                .threads(settings.threads())
+                .language(settings.language());
+        if (skillsDir(filesDir).isDirectory()) {
+            o.skills(skillsDir(filesDir).getPath());
+        }
+        if (toolsetsDir(filesDir).isDirectory()) {
+            o.toolsets(toolsetsDir(filesDir).getPath());
+        }
+        return o;
     }
 
     /** What is missing, each with how to fix it; empty when everything is there. */

@@ -26,10 +26,15 @@ public interface PorfiryListener {
     /**
      * The turn ended. {@code statsJson} is a JSON object with {@code "stop"} ({@code "answered"},
      * {@code "cancelled"} or {@code "max_iterations"}), {@code "text"} (the final visible reply),
-     * {@code "streamed"}, {@code "executed"} (tool names), {@code "shown"}, {@code "generations"},
-     * {@code "turn_ms"} and, when the model measured them, {@code "prompt_tokens"},
-     * {@code "reused_tokens"}, {@code "prefilled_tokens"}, {@code "generated_tokens"},
-     * {@code "ttft_ms"}, {@code "prefill_tps"}, {@code "decode_tps"}.
+     * {@code "streamed"}, {@code "executed"} (tool names), {@code "shown"}, and the turn's figures
+     * (the runtime's {@code TurnStats}, one definition for every host; 0 when the model measures
+     * nothing): {@code "generations"}, {@code "discarded"}, {@code "prompt_tokens"} (summed over
+     * the turn's requests), {@code "last_prompt_tokens"} (the last request's prompt: how full the
+     * context is), {@code "reused_tokens"}, {@code "prefilled_tokens"},
+     * {@code "anticipated_tokens"}, {@code "head_tokens"}, {@code "generated_tokens"},
+     * {@code "ttft_ms"} (the first request's), {@code "ttft_sum_ms"}, {@code "prefill_tps"},
+     * {@code "decode_tps"}, {@code "generation_ms"}, {@code "turn_ms"},
+     * {@code "full_reprefills"}.
      */
     void onDone(String statsJson);
 

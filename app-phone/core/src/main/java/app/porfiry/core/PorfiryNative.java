@@ -27,9 +27,27 @@ public final class PorfiryNative {
     public static native String version();
 
     /**
-     * Loads a GGUF model and the skills and toolsets folders; returns a handle.
+     * Opens an assistant as {@code optionsJson} (a JSON object) describes; returns a handle. Keys
+     * (all optional except {@code model}): {@code model} (a GGUF path, or a model id of the
+     * manifest), {@code skills} and {@code toolsets} (arrays of the user's folders, loaded over the
+     * built-in skills and toolsets embedded in the library), {@code builtin} (default true),
+     * {@code context}, {@code threads}, {@code max_tokens} (0: the defaults), {@code sessions}
+     * (KV caches kept at once, default 1), {@code language} ({@code "ru"} default, or
+     * {@code "en"}), {@code chat_format} ({@code "gemma"} or {@code "chatml"}; default: known
+     * from the model), {@code data_dir} (where the built-ins are unpacked and snapshots kept; an
+     * app passes its files directory), {@code kv_dir} (head snapshots; default
+     * {@code <data_dir>/kv}), {@code tool_timeout_ms}. An unknown key, a value of the wrong type,
+     * a missing model or folder throws {@link IllegalArgumentException}. Use
+     * {@link AssistantOptions} to build the JSON.
+     */
+    public static native long open(String optionsJson);
+
+    /**
+     * Loads a GGUF model with the user's skills and toolsets folders over the built-in ones (an
+     * empty string: none); returns a handle. {@link #open} with these options and the head
+     * snapshots kept beside the model (or in {@code $PORFIRY_KV_DIR}).
      *
-     * @param contextTokens context window in tokens (0: the engine's default)
+     * @param contextTokens context window in tokens (0: the model's recommended default)
      * @param threads CPU threads for inference (0: the engine's default)
      * @param maxTokens most tokens per generation (0: the engine's default, 512)
      * @param language {@code "ru"} or {@code "en"}: the language of the messages the model sees
@@ -41,7 +59,9 @@ public final class PorfiryNative {
     /**
      * Creates an assistant over a scripted model instead of a GGUF: each generation returns the
      * next string of {@code script}, streamed in small pieces with {@code pieceDelayMs} between
-     * them (so cancellation and close can be tested deterministically).
+     * them (so cancellation and close can be tested deterministically). In an output,
+     * {@code {{messages}}} is replaced by the number of messages the model was sent (to check how
+     * much history a request carries).
      */
     public static native long createScripted(String[] script, int pieceDelayMs, String skillsDir,
                                              String toolsetsDir, String language);
@@ -75,6 +95,14 @@ public final class PorfiryNative {
      * cancelled. The cancelled turn still ends with {@code onDone} (stop {@code "cancelled"}).
      */
     public static native boolean cancel(long handle, String session);
+
+    /**
+     * Starts a new conversation in {@code session}: its history and toolset state are forgotten
+     * and its KV cache freed, so the next turn starts from the static head alone. Queued behind
+     * the turns already sent (they still run in the old conversation); returns at once. Cancel
+     * first to drop them.
+     */
+    public static native void endSession(long handle, String session);
 
     /**
      * Cancels everything, waits for the worker to finish and frees the assistant. Queued turns
