@@ -22,7 +22,10 @@ fn main() {
             .unwrap_or_default();
         names.sort();
         for name in names {
-            let path = dir.join(&name).canonicalize().expect("a readable built-in file");
+            let path = dir
+                .join(&name)
+                .canonicalize()
+                .expect("a readable built-in file");
             writeln!(
                 out,
                 "    ({folder:?}, {name:?}, include_str!({:?})),",

@@ -8,11 +8,21 @@ use std::process::Command;
 fn dependencies() -> BTreeMap<String, BTreeSet<String>> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("cargo metadata");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("metadata JSON");
     let mut map = BTreeMap::new();
     for p in v["packages"].as_array().expect("packages") {
@@ -48,7 +58,12 @@ fn crates_depend_only_as_the_architecture_says() {
         // Only the runtime uses the models crate and the engine together.
         (
             "porfiry-runtime",
-            &["porfiry-model", "porfiry-agent", "porfiry-engine", "porfiry-models"],
+            &[
+                "porfiry-model",
+                "porfiry-agent",
+                "porfiry-engine",
+                "porfiry-models",
+            ],
         ),
         (
             "porfiry-ffi",
@@ -56,7 +71,12 @@ fn crates_depend_only_as_the_architecture_says() {
         ),
         (
             "porfiry-bench",
-            &["porfiry-model", "porfiry-agent", "porfiry-engine", "porfiry-runtime"],
+            &[
+                "porfiry-model",
+                "porfiry-agent",
+                "porfiry-engine",
+                "porfiry-runtime",
+            ],
         ),
         // The CLI's `models` command is the one host that uses the models crate directly.
         (

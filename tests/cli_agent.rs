@@ -148,7 +148,11 @@ fn a_copied_binary_works_away_from_its_checkout() {
     std::fs::create_dir_all(&home).unwrap();
     let bin = dir.join("porfiry");
     std::fs::copy(env!("CARGO_BIN_EXE_porfiry"), &bin).unwrap();
-    std::fs::copy("agent/tests/scenarios/timeout.yaml", dir.join("timeout.yaml")).unwrap();
+    std::fs::copy(
+        "agent/tests/scenarios/timeout.yaml",
+        dir.join("timeout.yaml"),
+    )
+    .unwrap();
     let run = |args: &[&str]| {
         Command::new(&bin)
             .args(args)

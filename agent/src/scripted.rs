@@ -74,10 +74,7 @@ impl Model for ScriptedModel {
         });
         let text = match request.forced_reply {
             Some(forced) => forced.to_string(),
-            None => self
-                .outputs
-                .pop_front()
-                .ok_or_else(Self::exhausted_error)?,
+            None => self.outputs.pop_front().ok_or_else(Self::exhausted_error)?,
         };
         let chars: Vec<char> = text.chars().collect();
         let mut produced = String::new();

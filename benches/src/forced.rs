@@ -81,10 +81,9 @@ impl<M: Model> Model for ForcedModel<'_, M> {
         request: &ModelRequest<'_>,
         on_text: &mut dyn FnMut(&str),
     ) -> Result<Generation, ModelError> {
-        let reply = self
-            .replies
-            .pop_front()
-            .ok_or_else(|| ModelError::failed("the forced dialogue has no reply left for this request"))?;
+        let reply = self.replies.pop_front().ok_or_else(|| {
+            ModelError::failed("the forced dialogue has no reply left for this request")
+        })?;
         if let Some(hook) = &mut self.before {
             hook(&mut self.inner).map_err(ModelError::failed)?;
         }
@@ -143,7 +142,9 @@ mod tests {
         assert_eq!(m.generate(&req, &mut |_| {}).unwrap().text, "b");
         assert!(matches!(
             m.generate(&req, &mut |_| {}),
-            Err(ModelError::failed("scripted model has no output left for this generation"))
+            Err(ModelError::failed(
+                "scripted model has no output left for this generation"
+            ))
         ));
         assert_eq!((text.as_str(), calls.get(), m.served()), ("a", 2, 2));
         assert_eq!(
@@ -165,8 +166,6 @@ mod tests {
             cancel: &cancel,
             forced_reply: None,
         };
-        assert!(
-            matches!(m.generate(&req, &mut |_| {}), Err(e) if e.message() == "cache")
-        );
+        assert!(matches!(m.generate(&req, &mut |_| {}), Err(e) if e.message() == "cache"));
     }
 }

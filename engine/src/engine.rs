@@ -165,6 +165,19 @@ impl Engine {
         self.ask(|done| Command::ClearCache { done })
     }
 
+    /// End `session`: its KV sequence is emptied and freed (the next new session takes it)
+    /// and its idle-time work dropped. A later request of the same name starts from the
+    /// prepared head like any new session. Returns whether the session held a sequence.
+    ///
+    /// # Errors
+    /// [`EngineError::WorkerGone`].
+    pub fn end_session(&self, session: &str) -> Result<bool, EngineError> {
+        self.ask(|done| Command::EndSession {
+            session: session.to_owned(),
+            done,
+        })
+    }
+
     /// Do the worker's idle-time work now and wait for it: after a reply the worker decodes
     /// the chat framing that opens the session's next message (on its own, once no command
     /// follows within [`ANTICIPATE_AFTER`](crate::ANTICIPATE_AFTER)); the next request reports

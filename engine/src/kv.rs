@@ -157,6 +157,26 @@ impl KvBook {
         self.truncate(seq, 0);
     }
 
+    /// The sequence `session` holds, if any.
+    pub fn seq_of(&self, session: &str) -> Option<i32> {
+        self.slots
+            .iter()
+            .position(|s| s.owner.as_deref() == Some(session))
+            .and_then(|i| i32::try_from(i).ok())
+    }
+
+    /// Record that `session` ended: its sequence is empty and free (the first one a new
+    /// session takes). Returns the sequence it held.
+    pub fn release(&mut self, session: &str) -> Option<i32> {
+        let seq = self.seq_of(session)?;
+        if let Some(s) = self.slot_mut(seq) {
+            s.tokens.clear();
+            s.owner = None;
+            s.last_used = 0;
+        }
+        Some(seq)
+    }
+
     /// Record that the whole cache is empty.
     pub fn clear_all(&mut self) {
         for s in &mut self.slots {
@@ -233,5 +253,23 @@ mod tests {
         assert_eq!(book.eviction_candidate(b), Some(a));
         book.clear(a);
         assert_eq!(book.eviction_candidate(b), None);
+    }
+
+    #[test]
+    fn an_ended_session_frees_its_sequence_for_the_next_one() {
+        let mut b = KvBook::new(2, 100);
+        let a = b.slot_for("a");
+        b.extend(a, &[1, 2, 3]);
+        let c = b.slot_for("c");
+        b.extend(c, &[4, 5]);
+        assert_eq!(b.release("a"), Some(a));
+        assert_eq!(b.release("a"), None, "released once");
+        assert_eq!(b.owner(a), None);
+        assert!(b.tokens(a).is_empty());
+        assert_eq!(b.used(), 2);
+        assert_eq!(b.seq_of("c"), Some(c));
+        // A new session takes the freed sequence, not the one "c" holds.
+        assert_eq!(b.slot_for("d"), a);
+        assert_eq!(b.tokens(c), &[4, 5]);
     }
 }

@@ -47,10 +47,7 @@ impl Model for EngineModel {
             reply_prefix: None,
             cancel: request.cancel.clone(),
         };
-        let rx = self
-            .engine
-            .submit(req)
-            .map_err(model_error)?;
+        let rx = self.engine.submit(req).map_err(model_error)?;
         for event in rx {
             match event {
                 Event::Text(t) => on_text(&t),
@@ -83,11 +80,17 @@ impl Model for EngineModel {
             .map_err(model_error)
     }
 
+    /// Frees the session's KV sequence ([`Engine::end_session`]).
+    fn end_session(&mut self, session: &str) -> Result<(), ModelError> {
+        self.engine
+            .end_session(session)
+            .map(drop)
+            .map_err(model_error)
+    }
+
     /// Waits for [`Engine::settle`].
     fn settle(&mut self) -> Result<(), ModelError> {
-        self.engine
-            .settle()
-            .map_err(model_error)
+        self.engine.settle().map_err(model_error)
     }
 }
 

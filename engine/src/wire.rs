@@ -201,6 +201,10 @@ pub(crate) enum Command {
     ClearCache {
         done: Sender<()>,
     },
+    EndSession {
+        session: String,
+        done: Sender<bool>,
+    },
     PrepareHead {
         system: String,
         messages: Vec<Message>,

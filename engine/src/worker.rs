@@ -243,6 +243,20 @@ fn run(
                 worker.anticipated.clear();
                 let _ = done.send(());
             }
+            // The session is over: its pending idle work goes, its sequence is emptied and
+            // freed for the next session.
+            Command::EndSession { session, done } => {
+                worker.pending.drop_session(&session);
+                let freed = match worker.book.seq_of(&session) {
+                    Some(seq) => {
+                        worker.drop_seq(seq);
+                        let _ = worker.anticipated.take(seq, &[]);
+                        worker.book.release(&session).is_some()
+                    }
+                    None => false,
+                };
+                let _ = done.send(freed);
+            }
             Command::Settle { done } => {
                 while !worker.pending.is_empty() {
                     worker.run_next_pending(&|| false);

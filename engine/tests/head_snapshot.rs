@@ -200,3 +200,43 @@ fn cache_report_shows_every_session() {
     );
     assert_eq!(report.heads, vec![(head.tokens, head.state_bytes)]);
 }
+
+/// `Engine::end_session` frees the session's sequence: the cache report no longer lists it,
+/// and the session's next request starts from the prepared head like any new session.
+#[test]
+fn an_ended_session_is_gone_from_the_cache_and_starts_from_the_head() {
+    let engine = load(GEMMA, None, 2048, 2);
+    let head_report = engine.prepare_head(SYSTEM, &head()).expect("prepare");
+    let (_, first) = first_turn(&engine, "a", "Который час?");
+    assert!(first.head_tokens > 0, "{first:?}");
+    let (_, other) = first_turn(&engine, "b", "Привет");
+    assert!(other.reused_tokens >= head_report.tokens, "{other:?}");
+    let sessions = |e: &Engine| -> Vec<String> {
+        e.cache_report()
+            .unwrap()
+            .seqs
+            .iter()
+            .filter_map(|s| s.session.clone())
+            .collect()
+    };
+    assert!(sessions(&engine).contains(&"a".to_string()));
+    assert!(engine.end_session("a").unwrap());
+    assert!(!engine.end_session("a").unwrap(), "ended once");
+    let left = sessions(&engine);
+    assert_eq!(left, vec!["b".to_string()], "only b keeps a sequence");
+    // The same request again would reuse all but its last token from "a"'s own sequence;
+    // after the end it reuses the shared head and nothing of the ended conversation.
+    let (_, again) = first_turn(&engine, "a", "Который час?");
+    assert!(again.reused_tokens <= head_report.tokens, "{again:?}");
+    assert!(
+        again.reused_tokens > 0,
+        "the head is still there: {again:?}"
+    );
+    assert!(
+        again.prefilled_tokens >= again.prompt_tokens - head_report.tokens,
+        "{again:?}"
+    );
+    // "b" kept its own sequence.
+    let (_, b2) = first_turn(&engine, "b", "Привет");
+    assert!(b2.reused_tokens > head_report.tokens, "{b2:?}");
+}

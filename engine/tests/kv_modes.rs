@@ -4,8 +4,8 @@
 mod common;
 
 use common::{model_path, test_params, GEMMA};
-use porfiry_model::Message;
 use porfiry_engine::{Completion, Engine, EngineParams, GenerateConfig, GenerateRequest};
+use porfiry_model::Message;
 
 fn ask(
     engine: &Engine,

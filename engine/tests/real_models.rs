@@ -8,11 +8,11 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{gemma, model_path, smollm2, test_params, GEMMA, SMOLLM2};
-use porfiry_model::{CancelToken, Message, Model, ModelRequest};
 use porfiry_engine::{
     ChatFormat, Engine, EngineError, EngineModel, Event, GenerateConfig, GenerateRequest,
     GgufError, StopReason, Tokenizer,
 };
+use porfiry_model::{CancelToken, Message, Model, ModelRequest};
 
 const SYSTEM: &str = "You are Porfiry, a helpful voice assistant. Answer briefly.";
 

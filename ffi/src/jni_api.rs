@@ -102,7 +102,7 @@ fn folders(dir: String) -> Vec<String> {
 /// the one code path of `open` and `create`.
 fn open_service(options: &OpenOptions) -> Result<jlong, BridgeError> {
     let config = options.config()?;
-    let (runtime, report) = Runtime::open(&config, &porfiry_models::NoProgress)?;
+    let (runtime, report) = Runtime::open(&config, &porfiry_runtime::NoProgress)?;
     let info = options::info(&config, &report, runtime.agent());
     let service = Service::start(runtime, info)?;
     Ok(registry::insert(service))
@@ -234,7 +234,8 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_createScripted<'c>(
         });
         options::add_agent_info(&mut info, &agent, &diagnostics);
         let model = PacedModel::new(Script::new(outputs), Duration::from_millis(delay.into()));
-        let runtime = Runtime::from_parts(agent, Backend::Other(Box::new(model)), config.tool_timeout);
+        let runtime =
+            Runtime::from_parts(agent, Backend::Other(Box::new(model)), config.tool_timeout);
         Ok(registry::insert(Service::start(runtime, info)?))
     })
 }

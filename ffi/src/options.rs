@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use porfiry_agent::{Agent, Diagnostic, Lang};
-use porfiry_engine::ChatFormat;
 use porfiry_runtime::paths::BuiltinSource;
 use porfiry_runtime::{OpenReport, RuntimeConfig};
 use serde_json::{json, Value};
@@ -124,7 +123,9 @@ impl OpenOptions {
             )));
         }
         if o.model.trim().is_empty() {
-            return Err(invalid("open's options need a \"model\" (a GGUF path or a model id)"));
+            return Err(invalid(
+                "open's options need a \"model\" (a GGUF path or a model id)",
+            ));
         }
         Ok(o)
     }
@@ -161,7 +162,7 @@ impl OpenOptions {
         config.chat_format = self
             .chat_format
             .as_deref()
-            .map(|f| f.parse::<ChatFormat>().map_err(invalid))
+            .map(|f| f.parse().map_err(invalid))
             .transpose()?;
         config.data_dir = self.data_dir.as_ref().map(PathBuf::from);
         config.kv_dir = self.kv_dir.as_ref().map(PathBuf::from);
@@ -253,7 +254,7 @@ mod tests {
         assert_eq!((c.n_ctx, c.threads, c.n_seq), (Some(1024), None, 2));
         assert_eq!(c.generate.max_tokens, 48);
         assert_eq!(c.agent.lang, Lang::En);
-        assert_eq!(c.chat_format, Some(ChatFormat::ChatMl));
+        assert_eq!(c.chat_format.map(|f| f.name()), Some("chatml"));
         assert_eq!(c.data_dir, Some(PathBuf::from("/d")));
         assert_eq!(c.kv_dir(), Some(PathBuf::from("/k")));
         assert_eq!(c.tool_timeout, Duration::from_millis(250));
@@ -263,7 +264,7 @@ mod tests {
             .unwrap();
         assert!(d.builtin, "built-ins by default");
         assert_eq!(d.agent.lang, Lang::Ru);
-        assert_eq!((d.n_ctx, d.chat_format, d.n_seq), (None, None, 1));
+        assert_eq!((d.n_ctx, d.chat_format.is_none(), d.n_seq), (None, true, 1));
     }
 
     #[test]

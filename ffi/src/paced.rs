@@ -109,7 +109,11 @@ mod tests {
     fn the_placeholder_counts_the_request_messages() {
         let mut m = Script::new(vec!["сообщений: {{messages}}".into(), "ещё".into()]);
         let cancel = CancelToken::new();
-        let messages = [Message::user("a"), Message::assistant("b"), Message::user("c")];
+        let messages = [
+            Message::user("a"),
+            Message::assistant("b"),
+            Message::user("c"),
+        ];
         let request = ModelRequest {
             session: "s",
             system: "",

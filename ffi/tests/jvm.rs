@@ -261,6 +261,16 @@ fn throwing_executor_becomes_a_tool_error() {
 }
 
 #[test]
+fn end_session_forgets_the_history() {
+    jvm("endSessionForgetsTheHistory", QUICK, false);
+}
+
+#[test]
+fn open_takes_json_options() {
+    jvm("openTakesJsonOptions", QUICK, false);
+}
+
+#[test]
 fn media_executor_through_the_bridge() {
     jvm("mediaExecutorThroughTheBridge", QUICK, false);
 }
@@ -268,6 +278,11 @@ fn media_executor_through_the_bridge() {
 #[test]
 fn controller_speaks_sentences_and_barges_in() {
     jvm("controllerSpeaksSentencesAndBargesIn", QUICK, false);
+}
+
+#[test]
+fn controller_starts_a_new_conversation_after_idle() {
+    jvm("controllerStartsANewConversationAfterIdle", QUICK, false);
 }
 
 #[test]
@@ -284,5 +299,15 @@ fn gemma_streams_a_turn() {
 #[test]
 fn gemma_cancel() {
     let out = jvm("gemmaCancel", Duration::from_secs(600), true);
+    println!("{out}");
+}
+
+#[test]
+fn gemma_end_session_starts_from_the_head() {
+    let out = jvm(
+        "gemmaEndSessionStartsFromTheHead",
+        Duration::from_secs(600),
+        true,
+    );
     println!("{out}");
 }

@@ -252,7 +252,9 @@ mod tests {
     fn errors_and_panics_of_an_agent_executor_are_tool_errors() {
         let counters = Arc::new(ToolCounters::default());
         let failing = TimedExecutor::tool(
-            Arc::new(|_: &ToolInvocation<'_>| -> Result<String, String> { Err("disk full".into()) }),
+            Arc::new(|_: &ToolInvocation<'_>| -> Result<String, String> {
+                Err("disk full".into())
+            }),
             Duration::from_secs(5),
             Texts::new(Lang::Ru),
             counters.clone(),

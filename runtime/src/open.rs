@@ -128,7 +128,10 @@ pub fn load_engine(model: &ModelChoice, mut params: EngineParams) -> Result<Engi
 pub fn agent_folders(
     config: &RuntimeConfig,
 ) -> Result<(Vec<PathBuf>, Vec<PathBuf>, Option<BuiltinDirs>), RuntimeError> {
-    for (what, dirs) in [("skills", &config.skill_dirs), ("toolsets", &config.toolset_dirs)] {
+    for (what, dirs) in [
+        ("skills", &config.skill_dirs),
+        ("toolsets", &config.toolset_dirs),
+    ] {
         if let Some(missing) = dirs.iter().find(|d| !d.is_dir()) {
             return Err(RuntimeError::MissingFolder {
                 what,

@@ -145,7 +145,9 @@ fn extract(dir: &Path) -> io::Result<()> {
     let tmp = parent.join(format!(
         ".tmp-{}-{}",
         std::process::id(),
-        dir.file_name().and_then(|n| n.to_str()).unwrap_or("builtin")
+        dir.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("builtin")
     ));
     let _ = fs::remove_dir_all(&tmp);
     let result = (|| {
@@ -224,7 +226,10 @@ mod tests {
 
     #[test]
     fn kv_snapshots_default_to_the_data_dir() {
-        assert_eq!(kv_dir_with(None, Path::new("/data/x")), Path::new("/data/x/kv"));
+        assert_eq!(
+            kv_dir_with(None, Path::new("/data/x")),
+            Path::new("/data/x/kv")
+        );
         assert_eq!(
             kv_dir_with(Some("/cache/kv".into()), Path::new("/data/x")),
             Path::new("/cache/kv")

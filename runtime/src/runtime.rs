@@ -5,8 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use porfiry_agent::{
-    Agent, AgentEvent, CancelToken, ExecutorTarget, Model, Prompt, Texts, ToolExecutor,
-    TurnOutcome,
+    Agent, AgentEvent, CancelToken, ExecutorTarget, Model, Prompt, Texts, ToolExecutor, TurnOutcome,
 };
 use porfiry_engine::{CacheReport, Engine, EngineModel, HeadReport};
 
@@ -63,7 +62,10 @@ impl std::fmt::Debug for Runtime {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Runtime")
             .field("agent", &self.agent)
-            .field("engine", &self.backend.engine().map(|e| e.info().path.clone()))
+            .field(
+                "engine",
+                &self.backend.engine().map(|e| e.info().path.clone()),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -132,8 +134,10 @@ impl Runtime {
     ) {
         let texts = Texts::new(self.agent.config().lang);
         let timed = TimedExecutor::host(host, timeout, texts, self.tool_counters.clone());
-        self.agent
-            .register_executor(ExecutorTarget::Toolset(toolset.to_string()), Arc::new(timed));
+        self.agent.register_executor(
+            ExecutorTarget::Toolset(toolset.to_string()),
+            Arc::new(timed),
+        );
     }
 
     /// Prepares the static head every new session starts with (restored from its snapshot

@@ -171,7 +171,10 @@ mod tests {
 
     #[test]
     fn sums_and_last_request_figures_are_named_apart() {
-        let s = TurnStats::of(&outcome(vec![gen(200, 190, 5, 30.0), gen(230, 205, 7, 20.0)]), 400.0);
+        let s = TurnStats::of(
+            &outcome(vec![gen(200, 190, 5, 30.0), gen(230, 205, 7, 20.0)]),
+            400.0,
+        );
         assert_eq!(s.generations, 2);
         assert_eq!(s.prompt_tokens, 430);
         assert_eq!(s.last_prompt_tokens, 230);
@@ -185,7 +188,11 @@ mod tests {
         assert_eq!(s.generation_ms, 100.0);
         assert!((s.prefill_tps - 100.0).abs() < 1e-9);
         assert!((s.decode_tps - 10.0).abs() < 1e-9);
-        assert!(s.line().contains("prompt 430 tok (last request 230)"), "{}", s.line());
+        assert!(
+            s.line().contains("prompt 430 tok (last request 230)"),
+            "{}",
+            s.line()
+        );
         assert!(s.line().contains("0.40 s"), "{}", s.line());
     }
 

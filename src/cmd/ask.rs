@@ -206,7 +206,11 @@ impl Host {
                     HeadSource::Built => "computed",
                     HeadSource::Memory | HeadSource::Empty => "ready",
                 };
-                let note = r.note.as_ref().map(|n| format!(" ({n})")).unwrap_or_default();
+                let note = r
+                    .note
+                    .as_ref()
+                    .map(|n| format!(" ({n})"))
+                    .unwrap_or_default();
                 eprintln!(
                     "{}",
                     dim(&format!(

@@ -28,7 +28,11 @@ pub fn with_builtin(
     let mut all = Vec::new();
     if !no_builtin {
         let b = builtin()?;
-        all.push(if name == "skills" { b.skills } else { b.toolsets });
+        all.push(if name == "skills" {
+            b.skills
+        } else {
+            b.toolsets
+        });
     }
     all.extend(dirs);
     Ok(all)
