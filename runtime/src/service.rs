@@ -132,6 +132,9 @@ enum Job {
     EndSession {
         session: String,
     },
+    CacheReport {
+        reply: Sender<Option<Value>>,
+    },
     Shutdown,
 }
 
@@ -338,6 +341,19 @@ impl Service {
         }
     }
 
+    /// The KV cache as the engine sees it ([`porfiry_engine::CacheReport`] as JSON: context
+    /// size, cells used, tokens and bytes per sequence with the session using it, prepared
+    /// heads), for debug screens and tests. Queued like the other jobs and waited for briefly;
+    /// `None` when the model is not the engine or the worker is busy with a turn.
+    ///
+    /// # Errors
+    /// [`ServiceError::Closed`].
+    pub fn cache_report(&self) -> Result<Option<Value>, ServiceError> {
+        let (tx, rx) = bounded(1);
+        self.enqueue(Job::CacheReport { reply: tx })?;
+        Ok(rx.recv_timeout(PROMPT_WAIT).ok().flatten())
+    }
+
     /// Statistics as JSON: `model` (the `info` given to [`Service::start`]), `turns`,
     /// `cancelled`, `failed`, `listener_errors`, `tool_timeouts`, `tool_failures`,
     /// `sessions_ended`, `end_session_failures`, `queued` (turns queued or running) and
@@ -436,6 +452,14 @@ fn worker_loop(mut runtime: Runtime, rx: Receiver<Job>, shared: Arc<Shared>) {
                     _ => &shared.counters.end_session_failures,
                 };
                 counter.fetch_add(1, Ordering::Relaxed);
+            }
+            Job::CacheReport { reply } => {
+                let report = catch_unwind(AssertUnwindSafe(|| runtime.cache_report()))
+                    .ok()
+                    .and_then(Result::ok)
+                    .flatten()
+                    .and_then(|r| serde_json::to_value(r).ok());
+                let _ = reply.send(report);
             }
             Job::Turn {
                 id,
@@ -830,6 +854,7 @@ mod tests {
             ]
         );
         assert_eq!(ended, vec!["s".to_string()], "the model heard the end");
+        assert_eq!(a.cache_report().unwrap(), None, "no engine, no cache report");
         let stats = a.stats().unwrap();
         assert_eq!(stats["sessions_ended"], 1);
         assert_eq!(stats["end_session_failures"], 0);
