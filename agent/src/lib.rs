@@ -82,8 +82,8 @@ pub use catalog::{ArgProblem, Lang, Texts, UnknownLang};
 pub use clock::{iso8601, parse_duration, BadDuration, Clock, ManualClock, SystemClock, Timestamp};
 pub use diag::{Diagnostic, Loaded, Problem, Severity};
 pub use model::{
-    CancelToken, Generation, GenerationStats, Message, Model, ModelError, ModelErrorKind,
-    ModelRequest, Role, StopReason,
+    CancelToken, ContextWindow, Generation, GenerationStats, Message, Model, ModelError,
+    ModelErrorKind, ModelRequest, Role, StopReason,
 };
 pub use prompt::{build_prompt, Prompt, PromptLayout, Section, SectionKind, SECTION_SEPARATOR};
 pub use protocol::{parse_output, ParsedOutput, RepeatGuard, Segment, ToolCall, VisibleTextFilter};

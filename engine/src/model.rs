@@ -1,6 +1,8 @@
 //! The engine behind the agent's [`Model`] seam.
 
-use porfiry_model::{Generation, Message, Model, ModelError, ModelErrorKind, ModelRequest};
+use porfiry_model::{
+    ContextWindow, Generation, Message, Model, ModelError, ModelErrorKind, ModelRequest,
+};
 
 use crate::config::GenerateConfig;
 use crate::engine::{Engine, Event, GenerateRequest};
@@ -78,6 +80,24 @@ impl Model for EngineModel {
         self.engine
             .prefill(request.session, request.system, request.messages)
             .map_err(model_error)
+    }
+
+    /// The engine's context (`n_ctx` cells; a session may use all of them, evicting others)
+    /// and the generation limit of this model's config.
+    fn context_window(&self) -> Option<ContextWindow> {
+        Some(ContextWindow {
+            tokens: self.engine.info().n_ctx as usize,
+            reply_tokens: self.config.max_tokens,
+        })
+    }
+
+    /// Renders and tokenizes the request as the engine would decode it ([`Engine::render`]:
+    /// segments already seen are not tokenized again).
+    fn count_tokens(&mut self, system: &str, messages: &[Message]) -> Option<usize> {
+        self.engine
+            .render(system, messages)
+            .ok()
+            .map(|r| r.tokens.len())
     }
 
     /// Frees the session's KV sequence ([`Engine::end_session`]).

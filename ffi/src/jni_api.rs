@@ -371,6 +371,20 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_stats<'c>(
     })
 }
 
+/// `String cacheReport(long handle)`: the KV cache as JSON, `"null"` when there is none to
+/// report (a scripted model, a busy worker).
+#[no_mangle]
+pub extern "system" fn Java_app_porfiry_core_PorfiryNative_cacheReport<'c>(
+    env: EnvUnowned<'c>,
+    _class: JClass<'c>,
+    handle: jlong,
+) -> JString<'c> {
+    on_assistant(env, handle, |env, assistant| {
+        let report = assistant.cache_report()?.unwrap_or(serde_json::Value::Null);
+        Ok(JString::from_str(env, report.to_string())?)
+    })
+}
+
 /// Attach config of the worker thread: permanent (detached when the thread ends), named.
 fn worker_attach() -> AttachConfig<'static> {
     AttachConfig::new().thread_name(jni_str!("porfiry-worker"))

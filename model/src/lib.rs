@@ -234,6 +234,16 @@ impl ModelError {
     }
 }
 
+/// How much a model's context holds for one request: what [`Model::context_window`] tells
+/// the agent so it can keep every request inside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ContextWindow {
+    /// Tokens the context holds (prompt and reply together).
+    pub tokens: usize,
+    /// The most tokens one reply may take (the generation limit).
+    pub reply_tokens: usize,
+}
+
 /// Something that continues a conversation.
 pub trait Model {
     /// Generate the assistant's next message for `request`, calling `on_text` with each
@@ -291,5 +301,19 @@ pub trait Model {
     fn end_session(&mut self, session: &str) -> Result<(), ModelError> {
         let _ = session;
         Ok(())
+    }
+
+    /// The context this model serves requests in, when it has a bounded one. Default `None`:
+    /// unbounded (the agent never compacts a request for it).
+    fn context_window(&self) -> Option<ContextWindow> {
+        None
+    }
+
+    /// The number of tokens the request `system` + `messages` takes in this model, counted
+    /// with its own vocabulary and chat format, the generation prompt included. Default
+    /// `None`: the model cannot count (the agent then estimates conservatively).
+    fn count_tokens(&mut self, system: &str, messages: &[Message]) -> Option<usize> {
+        let _ = (system, messages);
+        None
     }
 }

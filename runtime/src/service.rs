@@ -854,7 +854,11 @@ mod tests {
             ]
         );
         assert_eq!(ended, vec!["s".to_string()], "the model heard the end");
-        assert_eq!(a.cache_report().unwrap(), None, "no engine, no cache report");
+        assert_eq!(
+            a.cache_report().unwrap(),
+            None,
+            "no engine, no cache report"
+        );
         let stats = a.stats().unwrap();
         assert_eq!(stats["sessions_ended"], 1);
         assert_eq!(stats["end_session_failures"], 0);

@@ -434,12 +434,14 @@ public final class BridgeTests {
         Check.isTrue(messages(send(h, "s", "четыре")) > first, "the new conversation has its own history");
         Check.eq(first, messages(send(h, "other", "пять")), "another session is a conversation of its own");
         Check.eq("1", Check.json(PorfiryNative.stats(h), "sessions_ended"), "counted");
+        Check.eq("null", PorfiryNative.cacheReport(h), "a scripted model keeps no KV cache");
         PorfiryNative.endSession(h, "never-used");
         Check.throwsA(IllegalArgumentException.class, () -> PorfiryNative.endSession(h, null), "null session");
         Check.throwsA(IllegalArgumentException.class, () -> PorfiryNative.endSession(h, ""), "empty session");
         PorfiryNative.close(h);
         Check.throwsA(IllegalStateException.class, () -> PorfiryNative.endSession(h, "s"), "after close");
         Check.throwsA(IllegalStateException.class, () -> PorfiryNative.endSession(987654321L, "s"), "bad handle");
+        Check.throwsA(IllegalStateException.class, () -> PorfiryNative.cacheReport(h), "cache report after close");
     }
 
     static void openTakesJsonOptions() throws Exception {
@@ -784,6 +786,14 @@ public final class BridgeTests {
         Check.eq(Collections.emptyList(), porfiryThreads(), "threads detached");
     }
 
+    /** Tokens the KV cache holds for {@code session} (0 when no sequence is its). */
+    private static int cachedTokens(String cacheJson, String session) {
+        java.util.regex.Matcher m = java.util.regex.Pattern
+                .compile("\"session\":\"" + java.util.regex.Pattern.quote(session) + "\",\"tokens\":(\\d+)")
+                .matcher(cacheJson);
+        return m.find() ? Integer.parseInt(m.group(1)) : 0;
+    }
+
     static void gemmaEndSessionStartsFromTheHead() throws Exception {
         File data = Files.createTempDirectory("porfiry-data").toFile();
         Assistant a = Assistant.open(new AssistantOptions(prop("porfiry.model")).dataDir(data.getPath())
@@ -792,32 +802,37 @@ public final class BridgeTests {
         Check.contains(stats, "\"data_dir\":\"" + data.getPath() + "\"", "the data directory: " + stats);
         Check.contains(stats, "\"source\":\"embedded\"", "the built-ins come from the library: " + stats);
         Check.isTrue(new File(data, "builtin").isDirectory(), "the built-ins were unpacked in the data directory");
+        Check.isTrue(new File(data, "kv").isDirectory(), "head snapshots in <data>/kv");
         Check.contains(stats, "\"max_tokens\":24", "max tokens applied");
+        int head = Integer.parseInt(Check.json(stats.substring(stats.indexOf("\"head\":")), "tokens"));
+        Check.isTrue(head > 50, "the head was prepared at open: " + stats);
+
         Recorder r1 = send(a.handle(), "s", "Привет!");
         r1.await(300);
         Check.eq(null, r1.error, "error");
-        int head = Integer.parseInt(Check.json(r1.done, "head_tokens"));
-        Check.isTrue(head > 0, "a new session starts from the head: " + r1.done);
+        int reused1 = Integer.parseInt(Check.json(r1.done, "reused_tokens"));
+        Check.isTrue(reused1 > 0 && reused1 <= head, "a new session reuses the head and nothing more: " + r1.done);
         Recorder r2 = send(a.handle(), "s", "Как дела?");
         r2.await(300);
         Check.eq(null, r2.error, "error");
-        Check.eq("0", Check.json(r2.done, "head_tokens"), "the second turn continues its own cache: " + r2.done);
         Check.isTrue(Integer.parseInt(Check.json(r2.done, "reused_tokens")) > head,
-                "the second turn reuses more than the head: " + r2.done);
+                "the second turn reuses its conversation: " + r2.done);
+        String before = a.cacheReport();
+        Check.isTrue(cachedTokens(before, "s") > head, "the conversation is in the KV cache: " + before);
+
         a.endSession("s");
+        // Queued behind the end: the cache without the session's conversation.
+        String after = a.cacheReport();
+        Check.isTrue(cachedTokens(after, "s") <= head, "after endSession the session's KV is gone: " + after);
         Recorder r3 = send(a.handle(), "s", "Как тебя зовут?");
         r3.await(300);
         Check.eq(null, r3.error, "error");
-        // The session's KV is gone: the turn restores only the head again.
-        int head3 = Integer.parseInt(Check.json(r3.done, "head_tokens"));
-        Check.isTrue(head3 > 0, "after endSession the session starts from the head: " + r3.done);
-        if ("1".equals(Check.json(r3.done, "generations"))) {
-            int reused = Integer.parseInt(Check.json(r3.done, "reused_tokens"));
-            Check.isTrue(reused <= head3, "nothing but the head was reused: " + r3.done);
-        }
+        Check.eq("1", Check.json(r3.done, "generations"), "a plain answer: " + r3.done);
+        int reused3 = Integer.parseInt(Check.json(r3.done, "reused_tokens"));
+        Check.isTrue(reused3 > 0 && reused3 <= head, "the next turn reuses only the head: " + r3.done);
         Check.eq("1", Check.json(a.stats(), "sessions_ended"), "counted");
-        System.out.println("gemma after endSession: " + r3.done);
+        System.out.println("gemma: head " + head + " tokens; cache before endSession " + before + ", after " + after
+                + "; turn after endSession: " + r3.done);
         a.close();
-        Check.isTrue(new File(data, "kv").isDirectory(), "head snapshots in <data>/kv");
     }
 }

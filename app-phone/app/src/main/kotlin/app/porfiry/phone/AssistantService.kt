@@ -208,7 +208,7 @@ class AssistantService : Service() {
 
     fun debugText(): String {
         val a = assistant ?: return "No assistant loaded.\n" + (files?.describe() ?: "")
-        return "Stats: ${a.stats()}\n\nPrompt (session $SESSION):\n${a.prompt(SESSION)}"
+        return "Stats: ${a.stats()}\n\nKV cache: ${a.cacheReport()}\n\nPrompt (session $SESSION):\n${a.prompt(SESSION)}"
     }
 
     companion object {

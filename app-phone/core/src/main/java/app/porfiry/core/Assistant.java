@@ -69,6 +69,11 @@ public final class Assistant implements AutoCloseable {
         return PorfiryNative.stats(handle);
     }
 
+    /** See {@link PorfiryNative#cacheReport}. */
+    public String cacheReport() {
+        return PorfiryNative.cacheReport(handle);
+    }
+
     /** See {@link PorfiryNative#close}. */
     @Override
     public void close() {

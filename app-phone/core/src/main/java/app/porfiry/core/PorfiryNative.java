@@ -115,4 +115,12 @@ public final class PorfiryNative {
 
     /** Statistics as JSON: turns run, the last turn's generation stats, listener errors, ... */
     public static native String stats(long handle);
+
+    /**
+     * The KV cache as JSON (for a debug screen): {@code n_ctx}, {@code used} cells, {@code seqs}
+     * (per sequence: {@code seq}, the {@code session} using it, {@code tokens}, {@code bytes}) and
+     * the prepared {@code heads}; {@code "null"} for a scripted model, or when a turn keeps the
+     * worker busy for more than half a second.
+     */
+    public static native String cacheReport(long handle);
 }
