@@ -1,6 +1,7 @@
 //! The dialogue on the real engine (llama.cpp through `porfiry-engine`).
 
 use porfiry_agent::{Generation, Model, ModelError, ModelRequest, PromptLayout};
+use porfiry_model::ModelWrapper;
 use porfiry_engine::{Engine, EngineModel, EngineParams, GenerateConfig, TokenId, Tokenizer};
 
 use crate::dialogue::Dialogue;
@@ -48,7 +49,17 @@ struct Tracing<'t> {
     trace: Vec<TraceEntry>,
 }
 
-impl Model for Tracing<'_> {
+impl ModelWrapper for Tracing<'_> {
+    type Inner = EngineModel;
+
+    fn inner(&self) -> &EngineModel {
+        &self.model
+    }
+
+    fn inner_mut(&mut self) -> &mut EngineModel {
+        &mut self.model
+    }
+
     fn generate(
         &mut self,
         request: &ModelRequest<'_>,
@@ -66,14 +77,6 @@ impl Model for Tracing<'_> {
             self.trace.push(TraceEntry { prompt, reply });
         }
         self.model.generate(request, on_text)
-    }
-
-    fn settle(&mut self) -> Result<(), ModelError> {
-        self.model.settle()
-    }
-
-    fn prefill(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
-        self.model.prefill(request)
     }
 }
 

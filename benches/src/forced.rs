@@ -3,6 +3,7 @@
 use std::collections::VecDeque;
 
 use porfiry_agent::{Generation, Model, ModelError, ModelRequest};
+use porfiry_model::ModelWrapper;
 
 /// Something to do with the wrapped model before every request (e.g. clear the engine's KV
 /// cache for the no-reuse baseline). An error fails the generation.
@@ -75,7 +76,17 @@ impl<'a, M: Model> ForcedModel<'a, M> {
     }
 }
 
-impl<M: Model> Model for ForcedModel<'_, M> {
+impl<M: Model> ModelWrapper for ForcedModel<'_, M> {
+    type Inner = M;
+
+    fn inner(&self) -> &M {
+        &self.inner
+    }
+
+    fn inner_mut(&mut self) -> &mut M {
+        &mut self.inner
+    }
+
     fn generate(
         &mut self,
         request: &ModelRequest<'_>,
@@ -93,22 +104,6 @@ impl<M: Model> Model for ForcedModel<'_, M> {
         };
         self.served += 1;
         self.inner.generate(&forced, on_text)
-    }
-
-    fn prepare_head(
-        &mut self,
-        system: &str,
-        messages: &[porfiry_agent::Message],
-    ) -> Result<(), ModelError> {
-        self.inner.prepare_head(system, messages)
-    }
-
-    fn settle(&mut self) -> Result<(), ModelError> {
-        self.inner.settle()
-    }
-
-    fn prefill(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
-        self.inner.prefill(request)
     }
 }
 
@@ -142,9 +137,7 @@ mod tests {
         assert_eq!(m.generate(&req, &mut |_| {}).unwrap().text, "b");
         assert!(matches!(
             m.generate(&req, &mut |_| {}),
-            Err(ModelError::failed(
-                "scripted model has no output left for this generation"
-            ))
+            Err(e) if e.message() == "the forced dialogue has no reply left for this request"
         ));
         assert_eq!((text.as_str(), calls.get(), m.served()), ("a", 2, 2));
         assert_eq!(

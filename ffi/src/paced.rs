@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use porfiry_agent::{CancelToken, Generation, Model, ModelError, ModelRequest, ScriptedModel};
+use porfiry_model::ModelWrapper;
 
 /// In a script output, replaced by the number of messages the request carried, so a test can
 /// see from the reply how much history the model was sent (e.g. none after `endSession`).
@@ -65,7 +66,17 @@ fn sleep_unless_cancelled(total: Duration, cancel: &CancelToken) {
     }
 }
 
-impl<M: Model> Model for PacedModel<M> {
+impl<M: Model> ModelWrapper for PacedModel<M> {
+    type Inner = M;
+
+    fn inner(&self) -> &M {
+        &self.inner
+    }
+
+    fn inner_mut(&mut self) -> &mut M {
+        &mut self.inner
+    }
+
     fn generate(
         &mut self,
         request: &ModelRequest<'_>,
@@ -77,26 +88,6 @@ impl<M: Model> Model for PacedModel<M> {
             sleep_unless_cancelled(delay, &cancel);
             on_text(piece);
         })
-    }
-
-    fn prepare_head(
-        &mut self,
-        system: &str,
-        messages: &[porfiry_agent::Message],
-    ) -> Result<(), ModelError> {
-        self.inner.prepare_head(system, messages)
-    }
-
-    fn settle(&mut self) -> Result<(), ModelError> {
-        self.inner.settle()
-    }
-
-    fn prefill(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
-        self.inner.prefill(request)
-    }
-
-    fn end_session(&mut self, session: &str) -> Result<(), ModelError> {
-        self.inner.end_session(session)
     }
 }
 

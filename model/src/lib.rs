@@ -317,3 +317,64 @@ pub trait Model {
         None
     }
 }
+
+/// A model that changes how another one generates (teacher forcing, pacing, tracing) and
+/// leaves everything else to it. Implement [`ModelWrapper::inner`], [`ModelWrapper::inner_mut`]
+/// and [`ModelWrapper::generate`]; the blanket [`Model`] implementation forwards every hint
+/// (`prepare_head`, `settle`, `prefill`, `end_session`, `context_window`, `count_tokens`) to
+/// the inner model — written once, here, so no wrapper forgets one.
+pub trait ModelWrapper {
+    /// The wrapped model.
+    type Inner: Model;
+
+    /// The wrapped model.
+    fn inner(&self) -> &Self::Inner;
+
+    /// The wrapped model, mutably.
+    fn inner_mut(&mut self) -> &mut Self::Inner;
+
+    /// [`Model::generate`], usually by calling the inner model's with a changed request or
+    /// a wrapped `on_text`.
+    ///
+    /// # Errors
+    /// As [`Model::generate`].
+    fn generate(
+        &mut self,
+        request: &ModelRequest<'_>,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Generation, ModelError>;
+}
+
+impl<W: ModelWrapper> Model for W {
+    fn generate(
+        &mut self,
+        request: &ModelRequest<'_>,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Generation, ModelError> {
+        ModelWrapper::generate(self, request, on_text)
+    }
+
+    fn prepare_head(&mut self, system: &str, messages: &[Message]) -> Result<(), ModelError> {
+        self.inner_mut().prepare_head(system, messages)
+    }
+
+    fn settle(&mut self) -> Result<(), ModelError> {
+        self.inner_mut().settle()
+    }
+
+    fn prefill(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
+        self.inner_mut().prefill(request)
+    }
+
+    fn end_session(&mut self, session: &str) -> Result<(), ModelError> {
+        self.inner_mut().end_session(session)
+    }
+
+    fn context_window(&self) -> Option<ContextWindow> {
+        self.inner().context_window()
+    }
+
+    fn count_tokens(&mut self, system: &str, messages: &[Message]) -> Option<usize> {
+        self.inner_mut().count_tokens(system, messages)
+    }
+}

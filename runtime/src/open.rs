@@ -187,10 +187,11 @@ impl Runtime {
         config: &RuntimeConfig,
         progress: &dyn Progress,
     ) -> Result<(Runtime, OpenReport), RuntimeError> {
+        // The agent first: a mistyped folder is reported before a model is fetched or loaded.
+        let (agent, diagnostics, builtin) = load_agent(config)?;
         let model = resolve_model(config.model.as_deref(), config.fetch, progress)?;
         let params = engine_params(config, model.spec.as_ref(), model.sha256.clone());
         let engine = load_engine(&model, params)?;
-        let (agent, diagnostics, builtin) = load_agent(config)?;
         let mut runtime = Runtime::from_parts(
             agent,
             Backend::Engine(EngineModel::new(engine, config.generate.clone())),
