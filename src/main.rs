@@ -56,6 +56,8 @@ enum Command {
     Chat(cmd::chat::Args),
     /// Benchmarks (`porfiry bench dialogue`): tokens and time per turn on the real engine.
     Bench(cmd::bench::Args),
+    /// Evals (`porfiry eval tools FILE...`): does the model use its tools? Scored per case.
+    Eval(cmd::eval::Args),
 }
 
 fn main() -> ExitCode {
@@ -69,6 +71,7 @@ fn main() -> ExitCode {
         Command::Ask(args) => cmd::ask::run(args),
         Command::Chat(args) => cmd::chat::run(args),
         Command::Bench(args) => cmd::bench::run(args),
+        Command::Eval(args) => cmd::eval::run(args),
     };
     match result {
         Ok(code) => code,

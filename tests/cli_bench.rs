@@ -206,3 +206,57 @@ fn prompt_json_counts_tokens_per_section() {
     let o = porfiry(&["prompt", "--json", "--model", "/nonexistent/model.gguf"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// The CLI's `ask --json`, the bench rows and `TurnStats` itself name the same figures the
+/// same way (the bridge's `onDone` is checked against `TurnStats` in the runtime's service
+/// tests): one definition, serialized by every host.
+#[test]
+fn every_host_reports_the_same_turn_figures_under_the_same_names() {
+    let names = |v: &serde_json::Value| -> std::collections::BTreeSet<String> {
+        v.as_object().expect("an object").keys().cloned().collect()
+    };
+    let defined = names(&serde_json::to_value(porfiry_runtime::TurnStats::default()).unwrap());
+    let data = std::env::temp_dir().join(format!("porfiry-names-{}", std::process::id()));
+    let ask = json(
+        &Command::new(env!("CARGO_BIN_EXE_porfiry"))
+            .args([
+                "ask",
+                "--json",
+                "--greedy",
+                "--max-tokens",
+                "8",
+                "--threads",
+                "2",
+                "Привет",
+            ])
+            .env("PORFIRY_DATA", &data)
+            .output()
+            .expect("run porfiry"),
+    );
+    let _ = std::fs::remove_dir_all(&data);
+    assert_eq!(names(&ask["stats"]), defined, "{ask}");
+    let s = &ask["stats"];
+    assert_eq!(
+        n(s, "prompt_tokens"),
+        n(s, "reused_tokens") + n(s, "prefilled_tokens"),
+        "{s}"
+    );
+    assert!(n(s, "last_prompt_tokens") <= n(s, "prompt_tokens"), "{s}");
+    let bench = json(&porfiry(&[
+        "bench",
+        "dialogue",
+        "--json",
+        "--turns",
+        "1",
+        "--threads",
+        "2",
+    ]));
+    let row = &bench["turns"][0];
+    let row_names = names(row);
+    assert!(row_names.is_superset(&defined), "{row}");
+    assert_eq!(
+        n(row, "prompt_tokens"),
+        n(row, "reused_tokens") + n(row, "prefilled_tokens"),
+        "{row}"
+    );
+}

@@ -1,7 +1,9 @@
 //! The message catalog: every text the MODEL sees that Porfiry writes itself.
 //!
-//! Prompt headers, core tool descriptions, the agent's tool replies and the replies hosts
-//! write for their own tools (the bridge's timed tools, the CLI's notes) come from here, in
+//! Prompt headers, core tool descriptions, the agent's tool replies, what compaction writes
+//! into a request that outgrew the context (and the stop of a turn that cannot fit it) and
+//! the replies hosts write for their own tools (the bridge's timed tools, the CLI's notes)
+//! come from here, in
 //! Russian (the default) or English. The texts live in two tables, [`ru`] and [`en`], keyed
 //! by one enum (`Key`): both are exhaustive `match`es, so a key missing from a language does
 //! not compile, and the tests check that both languages use the same `{placeholders}`.
@@ -129,6 +131,11 @@ keys! {
     ArgRepeated,
     NoExecutor,
     ToolFailed,
+    // what compaction writes in a request that outgrew the context
+    ToolResultShortened,
+    EarlierLeftOut,
+    MessageCut,
+    MessageTooLong,
     // replies hosts write for their own tools
     HostToolTimeout,
     HostToolVanished,
@@ -190,6 +197,12 @@ fn ru(key: Key) -> &'static str {
         Key::ArgRepeated => "аргумент {arg} дважды",
         Key::NoExecutor => "Ошибка: для {tool} нет исполнителя на этом устройстве.",
         Key::ToolFailed => "Ошибка {tool}: {error}",
+        Key::ToolResultShortened => "{first} … [старый результат {call} сокращён]",
+        Key::EarlierLeftOut => "[Более ранняя часть разговора опущена.]",
+        Key::MessageCut => "{text} … [обрезано: сообщение не помещалось в контекст]",
+        Key::MessageTooLong => {
+            "сообщение слишком длинное: запрос занимает {tokens} токенов, контекст вмещает {limit}"
+        }
         Key::HostToolTimeout => "инструмент не ответил за {ms} мс",
         Key::HostToolVanished => "инструмент завершился без ответа",
         Key::HostToolNotStarted => "не удалось запустить инструмент: {error}",
@@ -253,6 +266,12 @@ fn en(key: Key) -> &'static str {
         Key::ArgRepeated => "argument {arg} given twice",
         Key::NoExecutor => "Error: {tool} has no executor on this host.",
         Key::ToolFailed => "Error in {tool}: {error}",
+        Key::ToolResultShortened => "{first} … [older result of {call}, shortened]",
+        Key::EarlierLeftOut => "[Earlier parts of the conversation were left out.]",
+        Key::MessageCut => "{text} … [cut: the message did not fit the context]",
+        Key::MessageTooLong => {
+            "message too long: the request takes {tokens} tokens, the context holds {limit}"
+        }
         Key::HostToolTimeout => "the tool did not answer within {ms} ms",
         Key::HostToolVanished => "the tool stopped without an answer",
         Key::HostToolNotStarted => "cannot start the tool: {error}",
@@ -511,6 +530,39 @@ impl Texts {
         self.fill(Key::ToolFailed, &[("tool", tool), ("error", error)])
     }
 
+    // ---- what compaction writes (a request that outgrew the context) -------------------
+
+    /// An old tool result shown in short: the first line of the result (`first`) and the
+    /// call that produced it (`call`: `name|arguments`).
+    pub(crate) fn tool_result_shortened(self, call: &str, first: &str) -> String {
+        self.fill(
+            Key::ToolResultShortened,
+            &[("call", call), ("first", first)],
+        )
+    }
+
+    /// The one marker line standing for the exchanges left out of a request.
+    pub(crate) fn earlier_left_out(self) -> &'static str {
+        self.get(Key::EarlierLeftOut)
+    }
+
+    /// A message too long for the context, cut: `text` is the part kept.
+    pub(crate) fn message_cut(self, text: &str) -> String {
+        self.fill(Key::MessageCut, &[("text", text)])
+    }
+
+    /// Why a turn was refused: even compacted, the request takes `tokens` tokens and the
+    /// context holds `limit` for a request.
+    pub(crate) fn message_too_long(self, tokens: usize, limit: usize) -> String {
+        self.fill(
+            Key::MessageTooLong,
+            &[
+                ("tokens", &tokens.to_string()),
+                ("limit", &limit.to_string()),
+            ],
+        )
+    }
+
     // ---- replies hosts write for their own tools ---------------------------------------
 
     /// A host tool that did not answer within its deadline of `ms` milliseconds.
@@ -726,6 +778,9 @@ mod tests {
                 t.unknown_tool_in_set("n", "s", &avail),
                 t.no_executor("x"),
                 t.tool_failed("x", "e"),
+                t.tool_result_shortened("x|q", "first"),
+                t.message_cut("kept"),
+                t.message_too_long(900, 576),
                 t.host_tool_timeout(5),
                 t.host_tool_not_started("e"),
                 t.host_tool_panicked("e"),

@@ -2,7 +2,7 @@
 //!
 //! Toolset deadlines and `get_current_time` use it; the prompt builder never sees it, so the
 //! time can never leak into the prompt (a prompt that changes every second defeats the KV
-//! cache — failure class BUG-7 of design 004).
+//! cache — the "time in the prompt" failure class, BUG-7 in `docs/stability.md`).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -74,8 +74,9 @@ mod tools;
 mod toolset;
 
 pub use agent::{
-    render_history, Agent, AgentConfig, AgentError, AgentEvent, ExecutedTool, GenerationRecord,
-    ReplyKind, RequestView, ToolReply, TurnOutcome, TurnStop,
+    estimate_tokens, render_history, Agent, AgentConfig, AgentError, AgentEvent, ContextBudget,
+    ContextReport, ExecutedTool, GenerationRecord, ReplyKind, RequestView, ToolReply, TurnOutcome,
+    TurnStop, LOW_WATER_PERCENT,
 };
 pub use args::{validate_args, ArgDecl, ArgType, ArgValue, Args, RawArgs};
 pub use catalog::{ArgProblem, Lang, Texts, UnknownLang};

@@ -11,6 +11,8 @@
 //! max_iterations: 8                # default 8
 //! toolset_timeout: 10m             # default 10m
 //! tool_results: {media_search: "1. Tomb Raider (2018) id=tt1365519", media_play: {error: "TV off"}}
+//! context: 300                     # the scripted model's context in tokens (default: unbounded)
+//! reply_tokens: 60                 # its reply limit (default: a quarter of `context`)
 //! steps:
 //!   - session: s1                  # switch session (default "default")
 //!   - advance: 9m59s               # move the clock
@@ -29,10 +31,33 @@
 //!       executed: [media_search]   # executions of the last turn, in order
 //!       shown: []                  # show_text texts of the last turn
 //!       stop: answered             # answered | max_iterations | cancelled | model_error
+//!       request_contains: [Tomb Raider]  # the last request the model received, as text
+//!       request_excludes: []
+//!       compactions: 0             # compactions of the request in the last turn
+//!       request_as_in_step: 4      # the last request is identical to step 4's last one
+//!       request_extends_step: 4    # ... begins with all of step 4's last request
 //! ```
 //!
 //! Within one step the keys run in the order session → advance → user/model → expect.
-//! A `user` step fails if the loop needs more model outputs than given or leaves some unused.
+//! A `user` step fails if the loop needs more model outputs than given or leaves some unused,
+//! and when the turn stops with a model error — unless that step's own `expect` says
+//! `stop: model_error` (a turn the agent refuses because it cannot fit the context).
+//!
+//! **Requests.** `request_*` keys look at the last request a model received in the scenario
+//! so far (of the last turn that made one), rendered as `system: <system text>` and then
+//! [`render_history`] of its messages — the state message and the compaction marker
+//! included. `request_as_in_step` / `request_extends_step` compare it with the last request
+//! of an earlier `user` step (1-based; the session name is not compared): the same history
+//! and budget must give the same request, and a request made before the next compaction
+//! must begin with the previous one (so a model's KV cache reuses it).
+//!
+//! **A bounded context.** With `context: N` every turn's model is
+//! [`ScriptedModel::with_context`]`(N, reply_tokens)`: it reports an N-token context and counts
+//! a request as ONE token per whitespace-separated word of each message's text plus 4 per
+//! message, the system text counted as a message ([`ScriptedModel::tokens_of`]); a reply is
+//! one token per word and stops at the reply limit or where the context is full. A request
+//! over N tokens fails the step (`the agent sent a request that does not fit`), even with
+//! `stop: model_error`: scenarios prove the agent never sends one.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -41,11 +66,11 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use crate::agent::{render_history, Agent, AgentConfig, TurnOutcome, TurnStop};
+use crate::agent::{render_history, Agent, AgentConfig, ContextReport, TurnOutcome, TurnStop};
 use crate::catalog::Lang;
 use crate::clock::{parse_duration, Clock, ManualClock};
 use crate::model::CancelToken;
-use crate::scripted::ScriptedModel;
+use crate::scripted::{RecordedRequest, ScriptedModel};
 use crate::tools::{ExecutorTarget, ToolInvocation};
 
 /// A host tool stand-in: the reply text, or an error.
@@ -91,6 +116,13 @@ pub struct Scenario {
     /// Stand-ins for host executors, by tool name.
     #[serde(default)]
     pub tool_results: BTreeMap<String, StandIn>,
+    /// The scripted model's context in tokens ([`ScriptedModel::with_context`]); `None`:
+    /// unbounded.
+    #[serde(default)]
+    pub context: Option<usize>,
+    /// With `context`: the scripted model's reply limit. Default: a quarter of the context.
+    #[serde(default)]
+    pub reply_tokens: Option<usize>,
     /// The steps.
     pub steps: Vec<Step>,
 }
@@ -163,6 +195,23 @@ pub struct Expect {
     /// How the last turn stopped: answered, max_iterations, cancelled, model_error.
     #[serde(default)]
     pub stop: Option<String>,
+    /// Substrings of the last request a model received, rendered as text (system included).
+    #[serde(default)]
+    pub request_contains: Vec<String>,
+    /// Substrings that request must not contain.
+    #[serde(default)]
+    pub request_excludes: Vec<String>,
+    /// Exactly how many compactions the last turn made.
+    #[serde(default)]
+    pub compactions: Option<usize>,
+    /// The last request is identical (system and messages) to the last request of this
+    /// earlier step (1-based).
+    #[serde(default)]
+    pub request_as_in_step: Option<usize>,
+    /// The last request has the same system text as the last request of this earlier step
+    /// (1-based) and begins with all of its messages.
+    #[serde(default)]
+    pub request_extends_step: Option<usize>,
 }
 
 /// Where scenarios without `skills:` / `toolsets:` get them.
@@ -300,6 +349,7 @@ pub fn run_scenario(sc: &Scenario, base: &Path, defaults: &ScenarioDefaults) -> 
 
     let mut session = "default".to_string();
     let mut last: Option<TurnOutcome> = None;
+    let mut requests = Requests::default();
     for (i, step) in sc.steps.iter().enumerate() {
         let at = |msg: String| format!("step {}: {msg}", i + 1);
         if let Some(s) = &step.session {
@@ -316,16 +366,36 @@ pub fn run_scenario(sc: &Scenario, base: &Path, defaults: &ScenarioDefaults) -> 
                 let outputs = outputs.clone().unwrap_or_default();
                 let given = outputs.len();
                 let mut model = ScriptedModel::new(outputs);
+                if let Some(n) = sc.context {
+                    model = model.with_context(n, sc.reply_tokens.unwrap_or(n / 4));
+                }
                 let out = agent
                     .turn(&session, user, &mut model, &CancelToken::new(), &mut |_| {})
                     .map_err(|e| at(e.to_string()))?;
+                let step_request = model.requests().last().cloned();
+                if step_request.is_some() {
+                    requests.last = step_request.clone();
+                }
+                requests.by_step.insert(i + 1, step_request);
                 if let TurnStop::ModelError(e) = &out.stop {
                     if *e == ScriptedModel::exhausted_error().to_string() {
                         return Err(at(format!(
                             "the turn needed more than the {given} model output(s) given"
                         )));
                     }
-                    return Err(at(format!("model error: {e}")));
+                    if e.contains("scripted model:") {
+                        return Err(at(format!(
+                            "the agent sent a request that does not fit: {e}"
+                        )));
+                    }
+                    let expected = step
+                        .expect
+                        .as_ref()
+                        .and_then(|x| x.stop.as_deref())
+                        .is_some_and(|stop| stop.trim() == "model_error");
+                    if !expected {
+                        return Err(at(format!("model error: {e}")));
+                    }
                 }
                 if model.remaining() > 0 {
                     return Err(at(format!(
@@ -340,7 +410,68 @@ pub fn run_scenario(sc: &Scenario, base: &Path, defaults: &ScenarioDefaults) -> 
             (None, None) => {}
         }
         if let Some(e) = &step.expect {
-            check(&mut agent, &session, last.as_ref(), e).map_err(at)?;
+            check(&mut agent, &session, last.as_ref(), &requests, e).map_err(at)?;
+        }
+    }
+    Ok(())
+}
+
+/// The requests models received in a scenario: the last one, and each `user` step's last
+/// (by 1-based step number; `None` for a turn that sent none).
+#[derive(Default)]
+struct Requests {
+    last: Option<RecordedRequest>,
+    by_step: BTreeMap<usize, Option<RecordedRequest>>,
+}
+
+impl Requests {
+    /// The last request of step `n`.
+    fn of_step(&self, n: usize) -> Result<&RecordedRequest, String> {
+        match self.by_step.get(&n) {
+            Some(Some(r)) => Ok(r),
+            Some(None) => Err(format!("step {n} sent no request")),
+            None => Err(format!("step {n} is not an earlier `user` step")),
+        }
+    }
+}
+
+/// A request as text: `system: …` and then its messages as [`render_history`] shows them.
+fn render_request(r: &RecordedRequest) -> String {
+    format!("system: {}\n{}", r.system, render_history(&r.messages))
+}
+
+/// The checks of one expectation on the last request (`request_*`).
+fn check_request(requests: &Requests, e: &Expect) -> Result<(), String> {
+    let asks = !e.request_contains.is_empty()
+        || !e.request_excludes.is_empty()
+        || e.request_as_in_step.is_some()
+        || e.request_extends_step.is_some();
+    if !asks {
+        return Ok(());
+    }
+    let last = requests
+        .last
+        .as_ref()
+        .ok_or("no request was made yet".to_string())?;
+    let text = render_request(last);
+    contains_all("request", &text, &e.request_contains)?;
+    excludes_all("request", &text, &e.request_excludes)?;
+    if let Some(n) = e.request_as_in_step {
+        let earlier = requests.of_step(n)?;
+        if (&earlier.system, &earlier.messages) != (&last.system, &last.messages) {
+            return Err(format!(
+                "the request differs from step {n}'s:\n{}\n--- vs ---\n{text}",
+                render_request(earlier)
+            ));
+        }
+    }
+    if let Some(n) = e.request_extends_step {
+        let earlier = requests.of_step(n)?;
+        if earlier.system != last.system || !last.messages.starts_with(&earlier.messages) {
+            return Err(format!(
+                "the request does not begin with step {n}'s:\n{}\n--- vs ---\n{text}",
+                render_request(earlier)
+            ));
         }
     }
     Ok(())
@@ -368,6 +499,7 @@ fn check(
     agent: &mut Agent,
     session: &str,
     last: Option<&TurnOutcome>,
+    requests: &Requests,
     e: &Expect,
 ) -> Result<(), String> {
     if let Some(want) = &e.active {
@@ -393,6 +525,7 @@ fn check(
         generations: vec![],
         streamed: String::new(),
         model_error: None,
+        context: ContextReport::default(),
     };
     let last = last.unwrap_or(&empty);
     for w in &e.tool_results_contains {
@@ -431,5 +564,14 @@ fn check(
             return Err(format!("the turn stopped as {got}, expected {want}"));
         }
     }
-    Ok(())
+    if let Some(want) = e.compactions {
+        let got = last.context.compactions;
+        if got != want {
+            return Err(format!(
+                "the last turn compacted {got} time(s), expected {want}; {:?}",
+                last.context
+            ));
+        }
+    }
+    check_request(requests, e)
 }

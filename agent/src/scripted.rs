@@ -2,7 +2,10 @@
 
 use std::collections::VecDeque;
 
-use crate::model::{Generation, Message, Model, ModelError, ModelRequest, StopReason};
+use crate::model::{
+    ContextWindow, Generation, GenerationStats, Message, Model, ModelError, ModelErrorKind,
+    ModelRequest, StopReason,
+};
 
 /// What a [`ScriptedModel`] was asked, per generation.
 #[derive(Debug, Clone, PartialEq)]
@@ -13,15 +16,25 @@ pub struct RecordedRequest {
     pub system: String,
     /// The history sent.
     pub messages: Vec<Message>,
+    /// Its size by [`ScriptedModel::tokens_of`], for a model with a context
+    /// ([`ScriptedModel::with_context`]); `None` otherwise.
+    pub tokens: Option<usize>,
 }
 
 /// Plays back one scripted output per generation, streamed in small pieces (so the
 /// visible-text filter sees realistic fragments), and records every request.
+///
+/// By default its context is unbounded. [`ScriptedModel::with_context`] makes it behave like
+/// an engine with a small context, counting tokens by a simple rule
+/// ([`ScriptedModel::tokens_of`]): a request larger than the context fails with
+/// [`ModelErrorKind::ContextFull`], and a reply stops with [`StopReason::MaxTokens`] at the
+/// reply limit or where the context is full (cut to whole words).
 #[derive(Debug, Clone)]
 pub struct ScriptedModel {
     outputs: VecDeque<String>,
     requests: Vec<RecordedRequest>,
     piece_chars: usize,
+    context: Option<ContextWindow>,
 }
 
 impl ScriptedModel {
@@ -36,7 +49,39 @@ impl ScriptedModel {
             outputs: outputs.into_iter().map(Into::into).collect(),
             requests: Vec::new(),
             piece_chars: 3,
+            context: None,
         }
+    }
+
+    /// Behave like an engine whose context holds `tokens` tokens (prompt and reply) and
+    /// whose replies take at most `reply_tokens`, counted by [`ScriptedModel::tokens_of`]
+    /// (a reply: one token per word). The model then reports both
+    /// ([`Model::context_window`], [`Model::count_tokens`]) and its generations carry stats.
+    pub fn with_context(mut self, tokens: usize, reply_tokens: usize) -> Self {
+        self.context = Some(ContextWindow {
+            tokens,
+            reply_tokens,
+        });
+        self
+    }
+
+    /// The scripted model's token count of a request: one token per whitespace-separated
+    /// word of each message's text plus 4 for its framing, the system text counted as a
+    /// message.
+    pub fn tokens_of(system: &str, messages: &[Message]) -> usize {
+        let count = |text: &str| text.split_whitespace().count() + 4;
+        count(system) + messages.iter().map(|m| count(&m.content)).sum::<usize>()
+    }
+
+    /// The error a scripted model with a context reports for a request that does not fit
+    /// (its message begins with `scripted model:`).
+    pub fn context_full_error(tokens: usize, context: usize) -> ModelError {
+        ModelError::new(
+            ModelErrorKind::ContextFull,
+            format!(
+                "scripted model: prompt of {tokens} tokens does not fit the context of {context}"
+            ),
+        )
     }
 
     /// Stream outputs in pieces of this many characters (at least 1; default 3).
@@ -67,33 +112,81 @@ impl Model for ScriptedModel {
         request: &ModelRequest<'_>,
         on_text: &mut dyn FnMut(&str),
     ) -> Result<Generation, ModelError> {
+        let tokens = self
+            .context
+            .map(|_| Self::tokens_of(request.system, request.messages));
         self.requests.push(RecordedRequest {
             session: request.session.to_string(),
             system: request.system.to_string(),
             messages: request.messages.to_vec(),
+            tokens,
         });
+        // The reply's room: what the context leaves, at most the reply limit.
+        let room = match (self.context, tokens) {
+            (Some(window), Some(tokens)) if tokens > window.tokens => {
+                return Err(Self::context_full_error(tokens, window.tokens));
+            }
+            (Some(window), Some(tokens)) => Some(window.reply_tokens.min(window.tokens - tokens)),
+            _ => None,
+        };
         let text = match request.forced_reply {
             Some(forced) => forced.to_string(),
             None => self.outputs.pop_front().ok_or_else(Self::exhausted_error)?,
+        };
+        let (text, mut stop) = match room {
+            Some(room) => match first_words(&text, room) {
+                Some(cut) => (cut.to_string(), StopReason::MaxTokens),
+                None => (text, StopReason::EndOfTurn),
+            },
+            None => (text, StopReason::EndOfTurn),
         };
         let chars: Vec<char> = text.chars().collect();
         let mut produced = String::new();
         for piece in chars.chunks(self.piece_chars) {
             if request.cancel.is_cancelled() {
-                return Ok(Generation {
-                    text: produced,
-                    stop: StopReason::Cancelled,
-                    stats: None,
-                });
+                stop = StopReason::Cancelled;
+                break;
             }
             let piece: String = piece.iter().collect();
             on_text(&piece);
             produced.push_str(&piece);
         }
+        let stats = tokens.map(|prompt| GenerationStats {
+            prompt_tokens: prompt,
+            prefilled_tokens: prompt,
+            generated_tokens: produced.split_whitespace().count(),
+            ..GenerationStats::default()
+        });
         Ok(Generation {
             text: produced,
-            stop: StopReason::EndOfTurn,
-            stats: None,
+            stop,
+            stats,
         })
     }
+
+    fn context_window(&self) -> Option<ContextWindow> {
+        self.context
+    }
+
+    fn count_tokens(&mut self, system: &str, messages: &[Message]) -> Option<usize> {
+        self.context.map(|_| Self::tokens_of(system, messages))
+    }
+}
+
+/// `text` up to the end of its `n`-th word, when it has more than `n` words.
+fn first_words(text: &str, n: usize) -> Option<&str> {
+    let mut words = 0;
+    let mut in_word = false;
+    for (at, c) in text.char_indices() {
+        if c.is_whitespace() {
+            in_word = false;
+        } else if !in_word {
+            if words == n {
+                return Some(text[..at].trim_end());
+            }
+            words += 1;
+            in_word = true;
+        }
+    }
+    None
 }

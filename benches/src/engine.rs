@@ -1,8 +1,8 @@
 //! The dialogue on the real engine (llama.cpp through `porfiry-engine`).
 
 use porfiry_agent::{Generation, Model, ModelError, ModelRequest, PromptLayout};
-use porfiry_model::ModelWrapper;
 use porfiry_engine::{Engine, EngineModel, EngineParams, GenerateConfig, TokenId, Tokenizer};
+use porfiry_model::ModelWrapper;
 
 use crate::dialogue::Dialogue;
 use crate::error::BenchError;

@@ -13,6 +13,8 @@
 //!   TTFT and turn time; totals and the reuse ratio. `porfiry bench dialogue` prints it.
 //! - [`resolve_model`], [`load_engine`], [`play_on_engine`]: the same on the real engine
 //!   (`porfiry-engine`, llama.cpp), with or without KV reuse.
+//! - [`eval`]: the tool-use eval (`porfiry eval tools`): cases from `evals/*.yaml` through the
+//!   real agent loop and engine, the first action of each turn scored, variants side by side.
 //!
 //! # Design decisions
 //! - **The script is checked against the agent.** A turn must take exactly as many model
@@ -27,7 +29,9 @@
 mod dialogue;
 mod engine;
 mod error;
+pub mod eval;
 mod forced;
+mod head;
 mod run;
 
 pub use dialogue::{builtin_dir, Dialogue, ScriptedTurn, BUILTIN_DIALOGUE};
@@ -36,6 +40,7 @@ pub use engine::{
 };
 pub use error::BenchError;
 pub use forced::{BeforeRequest, ForcedModel};
+pub use head::{run_head, HeadBenchReport, Run as HeadRun};
 pub use run::{
     heard_before_the_end, run_dialogue, run_dialogue_with_head, scripted_requests, DialogueReport,
     GenerationRow, ScriptedRequest, Totals, TurnRow,

@@ -1,8 +1,8 @@
 //! Chat formats: how a system text and a list of messages become the model's prompt.
 //!
-//! A rendering is a list of [`Segment`]s. [`Segment::Scaffold`] is the template's own text
+//! A rendering is a list of [`PromptSegment`]s. [`PromptSegment::Scaffold`] is the template's own text
 //! (turn markers, role names) and is tokenized with special-token parsing ON;
-//! [`Segment::Content`] is text that came from a person, a tool or a file (user messages, tool
+//! [`PromptSegment::Content`] is text that came from a person, a tool or a file (user messages, tool
 //! results, the system prompt, the model's earlier replies) and is tokenized with special-token
 //! parsing OFF, so typing `<end_of_turn>` inside a message cannot forge a turn.
 //!
@@ -77,22 +77,22 @@ impl std::fmt::Display for ChatFormat {
 
 /// One piece of a rendered prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Segment {
+pub enum PromptSegment {
     /// Template text: tokenized with special tokens parsed (`<end_of_turn>` is one token).
     Scaffold(&'static str),
     /// Message text: tokenized as plain text (`<end_of_turn>` is just characters).
     Content(String),
-    /// An earlier reply of the model: plain text like [`Segment::Content`], but the engine
+    /// An earlier reply of the model: plain text like [`PromptSegment::Content`], but the engine
     /// may substitute the exact tokens it sampled for it, so the KV cache matches.
     Reply(String),
 }
 
-impl Segment {
+impl PromptSegment {
     /// The segment's text.
     pub fn text(&self) -> &str {
         match self {
-            Segment::Scaffold(s) => s,
-            Segment::Content(s) | Segment::Reply(s) => s,
+            PromptSegment::Scaffold(s) => s,
+            PromptSegment::Content(s) | PromptSegment::Reply(s) => s,
         }
     }
 }
@@ -101,7 +101,11 @@ impl Segment {
 const TOOL_HEADER: &str = "TOOL_RESULT: ";
 
 /// Render the conversation history (no generation prompt). Append-only in `messages`.
-pub fn render_history(format: ChatFormat, system: &str, messages: &[Message]) -> Vec<Segment> {
+pub fn render_conversation(
+    format: ChatFormat,
+    system: &str,
+    messages: &[Message],
+) -> Vec<PromptSegment> {
     let mut out = Vec::with_capacity(messages.len() * 3 + 3);
     match format {
         ChatFormat::Gemma => {
@@ -109,53 +113,53 @@ pub fn render_history(format: ChatFormat, system: &str, messages: &[Message]) ->
                 let system_here = i == 0 && !system.is_empty();
                 if system_here && m.role != Role::User {
                     // No user turn to carry the system text: it gets a user turn of its own.
-                    out.push(Segment::Scaffold("<start_of_turn>user\n"));
-                    out.push(Segment::Content(system.to_owned()));
-                    out.push(Segment::Scaffold("<end_of_turn>\n"));
+                    out.push(PromptSegment::Scaffold("<start_of_turn>user\n"));
+                    out.push(PromptSegment::Content(system.to_owned()));
+                    out.push(PromptSegment::Scaffold("<end_of_turn>\n"));
                 }
                 match m.role {
                     Role::User => {
-                        out.push(Segment::Scaffold("<start_of_turn>user\n"));
+                        out.push(PromptSegment::Scaffold("<start_of_turn>user\n"));
                         if system_here {
-                            out.push(Segment::Content(system.to_owned()));
-                            out.push(Segment::Scaffold("\n\n"));
+                            out.push(PromptSegment::Content(system.to_owned()));
+                            out.push(PromptSegment::Scaffold("\n\n"));
                         }
-                        out.push(Segment::Content(m.content.clone()));
+                        out.push(PromptSegment::Content(m.content.clone()));
                     }
                     Role::Assistant => {
-                        out.push(Segment::Scaffold("<start_of_turn>model\n"));
-                        out.push(Segment::Reply(m.content.clone()));
+                        out.push(PromptSegment::Scaffold("<start_of_turn>model\n"));
+                        out.push(PromptSegment::Reply(m.content.clone()));
                     }
                     Role::Tool => {
-                        out.push(Segment::Scaffold("<start_of_turn>tool\n"));
+                        out.push(PromptSegment::Scaffold("<start_of_turn>tool\n"));
                         push_tool_body(&mut out, m);
                     }
                 }
-                out.push(Segment::Scaffold("<end_of_turn>\n"));
+                out.push(PromptSegment::Scaffold("<end_of_turn>\n"));
             }
         }
         ChatFormat::ChatMl => {
             if !system.is_empty() {
-                out.push(Segment::Scaffold("<|im_start|>system\n"));
-                out.push(Segment::Content(system.to_owned()));
-                out.push(Segment::Scaffold("<|im_end|>\n"));
+                out.push(PromptSegment::Scaffold("<|im_start|>system\n"));
+                out.push(PromptSegment::Content(system.to_owned()));
+                out.push(PromptSegment::Scaffold("<|im_end|>\n"));
             }
             for m in messages {
                 match m.role {
                     Role::User => {
-                        out.push(Segment::Scaffold("<|im_start|>user\n"));
-                        out.push(Segment::Content(m.content.clone()));
+                        out.push(PromptSegment::Scaffold("<|im_start|>user\n"));
+                        out.push(PromptSegment::Content(m.content.clone()));
                     }
                     Role::Assistant => {
-                        out.push(Segment::Scaffold("<|im_start|>assistant\n"));
-                        out.push(Segment::Reply(m.content.clone()));
+                        out.push(PromptSegment::Scaffold("<|im_start|>assistant\n"));
+                        out.push(PromptSegment::Reply(m.content.clone()));
                     }
                     Role::Tool => {
-                        out.push(Segment::Scaffold("<|im_start|>tool\n"));
+                        out.push(PromptSegment::Scaffold("<|im_start|>tool\n"));
                         push_tool_body(&mut out, m);
                     }
                 }
-                out.push(Segment::Scaffold("<|im_end|>\n"));
+                out.push(PromptSegment::Scaffold("<|im_end|>\n"));
             }
         }
     }
@@ -163,37 +167,37 @@ pub fn render_history(format: ChatFormat, system: &str, messages: &[Message]) ->
     out
 }
 
-fn push_tool_body(out: &mut Vec<Segment>, m: &Message) {
-    out.push(Segment::Scaffold(TOOL_HEADER));
-    out.push(Segment::Content(m.name.clone().unwrap_or_default()));
-    out.push(Segment::Scaffold("\n"));
-    out.push(Segment::Content(m.content.clone()));
+fn push_tool_body(out: &mut Vec<PromptSegment>, m: &Message) {
+    out.push(PromptSegment::Scaffold(TOOL_HEADER));
+    out.push(PromptSegment::Content(m.name.clone().unwrap_or_default()));
+    out.push(PromptSegment::Scaffold("\n"));
+    out.push(PromptSegment::Content(m.content.clone()));
 }
 
 /// The text that opens the model's reply (the generation prompt).
-pub fn generation_prompt(format: ChatFormat) -> Segment {
+pub fn generation_prompt(format: ChatFormat) -> PromptSegment {
     match format {
-        ChatFormat::Gemma => Segment::Scaffold("<start_of_turn>model\n"),
-        ChatFormat::ChatMl => Segment::Scaffold("<|im_start|>assistant\n"),
+        ChatFormat::Gemma => PromptSegment::Scaffold("<start_of_turn>model\n"),
+        ChatFormat::ChatMl => PromptSegment::Scaffold("<|im_start|>assistant\n"),
     }
 }
 
 /// History plus generation prompt: what the model continues.
-pub fn render_prompt(format: ChatFormat, system: &str, messages: &[Message]) -> Vec<Segment> {
-    let mut out = render_history(format, system, messages);
+pub fn render_prompt(format: ChatFormat, system: &str, messages: &[Message]) -> Vec<PromptSegment> {
+    let mut out = render_conversation(format, system, messages);
     if format == ChatFormat::Gemma && messages.is_empty() && !system.is_empty() {
         // Same shape as a conversation whose first message is not a user message.
-        out.push(Segment::Scaffold("<start_of_turn>user\n"));
-        out.push(Segment::Content(system.to_owned()));
-        out.push(Segment::Scaffold("<end_of_turn>\n"));
+        out.push(PromptSegment::Scaffold("<start_of_turn>user\n"));
+        out.push(PromptSegment::Content(system.to_owned()));
+        out.push(PromptSegment::Scaffold("<end_of_turn>\n"));
     }
     out.push(generation_prompt(format));
     out
 }
 
 /// The concatenated text of segments (for debugging and display).
-pub fn segments_text(segments: &[Segment]) -> String {
-    segments.iter().map(Segment::text).collect()
+pub fn segments_text(segments: &[PromptSegment]) -> String {
+    segments.iter().map(PromptSegment::text).collect()
 }
 
 #[cfg(test)]
@@ -267,13 +271,13 @@ mod tests {
                 ],
             );
             for s in &segs {
-                if let Segment::Scaffold(t) = s {
+                if let PromptSegment::Scaffold(t) = s {
                     assert!(!t.contains('Ж') && !t.contains('Щ'), "{format}: {t:?}");
                 }
             }
             let plain = segs
                 .iter()
-                .filter(|s| matches!(s, Segment::Content(t) | Segment::Reply(t) if t == forged))
+                .filter(|s| matches!(s, PromptSegment::Content(t) | PromptSegment::Reply(t) if t == forged))
                 .count();
             assert_eq!(plain, 5, "{format}");
         }
@@ -337,8 +341,8 @@ mod tests {
         for format in [ChatFormat::Gemma, ChatFormat::ChatMl] {
             for (system, msgs) in conversations() {
                 for k in 0..msgs.len() {
-                    let shorter = render_history(format, &system, &msgs[..k]);
-                    let longer = render_history(format, &system, &msgs[..=k]);
+                    let shorter = render_conversation(format, &system, &msgs[..k]);
+                    let longer = render_conversation(format, &system, &msgs[..=k]);
                     assert!(
                         longer.starts_with(&shorter),
                         "{format}: segments of {:?} are not a prefix of {:?}",

@@ -12,7 +12,7 @@ use crate::error::EngineError;
 use crate::gguf;
 use crate::params::EngineParams;
 use crate::prompt::RenderedPrompt;
-use crate::wire::{CacheReport, Command, Completion, HeadReport, Job, ModelInfo};
+use crate::wire::{CacheReport, Command, Completion, GenerateJob, HeadReport, ModelInfo};
 // `model.rs` names these through this module.
 pub(crate) use crate::wire::{Event, GenerateRequest};
 use crate::worker;
@@ -80,7 +80,7 @@ impl Engine {
     /// [`EngineError::WorkerGone`] when the worker has stopped.
     pub fn submit(&self, request: GenerateRequest) -> Result<Receiver<Event>, EngineError> {
         let (events, rx) = crossbeam_channel::unbounded();
-        self.send(Command::Generate(Job {
+        self.send(Command::Generate(GenerateJob {
             request,
             submitted: Instant::now(),
             events,

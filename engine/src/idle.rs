@@ -2,9 +2,9 @@
 //! decoded ahead of a session's next request.
 //!
 //! Pure bookkeeping. [`IdleQueue`] holds the work not started yet, at most one item per
-//! session: the chat framing after a reply ([`Pending::Anticipate`], started once the worker
+//! session: the chat framing after a reply ([`IdleWork::Anticipate`], started once the worker
 //! has been idle for [`ANTICIPATE_AFTER`]) or a partial transcript
-//! ([`Pending::Prefill`], started at once). [`AheadBook`] remembers, per sequence, the tokens
+//! ([`IdleWork::Prefill`], started at once). [`AheadBook`] remembers, per sequence, the tokens
 //! decoded that way, so the next request can report how many of the tokens it reused were
 //! decoded ahead ([`anticipated_tokens`]).
 
@@ -22,7 +22,7 @@ pub(crate) const MAX_ANTICIPATED: usize = 32;
 
 /// Idle-time work, done when no command is waiting.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Pending {
+pub(crate) enum IdleWork {
     /// A session's conversation including the reply just made: what its next request will
     /// start with. Decode the framing that opens the next message.
     Anticipate {
@@ -40,19 +40,19 @@ pub(crate) enum Pending {
     },
 }
 
-impl Pending {
+impl IdleWork {
     /// The session the work is for.
     pub fn session(&self) -> &str {
         match self {
-            Pending::Anticipate { session, .. } | Pending::Prefill { session, .. } => session,
+            IdleWork::Anticipate { session, .. } | IdleWork::Prefill { session, .. } => session,
         }
     }
 
     /// How long the worker must have been idle before starting it.
     pub fn delay(&self) -> Duration {
         match self {
-            Pending::Anticipate { .. } => ANTICIPATE_AFTER,
-            Pending::Prefill { .. } => Duration::ZERO,
+            IdleWork::Anticipate { .. } => ANTICIPATE_AFTER,
+            IdleWork::Prefill { .. } => Duration::ZERO,
         }
     }
 }
@@ -60,7 +60,7 @@ impl Pending {
 /// Idle-time work not started yet, oldest first.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct IdleQueue {
-    pending: Vec<Pending>,
+    pending: Vec<IdleWork>,
 }
 
 impl IdleQueue {
@@ -77,7 +77,7 @@ impl IdleQueue {
     /// How long to wait for a command before starting the work due first (`None`: nothing
     /// pending, wait for a command).
     pub fn next_delay(&self) -> Option<Duration> {
-        self.pending.iter().map(Pending::delay).min()
+        self.pending.iter().map(IdleWork::delay).min()
     }
 
     /// The framing after a reply in `seq`, to decode once idle. Queued behind what is
@@ -89,7 +89,7 @@ impl IdleQueue {
         system: String,
         messages: Vec<Message>,
     ) {
-        self.pending.push(Pending::Anticipate {
+        self.pending.push(IdleWork::Anticipate {
             seq,
             session,
             system,
@@ -101,7 +101,7 @@ impl IdleQueue {
     /// utterance, or the framing after a reply, which the prefill covers).
     pub fn prefill(&mut self, session: String, system: String, messages: Vec<Message>) {
         self.drop_session(&session);
-        self.pending.push(Pending::Prefill {
+        self.pending.push(IdleWork::Prefill {
             session,
             system,
             messages,
@@ -115,7 +115,7 @@ impl IdleQueue {
     }
 
     /// Take the work due first: the shortest delay, oldest first among equals.
-    pub fn take_next(&mut self) -> Option<Pending> {
+    pub fn take_next(&mut self) -> Option<IdleWork> {
         let next = self
             .pending
             .iter()
@@ -271,8 +271,8 @@ mod tests {
     fn drain(queue: &mut IdleQueue) -> Vec<(String, String)> {
         std::iter::from_fn(|| queue.take_next())
             .map(|p| match p {
-                Pending::Anticipate { session, .. } => ("A".into(), session),
-                Pending::Prefill {
+                IdleWork::Anticipate { session, .. } => ("A".into(), session),
+                IdleWork::Prefill {
                     session, messages, ..
                 } => (
                     format!("P {}", messages.last().map_or("", |m| m.content.as_str())),
@@ -356,7 +356,7 @@ mod tests {
         queue.anticipate(seq, session.clone(), system.clone(), messages.clone());
         assert_eq!(
             queue.take_next(),
-            Some(Pending::Anticipate {
+            Some(IdleWork::Anticipate {
                 seq,
                 session,
                 system,

@@ -65,7 +65,7 @@ mod wire;
 mod worker;
 
 pub use chat::{
-    generation_prompt, render_history, render_prompt, segments_text, ChatFormat, Segment,
+    generation_prompt, render_conversation, render_prompt, segments_text, ChatFormat, PromptSegment,
 };
 pub use config::{GenerateConfig, SamplingConfig, ToolCallGrammar};
 pub use engine::Engine;

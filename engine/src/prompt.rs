@@ -5,7 +5,7 @@ use std::collections::{HashMap, VecDeque};
 use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::token::LlamaToken;
 
-use crate::chat::Segment;
+use crate::chat::PromptSegment;
 use crate::kv::TokenId;
 
 /// A prompt as the model sees it.
@@ -112,7 +112,7 @@ fn tokenize(model: &LlamaModel, text: &str, parse_special: bool) -> Vec<TokenId>
 /// come from `cache` when given.
 pub fn tokenize_segments(
     model: &LlamaModel,
-    segments: &[Segment],
+    segments: &[PromptSegment],
     memo: Option<&ReplyMemo>,
     mut cache: Option<&mut TokenCache>,
 ) -> RenderedPrompt {
@@ -133,9 +133,9 @@ pub fn tokenize_segments(
     for s in segments {
         text.push_str(s.text());
         match s {
-            Segment::Scaffold(t) => piece(t, true, &mut tokens),
-            Segment::Content(t) => piece(t, false, &mut tokens),
-            Segment::Reply(t) => match memo.and_then(|m| m.get(t)) {
+            PromptSegment::Scaffold(t) => piece(t, true, &mut tokens),
+            PromptSegment::Content(t) => piece(t, false, &mut tokens),
+            PromptSegment::Reply(t) => match memo.and_then(|m| m.get(t)) {
                 Some(known) => tokens.extend_from_slice(known),
                 None => piece(t, false, &mut tokens),
             },

@@ -184,7 +184,7 @@ pub struct CacheReport {
 }
 
 /// A generation job.
-pub(crate) struct Job {
+pub(crate) struct GenerateJob {
     pub request: GenerateRequest,
     pub submitted: Instant,
     pub events: Sender<Event>,
@@ -192,7 +192,7 @@ pub(crate) struct Job {
 
 /// What the handle asks the worker to do.
 pub(crate) enum Command {
-    Generate(Job),
+    Generate(GenerateJob),
     Render {
         system: String,
         messages: Vec<Message>,

@@ -1,6 +1,6 @@
 //! The worker thread: owns the llama.cpp model and context and runs one request at a time.
 //!
-//! Safety rules this file keeps (see FIELD-NOTES):
+//! Safety rules this file keeps (facts about llama-cpp-2 measured on this project):
 //! - Tokens are chosen by applying the sampler chain to the logits and reading the selected
 //!   token; the chain is told about a token only through `try_accept` (C++ exceptions from
 //!   the grammar are caught there) and never about an end-of-generation token, so the
@@ -36,12 +36,12 @@ use llama_cpp_2::token::LlamaToken;
 use porfiry_model::{GenerationStats, Message, StopReason};
 
 use crate::backend::{backend, compute_guard, register_exit_gate};
-use crate::chat::{self, ChatFormat, Segment};
+use crate::chat::{self, ChatFormat, PromptSegment};
 use crate::config::{GenerateConfig, SamplingConfig};
 use crate::error::EngineError;
 use crate::gguf::GgufInfo;
 use crate::heads::{Head, Heads, HEAD_SESSION, MIN_HEAD_GAIN};
-use crate::idle::{self, AheadBook, IdleQueue, Pending, Reuse};
+use crate::idle::{self, AheadBook, IdleQueue, IdleWork, Reuse};
 use crate::kv::{common_prefix, KvBook, ReusePlan, TokenId};
 use crate::params::{EngineParams, KvType};
 use crate::prompt::{self, ReplyMemo, TokenCache};
@@ -49,7 +49,8 @@ use crate::sampling::{self, PickSteps, Stage};
 use crate::snapshot::{self, SnapshotError, SnapshotKey};
 use crate::text::{StopScanner, Utf8Stream};
 use crate::wire::{
-    CacheReport, Command, Completion, Event, HeadReport, HeadSource, Job, ModelInfo, SeqReport,
+    CacheReport, Command, Completion, Event, GenerateJob, HeadReport, HeadSource, ModelInfo,
+    SeqReport,
 };
 
 /// Start the worker and wait until the model is loaded (or failed to load).
@@ -91,7 +92,7 @@ fn kv_type(t: KvType) -> KvCacheType {
 /// in the weights (a mapped file) and sets up the compute buffers, so the first request —
 /// often a new session's first turn right after an app start — does not pay for it. The
 /// cache is cleared afterwards. A failure only means the first request pays instead.
-fn warm_up(model: &LlamaModel, ctx: &mut LlamaContext<'_>) {
+fn page_in(model: &LlamaModel, ctx: &mut LlamaContext<'_>) {
     let bos = model.vocab().bos();
     let token = if bos.0 < 0 { LlamaToken(0) } else { bos };
     // One token: any batch size allows it.
@@ -153,7 +154,7 @@ fn run(
             return;
         }
     };
-    warm_up(&model, &mut ctx);
+    page_in(&model, &mut ctx);
     let n_ctx = ctx.n_ctx();
     let snapshots = params.snapshot_dir.clone().map(|dir| Snapshots {
         dir,
@@ -478,7 +479,7 @@ impl PickSteps for LlamaPick<'_, '_> {
 }
 
 impl Worker<'_> {
-    fn serve(&mut self, job: Job) {
+    fn serve(&mut self, job: GenerateJob) {
         let events = job.events.clone();
         let result = self.generate(job);
         let _ = events.send(match result {
@@ -804,13 +805,13 @@ impl Worker<'_> {
     fn run_next_pending(&mut self, interrupted: &dyn Fn() -> bool) {
         match self.pending.take_next() {
             None => {}
-            Some(Pending::Anticipate {
+            Some(IdleWork::Anticipate {
                 seq,
                 session,
                 system,
                 messages,
             }) => self.anticipate(seq, &session, &system, &messages, interrupted),
-            Some(Pending::Prefill {
+            Some(IdleWork::Prefill {
                 session,
                 system,
                 messages,
@@ -859,7 +860,7 @@ impl Worker<'_> {
         interrupted: &dyn Fn() -> bool,
     ) {
         let mut segments = chat::render_prompt(self.format, system, messages);
-        while matches!(segments.last(), Some(Segment::Scaffold(_))) {
+        while matches!(segments.last(), Some(PromptSegment::Scaffold(_))) {
             segments.pop();
         }
         let tokens = prompt::tokenize_segments(
@@ -933,8 +934,8 @@ impl Worker<'_> {
         }
     }
 
-    fn generate(&mut self, job: Job) -> Result<Completion, EngineError> {
-        let Job {
+    fn generate(&mut self, job: GenerateJob) -> Result<Completion, EngineError> {
+        let GenerateJob {
             request: req,
             submitted,
             events,
@@ -949,7 +950,7 @@ impl Worker<'_> {
         let mut segments = chat::render_prompt(self.format, &req.system, &req.messages);
         let prefix_text = req.reply_prefix.clone().unwrap_or_default();
         if !prefix_text.is_empty() {
-            segments.push(Segment::Content(prefix_text.clone()));
+            segments.push(PromptSegment::Content(prefix_text.clone()));
         }
         let rendered = prompt::tokenize_segments(
             model,

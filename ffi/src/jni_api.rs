@@ -114,6 +114,8 @@ fn export<'c, T: Default + 'c>(
     mut env: EnvUnowned<'c>,
     body: impl FnOnce(&mut Env<'c>) -> Result<T, BridgeError>,
 ) -> T {
+    // The first call of the process installs the log set-up (logcat on a phone).
+    crate::logs::init();
     env.with_env(body).resolve::<ThrowBridgeError>()
 }
 

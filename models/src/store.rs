@@ -668,7 +668,7 @@ mod tests {
             file: "fake.gguf".into(),
             sha256: sha(&whole),
             size: whole.len() as u64,
-            chat_format: crate::ChatFormat::Chatml,
+            chat_format: crate::ChatFormatHint::Chatml,
             context: 512,
             description: "test".into(),
             fetch: vec![
@@ -980,7 +980,7 @@ for a in "$@"; do [ "$prev" = "-d" ] && dest="$a"; prev="$a"; done
                 file: "one.gguf".into(),
                 sha256: sha(&data),
                 size: data.len() as u64,
-                chat_format: crate::ChatFormat::Gemma,
+                chat_format: crate::ChatFormatHint::Gemma,
                 context: 256,
                 description: String::new(),
                 fetch: vec![FetchPart {

@@ -100,10 +100,10 @@ impl RuntimeConfig {
 }
 
 /// The chat format a manifest entry names, as the engine's.
-pub fn chat_format_of(format: porfiry_models::ChatFormat) -> ChatFormat {
+pub fn chat_format_of(format: porfiry_models::ChatFormatHint) -> ChatFormat {
     match format {
-        porfiry_models::ChatFormat::Gemma => ChatFormat::Gemma,
-        porfiry_models::ChatFormat::Chatml => ChatFormat::ChatMl,
+        porfiry_models::ChatFormatHint::Gemma => ChatFormat::Gemma,
+        porfiry_models::ChatFormatHint::Chatml => ChatFormat::ChatMl,
     }
 }
 

@@ -102,13 +102,13 @@ struct Counters {
 }
 
 /// One queued or running turn, so `cancel` and `close` can reach it.
-struct Pending {
+struct QueuedTurn {
     id: u64,
     session: String,
     cancel: CancelToken,
 }
 
-enum Job {
+enum ServiceJob {
     Turn {
         id: u64,
         session: String,
@@ -140,7 +140,7 @@ enum Job {
 
 /// State shared between the handle side and the worker thread.
 struct Shared {
-    pending: Mutex<Vec<Pending>>,
+    pending: Mutex<Vec<QueuedTurn>>,
     counters: Counters,
     tool_counters: Arc<ToolCounters>,
     closing: AtomicBool,
@@ -161,7 +161,7 @@ const PROMPT_WAIT: Duration = Duration::from_millis(500);
 /// thread-safe and return without waiting for the worker, except [`Service::prompt`] (briefly)
 /// and [`Service::close`].
 pub struct Service {
-    jobs: Mutex<Option<Sender<Job>>>,
+    jobs: Mutex<Option<Sender<ServiceJob>>>,
     worker: Mutex<Option<JoinHandle<()>>>,
     shared: Arc<Shared>,
     next_turn: AtomicU64,
@@ -206,7 +206,7 @@ impl Service {
         })
     }
 
-    fn enqueue(&self, job: Job) -> Result<(), ServiceError> {
+    fn enqueue(&self, job: ServiceJob) -> Result<(), ServiceError> {
         let jobs = lock(&self.jobs);
         let tx = jobs.as_ref().ok_or(ServiceError::Closed)?;
         tx.send(job).map_err(|_| ServiceError::Closed)
@@ -222,7 +222,7 @@ impl Service {
     /// [`ServiceError::InvalidArgument`] for an empty session, [`ServiceError::Closed`].
     pub fn prepare(&self, session: &str, partial: &str) -> Result<(), ServiceError> {
         check_session(session)?;
-        self.enqueue(Job::Prepare {
+        self.enqueue(ServiceJob::Prepare {
             session: session.to_string(),
             text: partial.to_string(),
         })
@@ -245,12 +245,12 @@ impl Service {
         // Holding the jobs lock while registering keeps `close` from slipping in between.
         let jobs = lock(&self.jobs);
         let tx = jobs.as_ref().ok_or(ServiceError::Closed)?;
-        lock(&self.shared.pending).push(Pending {
+        lock(&self.shared.pending).push(QueuedTurn {
             id,
             session: session.to_string(),
             cancel: cancel.clone(),
         });
-        let job = Job::Turn {
+        let job = ServiceJob::Turn {
             id,
             session: session.to_string(),
             text: text.to_string(),
@@ -291,7 +291,7 @@ impl Service {
     /// [`ServiceError::InvalidArgument`] for an empty session, [`ServiceError::Closed`].
     pub fn end_session(&self, session: &str) -> Result<(), ServiceError> {
         check_session(session)?;
-        self.enqueue(Job::EndSession {
+        self.enqueue(ServiceJob::EndSession {
             session: session.to_string(),
         })
     }
@@ -310,7 +310,7 @@ impl Service {
         if toolset.trim().is_empty() {
             return Err(ServiceError::InvalidArgument("empty toolset name".into()));
         }
-        self.enqueue(Job::Register {
+        self.enqueue(ServiceJob::Register {
             toolset: toolset.to_string(),
             host,
             timeout,
@@ -326,7 +326,7 @@ impl Service {
     pub fn prompt(&self, session: &str) -> Result<String, ServiceError> {
         check_session(session)?;
         let (tx, rx) = bounded(1);
-        self.enqueue(Job::Prompt {
+        self.enqueue(ServiceJob::Prompt {
             session: session.to_string(),
             reply: tx,
         })?;
@@ -350,7 +350,7 @@ impl Service {
     /// [`ServiceError::Closed`].
     pub fn cache_report(&self) -> Result<Option<Value>, ServiceError> {
         let (tx, rx) = bounded(1);
-        self.enqueue(Job::CacheReport { reply: tx })?;
+        self.enqueue(ServiceJob::CacheReport { reply: tx })?;
         Ok(rx.recv_timeout(PROMPT_WAIT).ok().flatten())
     }
 
@@ -395,7 +395,7 @@ impl Service {
             p.cancel.cancel();
         }
         // Every job was queued before this point, so Shutdown comes after all of them.
-        let _ = tx.send(Job::Shutdown);
+        let _ = tx.send(ServiceJob::Shutdown);
         drop(tx);
         let worker = lock(&self.worker).take();
         if let Some(handle) = worker {
@@ -420,31 +420,31 @@ fn check_session(session: &str) -> Result<(), ServiceError> {
     Ok(())
 }
 
-fn worker_loop(mut runtime: Runtime, rx: Receiver<Job>, shared: Arc<Shared>) {
+fn worker_loop(mut runtime: Runtime, rx: Receiver<ServiceJob>, shared: Arc<Shared>) {
     // Before the first job: the static head every session starts with (restored from its
     // KV snapshot when the engine keeps one), so the first utterance prefills only itself.
     // A model that cannot prepare it works the same without.
     let _ = catch_unwind(AssertUnwindSafe(|| runtime.warm_up()));
     for job in rx {
         match job {
-            Job::Shutdown => break,
-            Job::Register {
+            ServiceJob::Shutdown => break,
+            ServiceJob::Register {
                 toolset,
                 host,
                 timeout,
             } => runtime.register_host_toolset(&toolset, host, timeout),
-            Job::Prepare { session, text } => {
+            ServiceJob::Prepare { session, text } => {
                 let queued_turn = lock(&shared.pending).iter().any(|p| p.session == session);
                 if !queued_turn {
                     let _ = catch_unwind(AssertUnwindSafe(|| runtime.prepare(&session, &text)));
                 }
             }
-            Job::Prompt { session, reply } => {
+            ServiceJob::Prompt { session, reply } => {
                 let text = prompt_text(&mut runtime, &session);
                 lock(&shared.prompts).insert(session, text.clone());
                 let _ = reply.send(text);
             }
-            Job::EndSession { session } => {
+            ServiceJob::EndSession { session } => {
                 lock(&shared.prompts).remove(&session);
                 let ended = catch_unwind(AssertUnwindSafe(|| runtime.end_session(&session)));
                 let counter = match ended {
@@ -453,7 +453,7 @@ fn worker_loop(mut runtime: Runtime, rx: Receiver<Job>, shared: Arc<Shared>) {
                 };
                 counter.fetch_add(1, Ordering::Relaxed);
             }
-            Job::CacheReport { reply } => {
+            ServiceJob::CacheReport { reply } => {
                 let report = catch_unwind(AssertUnwindSafe(|| runtime.cache_report()))
                     .ok()
                     .and_then(Result::ok)
@@ -461,7 +461,7 @@ fn worker_loop(mut runtime: Runtime, rx: Receiver<Job>, shared: Arc<Shared>) {
                     .and_then(|r| serde_json::to_value(r).ok());
                 let _ = reply.send(report);
             }
-            Job::Turn {
+            ServiceJob::Turn {
                 id,
                 session,
                 text,

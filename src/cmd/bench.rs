@@ -97,14 +97,21 @@ struct DialogueArgs {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.action {
         Action::Dialogue(a) => dialogue(a),
-        Action::Head(a) => super::bench_head::run(
-            a.model.as_deref(),
-            a.runs,
-            a.threads,
-            a.ctx,
-            a.snapshot_dir,
-            a.json,
-        ),
+        Action::Head(a) => {
+            let report = porfiry_bench::run_head(
+                a.model.as_deref(),
+                a.runs,
+                a.threads,
+                a.ctx,
+                a.snapshot_dir,
+            )?;
+            if a.json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", report.table());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

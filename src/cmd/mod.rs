@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 pub mod ask;
 pub mod bench;
-pub mod bench_head;
 pub mod chat;
+pub mod eval;
 pub mod models;
 pub mod prompt;
 pub mod scenario;

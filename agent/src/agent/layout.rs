@@ -1,10 +1,12 @@
 //! What a model request carries for a session, by [`PromptLayout`]: the system text and the
-//! message view — the history, plus the state message in layouts that place the dynamic
-//! prompt sections there.
+//! message view — the history as far as the session is compacted, plus the state message in
+//! layouts that place the dynamic prompt sections there.
 
+use super::compact::{fit, Refused, ViewParts};
 use super::session::Session;
-use super::{Agent, Shared};
-use crate::model::Message;
+use super::{Agent, ContextReport, Shared};
+use crate::catalog::Texts;
+use crate::model::{Message, Model};
 use crate::prompt::PromptLayout;
 
 /// What a model request carries for a session: the system text and the message view (the
@@ -46,7 +48,8 @@ impl Agent {
     /// What the session's next model request carries, laid out by
     /// [`AgentConfig::layout`](super::AgentConfig::layout). The prompt is rebuilt here
     /// (expired sets dropped first); in [`PromptLayout::AnchoredState`] a changed state moves
-    /// the state message to the end.
+    /// the state message to the end. The history is shown as far as the session's earlier
+    /// turns compacted it; a turn may compact further to fit its model's context.
     pub fn request(&mut self, session: &str) -> RequestView {
         let Agent { shared, sessions } = self;
         match sessions.get_mut(session) {
@@ -60,27 +63,62 @@ impl Agent {
 
 impl Shared {
     /// [`Agent::request`] for a session at hand: drops its expired sets (silently; a turn
-    /// reports them before) and moves its state anchor when the state changed.
+    /// reports them before), moves its state anchor when the state changed and shows the
+    /// history as far as the session is compacted (no new compaction: that needs a model,
+    /// [`Shared::fitted_request`]).
     pub(super) fn request(&self, s: &mut Session) -> RequestView {
+        let (system, state) = self.layout(s);
+        let parts = ViewParts {
+            history: &s.history,
+            state: state.as_ref().map(|(at, text)| (*at, text.as_str())),
+            texts: Texts::new(self.config.lang),
+        };
+        RequestView {
+            messages: parts.render(&s.compacted),
+            system,
+        }
+    }
+
+    /// The request of the turn that began at history index `turn_start`, fitted to
+    /// `model`'s context: compacted (the session's record advanced) when it would not fit,
+    /// with the figures in `report`.
+    ///
+    /// # Errors
+    /// [`Refused`] when even the system text, the state and the current turn do not fit.
+    pub(super) fn fitted_request(
+        &self,
+        s: &mut Session,
+        turn_start: usize,
+        model: &mut dyn Model,
+        report: &mut ContextReport,
+    ) -> Result<RequestView, Refused> {
+        let (system, state) = self.layout(s);
+        let Session {
+            history, compacted, ..
+        } = s;
+        let parts = ViewParts {
+            history,
+            state: state.as_ref().map(|(at, text)| (*at, text.as_str())),
+            texts: Texts::new(self.config.lang),
+        };
+        let messages = fit(&system, &parts, turn_start, compacted, model, report)?;
+        Ok(RequestView { system, messages })
+    }
+
+    /// The system text and the state message (the history index it goes before, its text)
+    /// for the session's next request, by layout. Drops expired sets first and moves the
+    /// state anchor when the state changed.
+    fn layout(&self, s: &mut Session) -> (String, Option<(usize, String)>) {
         s.expire(self.clock.now());
         let prompt = self.prompt(&s.active_names());
-        let history = s.history.clone();
         let at = match self.config.layout {
-            PromptLayout::SystemFirst => {
-                return RequestView {
-                    system: prompt.text().to_string(),
-                    messages: history,
-                }
-            }
-            PromptLayout::DynamicTail => history.len(),
+            PromptLayout::SystemFirst => return (prompt.text().to_string(), None),
+            PromptLayout::DynamicTail => s.history.len(),
             PromptLayout::AnchoredState => s.state_anchor(prompt.dynamic_part()),
         };
-        state_view(
-            prompt.static_prefix().to_string(),
-            history,
-            at,
-            prompt.dynamic_part().to_string(),
-        )
+        let state = prompt.dynamic_part();
+        let state = (!state.is_empty()).then(|| (at, state.to_string()));
+        (prompt.static_prefix().to_string(), state)
     }
 }
 

@@ -8,6 +8,8 @@
 //!   the state anchor), its expiry and [`render_history`].
 //! - `layout`: what a model request carries for a session ([`RequestView`], by
 //!   [`PromptLayout`]).
+//! - `compact`: keeping every request inside the model's context ([`ContextBudget`], the
+//!   compaction of the request's view of the history).
 //! - `turn`: the turn loop and the hints ahead of it ([`Agent::warm_up`],
 //!   [`Agent::prepare_turn`]).
 //! - `dispatch`: answering one tool call — core tools, toolset switches, host tools.
@@ -29,6 +31,7 @@ use crate::skill::SkillRegistry;
 use crate::tools::{ExecutorTarget, ToolExecutor};
 use crate::toolset::ToolsetRegistry;
 
+mod compact;
 mod dispatch;
 mod layout;
 mod outcome;
@@ -37,10 +40,11 @@ mod session;
 mod tests;
 mod turn;
 
+pub use compact::{estimate_tokens, ContextBudget, LOW_WATER_PERCENT};
 pub use layout::RequestView;
 pub use outcome::{
-    AgentError, AgentEvent, ExecutedTool, GenerationRecord, ReplyKind, ToolReply, TurnOutcome,
-    TurnStop,
+    AgentError, AgentEvent, ContextReport, ExecutedTool, GenerationRecord, ReplyKind, ToolReply,
+    TurnOutcome, TurnStop,
 };
 pub use session::render_history;
 

@@ -1,6 +1,7 @@
 //! One session's state: its append-only history, its active toolsets with their deadlines,
-//! and where its toolset state sits in the request
-//! ([`PromptLayout::AnchoredState`](crate::PromptLayout::AnchoredState)).
+//! where its toolset state sits in the request
+//! ([`PromptLayout::AnchoredState`](crate::PromptLayout::AnchoredState)) and how far the
+//! request's view of the history is compacted ([`Compacted`]).
 
 use std::collections::BTreeMap;
 
@@ -19,6 +20,24 @@ pub(super) struct Session {
     /// index where the state message sits and its text (the dynamic sections when the state
     /// began).
     pub(super) anchor: Option<(usize, String)>,
+    /// How far the model's view of the history is compacted (moves forward only; the
+    /// history itself is untouched).
+    pub(super) compacted: Compacted,
+}
+
+/// How far a session's request view is compacted: a record that only moves forward, so
+/// every request until the next compaction begins with the same compacted prefix (the
+/// model's KV cache reuses it). Applied by the layout, advanced by `compact`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Compacted {
+    /// Tool results before this history index are shown as a one-line placeholder.
+    pub(super) shortened_to: usize,
+    /// History messages before this index (always the start of an exchange) are left out;
+    /// one marker line stands for them.
+    pub(super) dropped_to: usize,
+    /// Messages shown cut (too long for the context alone): history index → bytes of the
+    /// content kept (on a character boundary).
+    pub(super) cuts: BTreeMap<usize, usize>,
 }
 
 impl Session {

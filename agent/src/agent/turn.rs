@@ -3,8 +3,14 @@
 
 use super::dispatch::Dispatched;
 use super::session::{session_entry, Session};
-use super::{Agent, AgentError, AgentEvent, GenerationRecord, ReplyKind, TurnOutcome, TurnStop};
-use crate::model::{CancelToken, Generation, Message, Model, ModelError, ModelRequest, StopReason};
+use super::{
+    Agent, AgentError, AgentEvent, ContextReport, GenerationRecord, ReplyKind, TurnOutcome,
+    TurnStop,
+};
+use crate::catalog::Texts;
+use crate::model::{
+    CancelToken, Generation, Message, Model, ModelError, ModelErrorKind, ModelRequest, StopReason,
+};
 use crate::protocol::{parse_output, RepeatGuard, Segment, ToolCall, VisibleTextFilter};
 use crate::tools::CoreTool;
 
@@ -42,8 +48,16 @@ impl Agent {
         // events) and layout, and a session that does not exist yet is not created.
         let mut s = self.sessions.get(session).cloned().unwrap_or_default();
         s.expire(self.shared.clock.now());
+        let turn_start = s.history.len();
         s.history.push(Message::user(partial_text));
-        let view = self.shared.request(&mut s);
+        let mut report = ContextReport::default();
+        let Ok(view) = self
+            .shared
+            .fitted_request(&mut s, turn_start, model, &mut report)
+        else {
+            // Nothing that fits to prepare: the turn will say so.
+            return Ok(());
+        };
         model
             .prefill(&ModelRequest {
                 session,
@@ -62,7 +76,13 @@ impl Agent {
     /// Guarantees: the history is only appended to (tool results stay); enable/disable
     /// generations that changed the toolsets are generated again without entering the
     /// history; tool errors go back to the model; `cancel` is checked before every model
-    /// call and passed into the model, which checks it per token.
+    /// call and passed into the model, which checks it per token. For a model with a
+    /// bounded context ([`Model::context_window`]) every request is measured before it is
+    /// sent and, when it would not fit, compacted (older tool results shortened, older
+    /// exchanges left out — in the request only; the history keeps everything). A turn that
+    /// cannot fit even so stops with [`TurnStop::ModelError`] and
+    /// [`ModelErrorKind::ContextFull`]; the session goes on. The figures are in
+    /// [`TurnOutcome::context`].
     pub fn turn(
         &mut self,
         session: &str,
@@ -74,6 +94,7 @@ impl Agent {
         let Agent { shared, sessions } = self;
         // Looked up once: nothing else can reach the sessions while the turn runs.
         let s = session_entry(sessions, session)?;
+        let turn_start = s.history.len();
         s.history.push(Message::user(user_text));
         let mut out = TurnOutcome::new();
         // The visible text of the last discarded generation: the host heard it already.
@@ -84,7 +105,17 @@ impl Agent {
                 return Ok(out);
             }
             shared.expire(s, on_event);
-            let view = shared.request(s);
+            // Measured against the model's context and compacted before it is sent.
+            let view = match shared.fitted_request(s, turn_start, model, &mut out.context) {
+                Ok(view) => view,
+                Err(refused) => {
+                    let texts = Texts::new(shared.config.lang);
+                    out.stop =
+                        TurnStop::ModelError(texts.message_too_long(refused.tokens, refused.limit));
+                    out.model_error = Some(ModelErrorKind::ContextFull);
+                    return Ok(out);
+                }
+            };
             let request = ModelRequest {
                 session,
                 system: &view.system,
@@ -102,6 +133,7 @@ impl Agent {
                     return Ok(out);
                 }
             };
+            out.context.reply_cut_by_context |= cut_by_context(&out.context, &generation);
             if generation.stop == StopReason::Cancelled {
                 record_generation(&mut out, on_event, &generation, true);
                 out.stop = TurnStop::Cancelled;
@@ -151,6 +183,19 @@ impl Agent {
         }
         out.stop = TurnStop::MaxIterations;
         Ok(out)
+    }
+}
+
+/// Whether `generation` ended for want of context: stopped by [`StopReason::MaxTokens`]
+/// with fewer tokens than the model's reply limit (so the limit did not stop it). Needs the
+/// model's stats.
+fn cut_by_context(report: &ContextReport, generation: &Generation) -> bool {
+    match (&report.budget, &generation.stats) {
+        (Some(budget), Some(stats)) => {
+            generation.stop == StopReason::MaxTokens
+                && stats.generated_tokens < budget.window.reply_tokens
+        }
+        _ => false,
     }
 }
 

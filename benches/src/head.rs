@@ -1,58 +1,78 @@
-//! `porfiry bench head`: a new session's first turn with vs without the head snapshot, and
-//! what each session costs in KV memory.
+//! The head benchmark (`porfiry bench head`): a new session's first turn with vs without the
+//! head snapshot, and what each session costs in KV memory.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
-use anyhow::{ensure, Context};
 use porfiry_agent::PromptLayout;
-use porfiry_bench::{load_engine, resolve_model, scripted_requests, Dialogue, ScriptedRequest};
 use porfiry_engine::{
     CacheReport, Engine, EngineParams, GenerateConfig, GenerateRequest, GenerationStats,
     HeadReport, HeadSource,
 };
 use serde::Serialize;
 
-/// One run of each side.
-#[derive(Debug, Serialize)]
-struct Run {
-    /// Cold: empty cache, no head, the whole prompt prefilled.
-    cold: GenerationStats,
-    /// After a "restart" (every cache and prepared head dropped): the head restored from
-    /// its snapshot file.
-    head: HeadReport,
-    /// The first request after the restore.
-    warm: GenerationStats,
+use crate::dialogue::Dialogue;
+use crate::engine::{load_engine, resolve_model};
+use crate::error::BenchError;
+use crate::run::{scripted_requests, ScriptedRequest};
+
+fn engine_err(e: porfiry_engine::EngineError) -> BenchError {
+    BenchError::Engine(e.to_string())
 }
 
+fn check(ok: bool, what: impl FnOnce() -> String) -> Result<(), BenchError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(BenchError::Engine(what()))
+    }
+}
+
+/// One run of each side.
 #[derive(Debug, Serialize)]
-struct Report {
-    model: String,
-    threads: u32,
+pub struct Run {
+    /// Cold: empty cache, no head, the whole prompt prefilled.
+    pub cold: GenerationStats,
+    /// After a "restart" (every cache and prepared head dropped): the head restored from
+    /// its snapshot file.
+    pub head: HeadReport,
+    /// The first request after the restore.
+    pub warm: GenerationStats,
+}
+
+/// What `porfiry bench head` measured.
+#[derive(Debug, Serialize)]
+pub struct HeadBenchReport {
+    /// The model file.
+    pub model: String,
+    /// CPU threads.
+    pub threads: u32,
     /// Tokens of the first request's prompt.
-    prompt_tokens: usize,
+    pub prompt_tokens: usize,
     /// Tokens of the head.
-    head_tokens: usize,
+    pub head_tokens: usize,
     /// Bytes of the snapshot file.
-    file_bytes: u64,
-    runs: Vec<Run>,
+    pub file_bytes: u64,
+    /// Every run of both sides.
+    pub runs: Vec<Run>,
     /// Medians: cold TTFT, restore time, warm TTFT (ms).
-    median_cold_ttft_ms: f64,
-    median_restore_ms: f64,
-    median_warm_ttft_ms: f64,
+    pub median_cold_ttft_ms: f64,
+    /// Median restore time, ms.
+    pub median_restore_ms: f64,
+    /// Median warm TTFT, ms.
+    pub median_warm_ttft_ms: f64,
     /// warm TTFT / cold TTFT (medians).
-    ttft_ratio: f64,
+    pub ttft_ratio: f64,
     /// (restore + warm TTFT) / cold TTFT (medians): the first request right after start-up.
-    ttft_ratio_with_restore: f64,
+    pub ttft_ratio_with_restore: f64,
     /// Two sessions kept at once (n_seq 2) after two turns each.
-    sessions: CacheReport,
+    pub sessions: CacheReport,
     /// Prefilled tokens of the second turn of each session after switching between them.
-    switch_prefilled: Vec<usize>,
+    pub switch_prefilled: Vec<usize>,
     /// Tokens appended since each session's previous request.
-    switch_appended: Vec<usize>,
+    pub switch_appended: Vec<usize>,
     /// Of the appended, how many were decoded ahead while idle (the framing after each
     /// session's reply): prefilled + anticipated = appended.
-    switch_anticipated: Vec<usize>,
+    pub switch_anticipated: Vec<usize>,
 }
 
 fn request(session: &str, r: &ScriptedRequest) -> GenerateRequest {
@@ -62,8 +82,15 @@ fn request(session: &str, r: &ScriptedRequest) -> GenerateRequest {
     g
 }
 
-fn run_one(engine: &Engine, session: &str, r: &ScriptedRequest) -> anyhow::Result<GenerationStats> {
-    Ok(engine.generate(request(session, r), &mut |_| {})?.stats)
+fn run_one(
+    engine: &Engine,
+    session: &str,
+    r: &ScriptedRequest,
+) -> Result<GenerationStats, BenchError> {
+    Ok(engine
+        .generate(request(session, r), &mut |_| {})
+        .map_err(engine_err)?
+        .stats)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -75,16 +102,20 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-/// Run `porfiry bench head`.
-pub fn run(
+/// Runs the head benchmark: `runs` rounds of a cold first request against one after the
+/// head is restored from its snapshot (sides alternating), then two sessions at once.
+///
+/// # Errors
+/// [`BenchError`] when the model is missing, the engine fails or the dialogue does not
+/// start with the agent's head.
+pub fn run_head(
     model: Option<&str>,
     runs: usize,
     threads: Option<u32>,
     ctx: u32,
     snapshot_dir: Option<PathBuf>,
-    json: bool,
-) -> anyhow::Result<ExitCode> {
-    ensure!(runs > 0, "--runs must be at least 1");
+) -> Result<HeadBenchReport, BenchError> {
+    check(runs > 0, || "--runs must be at least 1".into())?;
     let choice = resolve_model(model)?;
     let dialogue = Dialogue::builtin()?;
     let layout = PromptLayout::default();
@@ -96,11 +127,11 @@ pub fn run(
     let second = requests
         .iter()
         .find(|r| r.turn == 2)
-        .context("the dialogue has a second turn")?;
-    ensure!(
+        .ok_or_else(|| BenchError::Engine("the dialogue has no second turn".into()))?;
+    check(
         first.system == head.system && first.messages.starts_with(&head.messages),
-        "the dialogue's first request does not start with the agent's head"
-    );
+        || "the dialogue's first request does not start with the agent's head".into(),
+    )?;
     let temp = snapshot_dir.is_none();
     let dir = snapshot_dir.unwrap_or_else(|| {
         std::env::temp_dir().join(format!("porfiry-bench-head-{}", std::process::id()))
@@ -111,14 +142,15 @@ pub fn run(
         snapshot_dir: Some(dir.clone()),
         ..EngineParams::default()
     };
-    let engine = load_engine(&choice, params.clone())
-        .with_context(|| format!("loading {}", choice.path.display()))?;
+    let engine = load_engine(&choice, params.clone())?;
     // Make (or check) the snapshot once.
-    let made = engine.prepare_head(&head.system, &head.messages)?;
+    let made = engine
+        .prepare_head(&head.system, &head.messages)
+        .map_err(engine_err)?;
     let file = made
         .file
         .clone()
-        .context("the head was not saved to a file")?;
+        .ok_or_else(|| BenchError::Engine("the head was not saved to a file".into()))?;
     let file_bytes = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
     let mut all = Vec::new();
     for i in 0..runs {
@@ -126,12 +158,14 @@ pub fn run(
         let mut cold = None;
         let mut warm = None;
         for side in [i % 2, 1 - i % 2] {
-            engine.clear_cache()?;
+            engine.clear_cache().map_err(engine_err)?;
             if side == 0 {
                 cold = Some(run_one(&engine, &format!("cold{i}"), first)?);
             } else {
-                let h = engine.prepare_head(&head.system, &head.messages)?;
-                ensure!(h.source == HeadSource::Disk, "restore: {h:?}");
+                let h = engine
+                    .prepare_head(&head.system, &head.messages)
+                    .map_err(engine_err)?;
+                check(h.source == HeadSource::Disk, || format!("restore: {h:?}"))?;
                 warm = Some((h, run_one(&engine, &format!("warm{i}"), first)?));
             }
         }
@@ -143,7 +177,9 @@ pub fn run(
 
     // Two sessions at once: each keeps its sequence across a switch.
     let engine = load_engine(&choice, EngineParams { n_seq: 2, ..params })?;
-    engine.prepare_head(&head.system, &head.messages)?;
+    engine
+        .prepare_head(&head.system, &head.messages)
+        .map_err(engine_err)?;
     let mut after_first = Vec::new();
     for s in ["voice", "text"] {
         let st = run_one(&engine, s, first)?;
@@ -155,13 +191,13 @@ pub fn run(
     for (s, kv) in ["voice", "text"].iter().zip(&after_first) {
         // The user's pause: the worker's idle-time work is done (the framing after each
         // session's reply, both kept: one per session).
-        engine.settle()?;
+        engine.settle().map_err(engine_err)?;
         let st = run_one(&engine, s, second)?;
         switch_prefilled.push(st.prefilled_tokens);
         switch_anticipated.push(st.anticipated_tokens);
         switch_appended.push(st.prompt_tokens.saturating_sub(*kv));
     }
-    let sessions = engine.cache_report()?;
+    let sessions = engine.cache_report().map_err(engine_err)?;
     let info = engine.info().clone();
     drop(engine);
     if temp {
@@ -172,7 +208,7 @@ pub fn run(
     let restore = median(all.iter().map(|r| r.head.ms).collect());
     let warm_ttft = median(all.iter().map(|r| r.warm.ttft_ms).collect());
     let ratio = |x: f64| if cold_ttft > 0.0 { x / cold_ttft } else { 0.0 };
-    let report = Report {
+    Ok(HeadBenchReport {
         model: choice.path.display().to_string(),
         threads: info.threads,
         prompt_tokens: all.first().map_or(0, |r| r.cold.prompt_tokens),
@@ -188,16 +224,17 @@ pub fn run(
         switch_prefilled,
         switch_appended,
         switch_anticipated,
-    };
-    if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print!("{}", table(&report));
-    }
-    Ok(ExitCode::SUCCESS)
+    })
 }
 
-fn table(r: &Report) -> String {
+impl HeadBenchReport {
+    /// The report as text.
+    pub fn table(&self) -> String {
+        table(self)
+    }
+}
+
+fn table(r: &HeadBenchReport) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     let _ = writeln!(

@@ -1,0 +1,429 @@
+//! Keeping every request inside the model's context: the budget, the measure and the
+//! compaction of the request's view of the history (never of the history itself).
+//!
+//! Before every model call the agent measures the request ([`Model::count_tokens`], else
+//! [`estimate_tokens`]) against the [`ContextBudget`] of [`Model::context_window`]. A request
+//! that fits is sent as it is. One that does not is compacted, in this order, until it fits
+//! under the low-water mark ([`ContextBudget::low_water`]):
+//!
+//! 1. the oldest tool results (of earlier turns) become a one-line placeholder: the first
+//!    line of the result and the call (`name|arguments`) that produced it;
+//! 2. the oldest whole exchanges (a user message and everything that answered it) are left
+//!    out, one catalog marker line standing for all of them;
+//! 3. only if the current turn alone still does not fit: its longest user text or tool
+//!    result is cut, with a catalog marker.
+//!
+//! The system text, the toolset state message and the current turn are never left out. If
+//! even they do not fit, the turn is refused (`Refused`). How far a session is compacted is
+//! a record ([`Compacted`]) that only moves forward: until the next compaction every request
+//! begins with the same compacted prefix, so a model's KV cache reuses it and a compaction
+//! costs one re-prefill, not one per turn. The same history and budgets give the same record
+//! and the same requests: the planning uses the model's own counts and integer estimates,
+//! nothing else.
+
+use std::cmp::Reverse;
+
+use super::outcome::ContextReport;
+use super::session::Compacted;
+use crate::catalog::Texts;
+use crate::model::{ContextWindow, Message, Model, Role};
+use crate::protocol::parse_output;
+
+/// After a compaction the conversation (everything but the system text and the state
+/// message) takes at most this share, in percent, of the room it has in the budget. The
+/// rest is where the following turns append, reusing the cache, until the next compaction.
+pub const LOW_WATER_PERCENT: usize = 60;
+
+/// A placeholder keeps at most this many characters of the result's first line...
+const PLACEHOLDER_LINE_CHARS: usize = 100;
+/// ...and of the call's arguments.
+const PLACEHOLDER_ARGS_CHARS: usize = 60;
+/// The most rounds of cutting the current turn before the turn is refused (each round
+/// shrinks a message, so this only bounds the model's token counts).
+const CUT_ROUNDS: usize = 8;
+
+/// How much of a model's context one request may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct ContextBudget {
+    /// The context and reply limit the model reported ([`Model::context_window`]).
+    pub window: ContextWindow,
+    /// Tokens kept free for the reply: the model's reply limit, at most a quarter of the
+    /// context (and at least one token).
+    pub reply_room: usize,
+    /// Tokens a request may take: the context less the reply room.
+    pub request: usize,
+}
+
+impl ContextBudget {
+    /// The budget of a model with this context.
+    pub fn of(window: ContextWindow) -> Self {
+        let reply_room = window
+            .reply_tokens
+            .min(window.tokens / 4)
+            .max(1)
+            .min(window.tokens);
+        ContextBudget {
+            window,
+            reply_room,
+            request: window.tokens - reply_room,
+        }
+    }
+
+    /// The low-water mark of a compaction, for a request whose fixed part (system text and
+    /// state message) takes `fixed` tokens: `fixed` plus [`LOW_WATER_PERCENT`] % of the
+    /// room left by it.
+    pub fn low_water(&self, fixed: usize) -> usize {
+        let room = self.request.saturating_sub(fixed);
+        fixed + room * LOW_WATER_PERCENT / 100
+    }
+}
+
+/// The agent's estimate of a request for a model that cannot count its tokens: per message
+/// (the system text counted as one) its UTF-8 bytes / 2, rounded up, plus 8 for the chat
+/// framing. Errs on the large side: tokenizers average 3–4 bytes per token on English and
+/// about 2 on Russian (2 bytes per Cyrillic letter).
+pub fn estimate_tokens(system: &str, messages: &[Message]) -> usize {
+    estimate_text(system)
+        + messages
+            .iter()
+            .map(|m| estimate_text(&m.content))
+            .sum::<usize>()
+}
+
+fn estimate_text(text: &str) -> usize {
+    text.len().div_ceil(2) + 8
+}
+
+/// `a * b / c`, rounded up (0 when `c` is 0).
+fn scale(a: usize, b: usize, c: usize) -> usize {
+    if c == 0 {
+        return 0;
+    }
+    (a as u128 * b as u128).div_ceil(c as u128) as usize
+}
+
+/// At most `n` characters of `s`, with `…` when it was longer.
+fn clip(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s.to_string(),
+    }
+}
+
+/// The largest character boundary of `s` at or below `at`.
+fn floor_boundary(s: &str, at: usize) -> usize {
+    let mut at = at.min(s.len());
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// What a session's request view is made of: its history and the state message (its text
+/// and the history index it is anchored at), rendered through a [`Compacted`] record.
+pub(super) struct ViewParts<'a> {
+    pub(super) history: &'a [Message],
+    pub(super) state: Option<(usize, &'a str)>,
+    pub(super) texts: Texts,
+}
+
+impl ViewParts<'_> {
+    /// The messages of the request: the history as `c` shows it, the state message where
+    /// it is anchored, the marker in place of the exchanges left out. A state anchored in
+    /// (or at the end of) the part left out opens the view, before the marker, as in a
+    /// fresh session — so the head a model prepared for new sessions stays reusable.
+    pub(super) fn render(&self, c: &Compacted) -> Vec<Message> {
+        let len = self.history.len();
+        let dropped = c.dropped_to.min(len);
+        let mut out = Vec::with_capacity(len - dropped + 2);
+        let state_at = self.state.map(|(at, _)| at);
+        let state_first = state_at.is_some_and(|at| at <= dropped);
+        if state_first {
+            out.extend(self.state_message());
+        }
+        if dropped > 0 {
+            out.push(Message::user(self.texts.earlier_left_out()));
+        }
+        for i in dropped..len {
+            if !state_first && state_at == Some(i) {
+                out.extend(self.state_message());
+            }
+            out.push(self.shown(i, c));
+        }
+        if !state_first && state_at.is_some_and(|at| at >= len) {
+            out.extend(self.state_message());
+        }
+        out
+    }
+
+    /// The part of every request compaction never touches but the system text: the state
+    /// message, when there is one.
+    fn fixed(&self) -> Vec<Message> {
+        self.state_message().into_iter().collect()
+    }
+
+    fn state_message(&self) -> Option<Message> {
+        self.state.map(|(_, text)| Message::user(text))
+    }
+
+    /// History message `i` as `c` shows it: a placeholder, cut, or as it is.
+    fn shown(&self, i: usize, c: &Compacted) -> Message {
+        let m = &self.history[i];
+        let content = if m.role == Role::Tool && i < c.shortened_to {
+            self.placeholder(i)
+        } else {
+            None
+        };
+        let content = content.or_else(|| {
+            c.cuts.get(&i).map(|&keep| {
+                let keep = floor_boundary(&m.content, keep);
+                self.texts.message_cut(&m.content[..keep])
+            })
+        });
+        match content {
+            Some(content) => Message {
+                role: m.role,
+                name: m.name.clone(),
+                content,
+            },
+            None => m.clone(),
+        }
+    }
+
+    /// The placeholder of tool result `i`, when it is shorter than the result.
+    fn placeholder(&self, i: usize) -> Option<String> {
+        let m = &self.history[i];
+        let first = m
+            .content
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("");
+        let text = self
+            .texts
+            .tool_result_shortened(&self.call_of(i), &clip(first, PLACEHOLDER_LINE_CHARS));
+        (text.len() < m.content.len()).then_some(text)
+    }
+
+    /// `name|arguments` of the call tool result `i` answers: the matching call line of the
+    /// assistant message before it (the k-th result after it answers its k-th kept call).
+    fn call_of(&self, i: usize) -> String {
+        let name = self.history[i].name.clone().unwrap_or_default();
+        let Some(a) = self.history[..i]
+            .iter()
+            .rposition(|m| m.role == Role::Assistant)
+        else {
+            return name;
+        };
+        let k = self.history[a + 1..i]
+            .iter()
+            .filter(|m| m.role == Role::Tool)
+            .count();
+        let parsed = parse_output(&self.history[a].content);
+        let args = parsed
+            .calls()
+            .nth(k)
+            .filter(|c| c.name == name)
+            .and_then(|c| c.line.split_once('|').map(|(_, args)| args.to_string()))
+            .map(|args| args.trim().trim_end_matches(['`', '*']).trim().to_string())
+            .unwrap_or_default();
+        if args.is_empty() {
+            name
+        } else {
+            format!("{name}|{}", clip(&args, PLACEHOLDER_ARGS_CHARS))
+        }
+    }
+}
+
+/// A turn whose request cannot fit the context even compacted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Refused {
+    /// Tokens the most compacted request takes.
+    pub(super) tokens: usize,
+    /// Tokens a request may take.
+    pub(super) limit: usize,
+}
+
+/// The messages of a request for `system` + `parts` that fits `model`'s context, compacting
+/// the view (advancing `record`) when it does not; the figures go to `report`. The current
+/// turn begins at history index `turn_start` (a user message). With no bounded context the
+/// view is returned as the record shows it.
+pub(super) fn fit(
+    system: &str,
+    parts: &ViewParts<'_>,
+    turn_start: usize,
+    record: &mut Compacted,
+    model: &mut dyn Model,
+    report: &mut ContextReport,
+) -> Result<Vec<Message>, Refused> {
+    let messages = parts.render(record);
+    let Some(window) = model.context_window() else {
+        return Ok(messages);
+    };
+    let budget = ContextBudget::of(window);
+    report.budget = Some(budget);
+    let mut c = Compactor {
+        system,
+        parts,
+        turn_start: turn_start.min(parts.history.len()),
+        record,
+        meter: Meter {
+            model,
+            estimated: false,
+        },
+        report,
+        messages,
+        total: 0,
+    };
+    c.total = c.meter.measure(system, &c.messages);
+    if c.total > budget.request {
+        let before = c.total;
+        c.report.compactions += 1;
+        let fixed = c.meter.measure(system, &parts.fixed());
+        let target = budget.low_water(fixed);
+        c.shorten_and_drop(target);
+        if c.total > budget.request {
+            c.cut(target);
+        }
+        c.report.tokens_dropped += before.saturating_sub(c.total);
+    }
+    c.report.request_tokens = c.total;
+    c.report.estimated |= c.meter.estimated;
+    if c.total > budget.request {
+        return Err(Refused {
+            tokens: c.total,
+            limit: budget.request,
+        });
+    }
+    Ok(c.messages)
+}
+
+/// Counts requests with the model's own vocabulary, or estimates them.
+struct Meter<'m> {
+    model: &'m mut dyn Model,
+    /// Whether some count was an estimate.
+    estimated: bool,
+}
+
+impl Meter<'_> {
+    fn measure(&mut self, system: &str, messages: &[Message]) -> usize {
+        match self.model.count_tokens(system, messages) {
+            Some(n) => n,
+            None => {
+                self.estimated = true;
+                estimate_tokens(system, messages)
+            }
+        }
+    }
+}
+
+/// One compaction in progress: the view as the record shows it and its measure.
+struct Compactor<'a, 'm> {
+    system: &'a str,
+    parts: &'a ViewParts<'a>,
+    turn_start: usize,
+    record: &'a mut Compacted,
+    meter: Meter<'m>,
+    report: &'a mut ContextReport,
+    messages: Vec<Message>,
+    total: usize,
+}
+
+impl Compactor<'_, '_> {
+    fn remeasure(&mut self) {
+        self.messages = self.parts.render(self.record);
+        self.total = self.meter.measure(self.system, &self.messages);
+    }
+
+    /// Steps 1 and 2 until the request is under `target` or nothing older than the current
+    /// turn is left. The steps are planned on estimates scaled to the last measure (so a
+    /// counting model is asked a few times, not once per step) and checked by a measure.
+    fn shorten_and_drop(&mut self, target: usize) {
+        while self.total > target {
+            let estimated = estimate_tokens(self.system, &self.messages);
+            let mut predicted = self.total;
+            let mut advanced = false;
+            while predicted > target {
+                let Some(saving) = self.advance() else {
+                    break;
+                };
+                advanced = true;
+                predicted = predicted.saturating_sub(scale(saving, self.total, estimated));
+            }
+            if !advanced {
+                return;
+            }
+            self.remeasure();
+        }
+    }
+
+    /// Advance the record by one step — shorten the next tool result, else leave out the
+    /// next exchange — and return its estimated saving; `None` when only the current turn is
+    /// left.
+    fn advance(&mut self) -> Option<usize> {
+        let history = self.parts.history;
+        let from = self.record.shortened_to.max(self.record.dropped_to);
+        if let Some(i) = (from..self.turn_start).find(|&i| history[i].role == Role::Tool) {
+            let before = self.parts.shown(i, self.record).content;
+            self.record.shortened_to = i + 1;
+            let after = self.parts.shown(i, self.record).content;
+            if after != before {
+                self.report.tool_results_shortened += 1;
+            }
+            return Some(estimate_text(&before).saturating_sub(estimate_text(&after)));
+        }
+        let dropped = self.record.dropped_to;
+        let next = (dropped + 1..=self.turn_start).find(|&j| history[j].role == Role::User)?;
+        let saving: usize = (dropped..next)
+            .map(|i| estimate_text(&self.parts.shown(i, self.record).content))
+            .sum();
+        let marker = if dropped == 0 {
+            estimate_text(self.parts.texts.earlier_left_out())
+        } else {
+            0
+        };
+        self.record.dropped_to = next;
+        self.report.messages_dropped += next - dropped;
+        Some(saving.saturating_sub(marker))
+    }
+
+    /// Step 3: cut the longest user text or tool result of the current turn, round by
+    /// round, until the request is under `target`; stops when nothing can be cut further.
+    fn cut(&mut self, target: usize) {
+        let history = self.parts.history;
+        for _ in 0..CUT_ROUNDS {
+            if self.total <= target {
+                return;
+            }
+            let kept = |i: usize| {
+                self.record
+                    .cuts
+                    .get(&i)
+                    .copied()
+                    .unwrap_or(history[i].content.len())
+            };
+            let longest = (self.turn_start..history.len())
+                .filter(|&i| matches!(history[i].role, Role::User | Role::Tool))
+                .map(|i| (kept(i), Reverse(i)))
+                .filter(|(k, _)| *k > 0)
+                .max();
+            let Some((kept, Reverse(i))) = longest else {
+                return;
+            };
+            // The excess in estimate units (2 bytes each), plus the marker a first cut adds.
+            let estimated = estimate_tokens(self.system, &self.messages);
+            let excess = scale(self.total - target, estimated, self.total);
+            let marker = if self.record.cuts.contains_key(&i) {
+                0
+            } else {
+                self.parts.texts.message_cut("").len()
+            };
+            let content = &history[i].content;
+            let keep = floor_boundary(content, kept.saturating_sub(excess * 2 + marker));
+            if self.record.cuts.insert(i, keep).is_none() {
+                self.report.messages_cut += 1;
+            }
+            self.remeasure();
+        }
+    }
+}

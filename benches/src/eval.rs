@@ -1,0 +1,51 @@
+//! The tool-use eval (`porfiry eval tools`): does the model use its tools?
+//!
+//! Cases are data (`evals/*.yaml`): a user's request, the toolsets active before it, and the
+//! right *first action* — a tool call (name, and arguments where they matter) or a plain
+//! reply. Each case runs in a fresh session through the real agent loop on the real engine,
+//! greedy, under a manual clock; the first tool call of the turn's first generation is
+//! scored, and, where the case gives `reply_contains`, the whole turn's final reply with
+//! stand-in tool results.
+//!
+//! # Pieces
+//! - [`EvalFile`] / [`EvalCase`] / [`Expected`]: the case file format ([`load_eval_file`];
+//!   unknown keys and malformed cases are errors naming the file and the case).
+//! - [`FirstAction`], [`classify_call`], [`score_case`]: what the model did first and how it
+//!   compares with the case — pure logic, no model.
+//! - [`Variant`] / [`EvalSetup`] / [`VARIANTS`]: named sets of agent and generation settings
+//!   run side by side; adding a technique is one line in [`VARIANTS`].
+//! - [`EvalPlan`] (files × variants, checked against the agents before any model loads),
+//!   [`EvalModel`] (the engine and its vocabulary), [`run_eval`] → [`EvalReport`]: per case
+//!   a [`CaseResult`], per variant [`Totals`] (also per file and per expected action).
+//!
+//! # Design decisions
+//! - **The first action is the measure.** It is what the issue is about ("Который час?" must
+//!   call `get_current_time`, not invent a time) and it does not depend on stand-ins. A case
+//!   without `reply_contains` stops after the first generation (its calls are dispatched,
+//!   then the turn is cancelled before the next model call), which keeps a run of the whole
+//!   set in minutes; a case with `reply_contains` runs the whole turn
+//!   ([`EvalOptions::whole_turns`] runs every case whole).
+//! - **A call is judged as the dispatcher would take it.** Known tools are the core tools and
+//!   every declared toolset tool (a call of an inactive set's tool is routed by activating the
+//!   set, so it is a legitimate action); arguments are validated against the declaration,
+//!   and `read_skill` / `enable_toolset` / `disable_toolset` must name a skill or set that
+//!   exists. A correct first action is a *valid* call matching an expected alternative.
+//! - **Deterministic.** Greedy sampling, a manual clock, every case from the same prepared
+//!   head (the session is ended after each case), the engine's idle-time anticipation off
+//!   (its timing would decide which tokens are decoded in which batch).
+//! - **No accuracy is asserted anywhere.** The tests check the mechanics; the figures are
+//!   the eval's output, like speed is the benchmarks'.
+
+mod case;
+mod error;
+mod report;
+mod run;
+mod score;
+mod variant;
+
+pub use case::{load_eval_file, parse_eval_file, EvalCase, EvalFile, Expected};
+pub use error::EvalError;
+pub use report::{CaseResult, EvalReport, Tally, Totals, TurnScope, VariantReport};
+pub use run::{run_eval, CaseDone, EvalModel, EvalOptions, EvalPlan, DEFAULT_MAX_TOKENS};
+pub use score::{classify_call, first_action, score_case, CallVerdict, FirstAction, Score};
+pub use variant::{find_variant, EvalSetup, Variant, VARIANTS};

@@ -1,0 +1,446 @@
+//! The case file format.
+//!
+//! ```yaml
+//! lang: ru                                  # prompt and reply language (default ru)
+//! clock: 2026-08-22T10:00:00+03:00          # the manual clock (default 2026-01-01T00:00:00+00:00)
+//! skills: [my/skills]                       # optional, relative to the file (default: built-in)
+//! toolsets: [my/toolsets]                   # optional, relative to the file (default: built-in)
+//! tool_results: {media_search: "1. Tomb Raider (2018) id=tt1365519", notes_add: "ok"}
+//! cases:
+//!   - user: "Который час?"
+//!     expect: [{call: get_current_time}]
+//!     reply_contains: ["10:00"]             # optional: the whole turn's final reply
+//!   - user: "Запиши, что надо купить хлеб"
+//!     expect: [{call: enable_toolset, args: {name: notes}}, {call: notes_add, args_contain: {text: хлеб}}]
+//!   - user: "Найди фильм про Лару Крофт"
+//!     active: [media]                       # toolsets active before the turn
+//!     expect: [{call: media_search, args_contain: {query: Лар}}]
+//!   - user: "Привет! Как дела?"
+//!     expect: [{text: true}]                # a plain reply, no tool call
+//! ```
+//!
+//! `expect` lists alternatives; any one matching scores. `args` are exact values (trimmed),
+//! `args_contain` substrings (case-insensitive), both per argument name. `tool_results` are
+//! the scenarios' stand-ins (a text, or `{error: text}`); a declared tool without one answers
+//! "no executor on this host", as on a host without it. Unknown keys anywhere are errors.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use porfiry_agent::scenario::StandIn;
+use porfiry_agent::{Lang, ManualClock};
+use serde::Deserialize;
+use serde_norway::Value;
+
+use super::error::EvalError;
+
+/// The clock of a file without `clock:` (the scenarios' default).
+const DEFAULT_CLOCK: &str = "2026-01-01T00:00:00+00:00";
+
+/// One case file, parsed and checked (paths resolved against its folder).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvalFile {
+    /// Where it came from.
+    pub path: PathBuf,
+    /// The prompt and reply language.
+    pub lang: Lang,
+    /// The manual clock's time (valid: it parsed).
+    pub clock: String,
+    /// Skill folders (resolved); `None`: the built-in ones.
+    pub skills: Option<Vec<PathBuf>>,
+    /// Toolset folders (resolved); `None`: the built-in ones.
+    pub toolsets: Option<Vec<PathBuf>>,
+    /// Stand-ins for host executors, by tool name.
+    pub tool_results: BTreeMap<String, StandIn>,
+    /// The cases, in file order.
+    pub cases: Vec<EvalCase>,
+}
+
+impl EvalFile {
+    /// The file's name in reports: its path as given.
+    pub fn label(&self) -> String {
+        self.path.display().to_string()
+    }
+}
+
+/// One case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvalCase {
+    /// Its 1-based position in the file.
+    pub index: usize,
+    /// What the user says.
+    pub user: String,
+    /// Toolsets enabled in the fresh session before the turn.
+    pub active: Vec<String>,
+    /// The right first actions (any one scores).
+    pub expect: Vec<Expected>,
+    /// Substrings the whole turn's final reply must contain (case-insensitive); empty: the
+    /// whole turn is not scored.
+    pub reply_contains: Vec<String>,
+}
+
+impl EvalCase {
+    /// Whether a plain reply is among the right first actions.
+    pub fn expects_text(&self) -> bool {
+        self.expect.iter().any(|e| matches!(e, Expected::Text))
+    }
+
+    /// The label of the first alternative (`text` or the tool's name): how cases are grouped
+    /// in [`super::Totals::by_expected`].
+    pub fn kind(&self) -> String {
+        match self.expect.first() {
+            Some(Expected::Call { name, .. }) => name.clone(),
+            _ => "text".to_string(),
+        }
+    }
+}
+
+/// One right first action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expected {
+    /// A plain reply: no tool call in the first generation (`{text: true}`).
+    Text,
+    /// A call of `name` (lower case).
+    Call {
+        /// The tool.
+        name: String,
+        /// Arguments that must have exactly these values (trimmed).
+        args: BTreeMap<String, String>,
+        /// Arguments that must contain these substrings (case-insensitive).
+        args_contain: BTreeMap<String, String>,
+    },
+}
+
+impl std::fmt::Display for Expected {
+    /// `text`, `name`, `name{key=value, key~part}`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Expected::Text => f.write_str("text"),
+            Expected::Call {
+                name,
+                args,
+                args_contain,
+            } => {
+                f.write_str(name)?;
+                let parts: Vec<String> = args
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .chain(args_contain.iter().map(|(k, v)| format!("{k}~{v}")))
+                    .collect();
+                if !parts.is_empty() {
+                    write!(f, "{{{}}}", parts.join(", "))?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(default)]
+    lang: Lang,
+    #[serde(default)]
+    clock: Option<String>,
+    #[serde(default)]
+    skills: Option<Vec<PathBuf>>,
+    #[serde(default)]
+    toolsets: Option<Vec<PathBuf>>,
+    #[serde(default)]
+    tool_results: BTreeMap<String, StandIn>,
+    cases: Vec<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCase {
+    user: String,
+    expect: Vec<RawExpected>,
+    #[serde(default)]
+    active: Vec<String>,
+    #[serde(default)]
+    reply_contains: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawExpected {
+    #[serde(default)]
+    call: Option<String>,
+    #[serde(default)]
+    text: Option<bool>,
+    #[serde(default)]
+    args: Option<BTreeMap<String, Value>>,
+    #[serde(default)]
+    args_contain: Option<BTreeMap<String, Value>>,
+}
+
+/// Read and parse a case file.
+///
+/// # Errors
+/// [`EvalError::BadFile`] (unreadable, bad YAML, unknown top-level key, bad clock, no
+/// cases) or [`EvalError::BadCase`] naming the case.
+pub fn load_eval_file(path: &Path) -> Result<EvalFile, EvalError> {
+    let text = std::fs::read_to_string(path).map_err(|e| EvalError::BadFile {
+        path: path.to_path_buf(),
+        reason: format!("cannot read: {e}"),
+    })?;
+    parse_eval_file(&text, path)
+}
+
+/// Parse a case file's text; `path` names it in errors and resolves its folders.
+///
+/// # Errors
+/// As [`load_eval_file`].
+pub fn parse_eval_file(text: &str, path: &Path) -> Result<EvalFile, EvalError> {
+    let bad_file = |reason: String| EvalError::BadFile {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let raw: RawFile =
+        serde_norway::from_str(text).map_err(|e| bad_file(format!("bad case file YAML: {e}")))?;
+    let clock = raw.clock.unwrap_or_else(|| DEFAULT_CLOCK.to_string());
+    ManualClock::parse(&clock).map_err(|e| bad_file(format!("bad clock {clock:?}: {e}")))?;
+    if raw.cases.is_empty() {
+        return Err(bad_file("no cases".into()));
+    }
+    let base = path.parent().unwrap_or(Path::new("."));
+    let resolve =
+        |dirs: Option<Vec<PathBuf>>| dirs.map(|d| d.iter().map(|p| base.join(p)).collect());
+    let cases = raw
+        .cases
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| parse_case(v, i + 1, path))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(EvalFile {
+        path: path.to_path_buf(),
+        lang: raw.lang,
+        clock,
+        skills: resolve(raw.skills),
+        toolsets: resolve(raw.toolsets),
+        tool_results: raw.tool_results,
+        cases,
+    })
+}
+
+fn parse_case(value: Value, index: usize, path: &Path) -> Result<EvalCase, EvalError> {
+    let user = value
+        .get("user")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let bad = |reason: String| EvalError::BadCase {
+        path: path.to_path_buf(),
+        case: index,
+        user: user.clone(),
+        reason,
+    };
+    let raw: RawCase = serde_norway::from_value(value).map_err(|e| bad(e.to_string()))?;
+    if raw.user.trim().is_empty() {
+        return Err(bad("empty `user`".into()));
+    }
+    if raw.expect.is_empty() {
+        return Err(bad(
+            "empty `expect`: give at least one right first action".into()
+        ));
+    }
+    let expect = raw
+        .expect
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| parse_expected(e).map_err(|why| bad(format!("expect[{i}]: {why}"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    if raw.reply_contains.iter().any(|s| s.trim().is_empty()) {
+        return Err(bad("`reply_contains` has an empty entry".into()));
+    }
+    let mut active = Vec::new();
+    for a in raw.active {
+        let a = a.trim().to_lowercase();
+        if a.is_empty() {
+            return Err(bad("`active` has an empty name".into()));
+        }
+        if !active.contains(&a) {
+            active.push(a);
+        }
+    }
+    Ok(EvalCase {
+        index,
+        user: raw.user,
+        active,
+        expect,
+        reply_contains: raw.reply_contains,
+    })
+}
+
+fn parse_expected(e: RawExpected) -> Result<Expected, String> {
+    match (e.call, e.text) {
+        (Some(_), Some(_)) => Err("`call` and `text` together; write two alternatives".into()),
+        (None, None) => Err("needs `call: TOOL` or `text: true`".into()),
+        (None, Some(false)) => {
+            Err("`text: false` means nothing; write `text: true` or a call".into())
+        }
+        (None, Some(true)) => {
+            if e.args.is_some() || e.args_contain.is_some() {
+                return Err("`args`/`args_contain` belong to a `call`".into());
+            }
+            Ok(Expected::Text)
+        }
+        (Some(name), None) => {
+            let name = name.trim().to_lowercase();
+            if name.is_empty() {
+                return Err("empty `call`".into());
+            }
+            Ok(Expected::Call {
+                name,
+                args: scalars(e.args, "args")?,
+                args_contain: scalars(e.args_contain, "args_contain")?,
+            })
+        }
+    }
+}
+
+/// Argument expectations as text: keys lower-cased, values scalars (strings, numbers, bools).
+fn scalars(
+    map: Option<BTreeMap<String, Value>>,
+    what: &str,
+) -> Result<BTreeMap<String, String>, String> {
+    let mut out = BTreeMap::new();
+    for (k, v) in map.unwrap_or_default() {
+        let text = match &v {
+            Value::String(s) => s.trim().to_string(),
+            Value::Number(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            _ => return Err(format!("`{what}.{k}` must be a string, number or boolean")),
+        };
+        if text.is_empty() {
+            return Err(format!("`{what}.{k}` is empty"));
+        }
+        let key = k.trim().to_lowercase();
+        if key.is_empty() {
+            return Err(format!("`{what}` has an empty argument name"));
+        }
+        out.insert(key, text);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<EvalFile, EvalError> {
+        parse_eval_file(text, Path::new("evals/x.yaml"))
+    }
+
+    fn err(text: &str) -> String {
+        parse(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn the_documented_example_parses() {
+        let f = parse(
+            r#"
+lang: ru
+clock: 2026-08-22T10:00:00+03:00
+skills: [s]
+tool_results: {media_search: "1. Tomb Raider (2018) id=tt1365519", notes_add: "ok", media_play: {error: off}}
+cases:
+  - user: "Который час?"
+    expect: [{call: get_current_time}]
+    reply_contains: ["10:00"]
+  - user: "Запиши, что надо купить хлеб"
+    expect: [{call: enable_toolset, args: {name: notes}}, {call: Notes_Add, args_contain: {text: хлеб}}]
+  - user: "Найди фильм про Лару Крофт"
+    active: [Media]
+    expect: [{call: media_search, args_contain: {query: Лар}}]
+  - user: "Удали вторую"
+    expect: [{call: notes_delete, args: {number: 2}}]
+  - user: "Привет! Как дела?"
+    expect: [{text: true}]
+"#,
+        )
+        .unwrap();
+        assert_eq!(f.lang, Lang::Ru);
+        assert_eq!(f.skills, Some(vec![PathBuf::from("evals/s")]));
+        assert_eq!(f.toolsets, None);
+        assert_eq!(f.cases.len(), 5);
+        assert_eq!(f.cases[0].reply_contains, ["10:00"]);
+        assert_eq!(f.cases[1].expect[1].to_string(), "notes_add{text~хлеб}");
+        assert_eq!(
+            f.cases[1].expect[0].to_string(),
+            "enable_toolset{name=notes}"
+        );
+        assert_eq!(f.cases[2].active, ["media"]);
+        assert_eq!(f.cases[3].expect[0].to_string(), "notes_delete{number=2}");
+        assert!(f.cases[4].expects_text());
+        assert_eq!(f.cases[4].kind(), "text");
+        assert_eq!(f.cases[3].index, 4);
+        assert_eq!(f.clock, "2026-08-22T10:00:00+03:00");
+        assert_eq!(
+            parse("cases: [{user: a, expect: [{text: true}]}]")
+                .unwrap()
+                .clock,
+            DEFAULT_CLOCK
+        );
+    }
+
+    #[test]
+    fn unknown_keys_name_the_file_and_the_case() {
+        let e = err("cases: [{user: a, expect: [{text: true}]}]\nmodel: x\n");
+        assert!(
+            e.starts_with("evals/x.yaml: ") && e.contains("model"),
+            "{e}"
+        );
+        let e = err("cases:\n  - {user: a, expect: [{text: true}]}\n  - {user: Привет, expext: [{text: true}]}\n");
+        assert!(e.starts_with("evals/x.yaml: case 2 (\"Привет\"): "), "{e}");
+        assert!(e.contains("expext"), "{e}");
+        let e = err("cases:\n  - {user: a, expect: [{call: x, arg: {a: b}}]}\n");
+        assert!(e.contains("case 1") && e.contains("arg"), "{e}");
+    }
+
+    #[test]
+    fn malformed_cases_are_errors() {
+        for (text, needle) in [
+            ("cases: []", "no cases"),
+            ("cases: [{user: a, expect: []}]", "empty `expect`"),
+            (
+                "cases: [{user: ' ', expect: [{text: true}]}]",
+                "empty `user`",
+            ),
+            ("cases: [{user: a}]", "expect"),
+            ("cases: [{user: a, expect: [{}]}]", "needs `call"),
+            ("cases: [{user: a, expect: [{text: false}]}]", "text: false"),
+            (
+                "cases: [{user: a, expect: [{text: true, call: x}]}]",
+                "together",
+            ),
+            (
+                "cases: [{user: a, expect: [{text: true, args: {a: b}}]}]",
+                "belong",
+            ),
+            (
+                "cases: [{user: a, expect: [{call: x, args: {a: [1]}}]}]",
+                "args.a",
+            ),
+            ("cases: [{user: a, expect: [{call: ' '}]}]", "empty `call`"),
+            (
+                "cases: [{user: a, expect: [{text: true}], reply_contains: ['']}]",
+                "reply_contains",
+            ),
+            (
+                "clock: yesterday\ncases: [{user: a, expect: [{text: true}]}]",
+                "clock",
+            ),
+            ("lang: fr\ncases: [{user: a, expect: [{text: true}]}]", "fr"),
+            (
+                "cases: [{user: a, expect: [{text: true}], active: ['']}]",
+                "active",
+            ),
+            (": : :", "YAML"),
+        ] {
+            let e = err(text);
+            assert!(e.contains(needle), "{text:?} → {e}");
+        }
+    }
+}

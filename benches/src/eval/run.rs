@@ -1,0 +1,503 @@
+//! Running cases: the plan (files × variants, checked first), the model, the runner.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use porfiry_agent::scenario::StandIn;
+use porfiry_agent::{
+    Agent, AgentConfig, CancelToken, ContextWindow, ExecutorTarget, Generation, ManualClock,
+    Message, Model, ModelError, ModelRequest, Severity, ToolInvocation,
+};
+use porfiry_engine::{Engine, EngineModel, GenerateConfig, Tokenizer};
+use porfiry_runtime::{Backend, Runtime, RuntimeConfig, TurnStats, DEFAULT_TOOL_TIMEOUT};
+
+use super::case::{EvalCase, EvalFile, Expected};
+use super::error::EvalError;
+use super::report::{CaseResult, EvalReport, Totals, TurnScope, VariantReport};
+use super::score::{declared_args, first_action, score_case, FirstAction};
+use super::variant::{EvalSetup, Variant};
+
+/// Most tokens per generation in the eval's base setup (the CLI's default for `ask`).
+pub const DEFAULT_MAX_TOKENS: usize = 256;
+
+/// How cases run; `Default`: first generations only, unless a case gives `reply_contains`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EvalOptions {
+    /// Run every case's whole turn (stand-ins answering), not only the ones with
+    /// `reply_contains`. Slower; the reply figures then cover every case.
+    pub whole_turns: bool,
+}
+
+/// The files and variants to run, each file's agent built and its cases checked against it
+/// (toolsets in `active`, tools and argument names in `expect`) before any model loads.
+#[derive(Debug)]
+pub struct EvalPlan {
+    files: Vec<EvalFile>,
+    /// Per variant, per file: the setup and its agent.
+    runs: Vec<(&'static Variant, Vec<(EvalSetup, Agent)>)>,
+    options: EvalOptions,
+}
+
+impl EvalPlan {
+    /// Plan `variants` over `files`. Files without `skills:` / `toolsets:` load `defaults`
+    /// (skill folders, toolset folders; [`EvalPlan::builtin_folders`] for the built-ins).
+    ///
+    /// # Errors
+    /// [`EvalError::Empty`] without files or variants, [`EvalError::Load`] when a file's
+    /// skills or toolsets have errors, [`EvalError::BadCase`] for a case naming an unknown
+    /// toolset, tool or argument.
+    pub fn new(
+        files: Vec<EvalFile>,
+        variants: &[&'static Variant],
+        defaults: (Vec<PathBuf>, Vec<PathBuf>),
+        options: EvalOptions,
+    ) -> Result<Self, EvalError> {
+        if files.is_empty() {
+            return Err(EvalError::Empty("no case files".into()));
+        }
+        if variants.is_empty() {
+            return Err(EvalError::Empty("no variants".into()));
+        }
+        let mut runs = Vec::new();
+        for v in variants {
+            let mut per_file = Vec::new();
+            for f in &files {
+                let setup = setup_for(f, v, &defaults);
+                let agent = build_agent(f, v, &setup)?;
+                for c in &f.cases {
+                    check_case(f, c, &agent)?;
+                }
+                per_file.push((setup, agent));
+            }
+            runs.push((*v, per_file));
+        }
+        Ok(Self {
+            files,
+            runs,
+            options,
+        })
+    }
+
+    /// The built-in skill and toolset folders (`porfiry_runtime::agent_folders` of the
+    /// default runtime configuration: written once under the data directory).
+    ///
+    /// # Errors
+    /// [`EvalError::Load`] when they can be written nowhere.
+    pub fn builtin_folders() -> Result<(Vec<PathBuf>, Vec<PathBuf>), EvalError> {
+        let (skills, toolsets, _) = porfiry_runtime::agent_folders(&RuntimeConfig::default())
+            .map_err(|e| EvalError::Load {
+                path: PathBuf::from("<built-in>"),
+                variant: "-".into(),
+                reason: e.to_string(),
+            })?;
+        Ok((skills, toolsets))
+    }
+
+    /// The case files.
+    pub fn files(&self) -> &[EvalFile] {
+        &self.files
+    }
+
+    /// Cases per variant.
+    pub fn cases(&self) -> usize {
+        self.files.iter().map(|f| f.cases.len()).sum()
+    }
+
+    /// Case runs in all (cases × variants).
+    pub fn total(&self) -> usize {
+        self.cases() * self.runs.len()
+    }
+}
+
+fn setup_for(f: &EvalFile, v: &Variant, defaults: &(Vec<PathBuf>, Vec<PathBuf>)) -> EvalSetup {
+    let mut setup = EvalSetup {
+        agent: AgentConfig {
+            lang: f.lang,
+            ..AgentConfig::default()
+        },
+        generate: GenerateConfig::greedy(DEFAULT_MAX_TOKENS),
+        skill_dirs: f.skills.clone().unwrap_or_else(|| defaults.0.clone()),
+        toolset_dirs: f.toolsets.clone().unwrap_or_else(|| defaults.1.clone()),
+    };
+    (v.apply)(&mut setup);
+    setup
+}
+
+fn build_agent(f: &EvalFile, v: &Variant, setup: &EvalSetup) -> Result<Agent, EvalError> {
+    let load_error = |reason: String| EvalError::Load {
+        path: f.path.clone(),
+        variant: v.name.to_string(),
+        reason,
+    };
+    let clock = ManualClock::parse(&f.clock).map_err(|e| load_error(e.to_string()))?;
+    for dir in setup.skill_dirs.iter().chain(&setup.toolset_dirs) {
+        if !dir.is_dir() {
+            return Err(load_error(format!("no folder {}", dir.display())));
+        }
+    }
+    let loaded = Agent::load(
+        setup.agent.clone(),
+        &setup.skill_dirs,
+        &setup.toolset_dirs,
+        Arc::new(clock),
+    );
+    if loaded.has_errors() {
+        let errors: Vec<String> = loaded
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity() == Severity::Error)
+            .map(|d| d.to_string())
+            .collect();
+        return Err(load_error(errors.join("; ")));
+    }
+    Ok(loaded.value)
+}
+
+fn check_case(f: &EvalFile, c: &EvalCase, agent: &Agent) -> Result<(), EvalError> {
+    let bad = |reason: String| EvalError::BadCase {
+        path: f.path.clone(),
+        case: c.index,
+        user: Some(c.user.clone()),
+        reason,
+    };
+    for set in &c.active {
+        if agent.toolsets().get(set).is_none() {
+            return Err(bad(format!(
+                "`active`: no toolset {set:?}; available: {}",
+                agent.toolsets().names().join(", ")
+            )));
+        }
+    }
+    for e in &c.expect {
+        let Expected::Call {
+            name,
+            args,
+            args_contain,
+        } = e
+        else {
+            continue;
+        };
+        let declared =
+            declared_args(name, agent).ok_or_else(|| bad(format!("`expect`: no tool {name:?}")))?;
+        if let Some(k) = args
+            .keys()
+            .chain(args_contain.keys())
+            .find(|k| !declared.contains(k))
+        {
+            return Err(bad(format!(
+                "`expect`: {name} has no argument {k:?} (it takes: {})",
+                declared.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The engine and its vocabulary (for reply lengths), loaded once for a whole run.
+#[derive(Debug)]
+pub struct EvalModel {
+    engine: Option<Engine>,
+    tokenizer: Tokenizer,
+    label: String,
+}
+
+impl EvalModel {
+    /// Resolve `--model ID|PATH` (default: the manifest's default; never fetched here) and
+    /// load it with the manifest's chat format and context, `threads` CPU threads, one KV
+    /// sequence, no head snapshots on disk and no idle-time anticipation (see the module's
+    /// design decisions).
+    ///
+    /// # Errors
+    /// [`EvalError::Model`] when the file is missing or its vocabulary does not load,
+    /// [`EvalError::Engine`] when the engine does not.
+    pub fn open(id_or_path: Option<&str>, threads: Option<u32>) -> Result<Self, EvalError> {
+        let model =
+            crate::resolve_model(id_or_path).map_err(|e| EvalError::Model(e.to_string()))?;
+        let config = RuntimeConfig {
+            threads,
+            head_snapshots: false,
+            ..RuntimeConfig::default()
+        };
+        let mut params =
+            porfiry_runtime::engine_params(&config, model.spec.as_ref(), model.sha256.clone());
+        params.anticipate = false;
+        let engine =
+            crate::load_engine(&model, params).map_err(|e| EvalError::Engine(e.to_string()))?;
+        let tokenizer =
+            Tokenizer::load(&model.path, Some(engine.info().chat_format)).map_err(|e| {
+                EvalError::Model(format!("vocabulary of {}: {e}", model.path.display()))
+            })?;
+        Ok(Self {
+            engine: Some(engine),
+            tokenizer,
+            label: model.given,
+        })
+    }
+
+    /// The model as named (`--model`, else the manifest's default id).
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// The engine (`None` only if a run failed half-way and lost it).
+    pub fn engine(&self) -> Option<&Engine> {
+        self.engine.as_ref()
+    }
+}
+
+/// One finished case, for progress lines.
+#[derive(Debug, Clone, Copy)]
+pub struct CaseDone<'a> {
+    /// The variant it ran under.
+    pub variant: &'a str,
+    /// Case runs finished so far, this one included.
+    pub done: usize,
+    /// Case runs in all.
+    pub total: usize,
+    /// Its result.
+    pub result: &'a CaseResult,
+}
+
+/// Run `plan` on `model`: every variant over every file, each case in a fresh session;
+/// `on_case` hears each result as it comes.
+///
+/// # Errors
+/// [`EvalError::Engine`] when the engine cannot prepare a head or end a session. A case whose
+/// generation fails is a result ([`FirstAction::NoOutput`]), not an error.
+pub fn run_eval(
+    plan: EvalPlan,
+    model: &mut EvalModel,
+    on_case: &mut dyn FnMut(CaseDone<'_>),
+) -> Result<EvalReport, EvalError> {
+    let engine_error = |e: String| EvalError::Engine(e);
+    let info = model
+        .engine
+        .as_ref()
+        .map(|e| serde_json::to_value(e.info()).unwrap_or_default())
+        .ok_or_else(|| engine_error("the engine was lost by an earlier run".into()))?;
+    let total = plan.total();
+    let mut done = 0;
+    let mut variants = Vec::new();
+    for (variant, per_file) in plan.runs {
+        let mut cases = Vec::new();
+        for (file, (setup, agent)) in plan.files.iter().zip(per_file) {
+            let engine = model
+                .engine
+                .take()
+                .ok_or_else(|| engine_error("the engine was lost".into()))?;
+            let mut runtime = Runtime::from_parts(
+                agent,
+                Backend::Engine(EngineModel::new(engine, setup.generate.clone())),
+                DEFAULT_TOOL_TIMEOUT,
+            );
+            register_stand_ins(&mut runtime, &file.tool_results);
+            let result = run_file(
+                &mut runtime,
+                file,
+                &model.tokenizer,
+                plan.options,
+                &mut |r| {
+                    done += 1;
+                    on_case(CaseDone {
+                        variant: variant.name,
+                        done,
+                        total,
+                        result: &r,
+                    });
+                    cases.push(r);
+                },
+            );
+            if let Backend::Engine(m) = runtime.into_backend() {
+                model.engine = Some(m.into_engine());
+            }
+            result?;
+        }
+        let by_file = plan
+            .files
+            .iter()
+            .map(|f| {
+                let label = f.label();
+                let totals = Totals::of(cases.iter().filter(|c| c.file == label));
+                (label, totals)
+            })
+            .collect::<BTreeMap<_, _>>();
+        variants.push(VariantReport {
+            variant: variant.name.to_string(),
+            about: variant.about.to_string(),
+            totals: Totals::of(&cases),
+            by_file,
+            cases,
+        });
+    }
+    Ok(EvalReport {
+        model: info,
+        files: plan.files.iter().map(EvalFile::label).collect(),
+        variants,
+    })
+}
+
+fn register_stand_ins(runtime: &mut Runtime, stand_ins: &BTreeMap<String, StandIn>) {
+    for (tool, stand_in) in stand_ins {
+        let reply = stand_in.clone();
+        runtime.register_executor(
+            ExecutorTarget::Tool(tool.clone()),
+            Arc::new(move |_: &ToolInvocation<'_>| match &reply {
+                StandIn::Text(t) => Ok(t.clone()),
+                StandIn::Error { error } => Err(error.clone()),
+            }),
+        );
+    }
+}
+
+fn run_file(
+    runtime: &mut Runtime,
+    file: &EvalFile,
+    tokenizer: &Tokenizer,
+    options: EvalOptions,
+    on_result: &mut dyn FnMut(CaseResult),
+) -> Result<(), EvalError> {
+    runtime
+        .warm_up()
+        .map_err(|e| EvalError::Engine(format!("preparing the head: {e}")))?;
+    for case in &file.cases {
+        let r = run_case(runtime, file, case, tokenizer, options)?;
+        on_result(r);
+    }
+    Ok(())
+}
+
+fn run_case(
+    runtime: &mut Runtime,
+    file: &EvalFile,
+    case: &EvalCase,
+    tokenizer: &Tokenizer,
+    options: EvalOptions,
+) -> Result<CaseResult, EvalError> {
+    let session = format!("eval-{}", case.index);
+    let bad = |reason: String| EvalError::BadCase {
+        path: file.path.clone(),
+        case: case.index,
+        user: Some(case.user.clone()),
+        reason,
+    };
+    for set in &case.active {
+        runtime
+            .agent_mut()
+            .enable_toolset(&session, set)
+            .map_err(|e| bad(e.to_string()))?;
+    }
+    let whole = options.whole_turns || !case.reply_contains.is_empty();
+    let cancel = CancelToken::new();
+    let started = Instant::now();
+    let (agent, inner) = runtime.parts();
+    let mut model = FirstRecorder {
+        inner,
+        first: None,
+        cut: (!whole).then(|| cancel.clone()),
+    };
+    let outcome = agent
+        .turn(&session, &case.user, &mut model, &cancel, &mut |_| {})
+        .map_err(|e| bad(e.to_string()))?;
+    let stats = TurnStats::of(&outcome, started.elapsed().as_secs_f64() * 1000.0);
+    let first = model.first;
+    let (action, first_output) = match first {
+        Some(Ok(text)) => (first_action(&text, runtime.agent()), text),
+        Some(Err(error)) => (FirstAction::NoOutput { error }, String::new()),
+        None => (
+            FirstAction::NoOutput {
+                error: format!("no generation ({:?})", outcome.stop),
+            },
+            String::new(),
+        ),
+    };
+    runtime
+        .end_session(&session)
+        .map_err(|e| EvalError::Engine(format!("ending a session: {e}")))?;
+    let score = score_case(case, &action);
+    let reply_ok = (!case.reply_contains.is_empty()).then(|| {
+        let reply = outcome.reply.to_lowercase();
+        case.reply_contains
+            .iter()
+            .all(|w| reply.contains(&w.to_lowercase()))
+    });
+    Ok(CaseResult {
+        file: file.label(),
+        case: case.index,
+        user: case.user.clone(),
+        lang: file.lang,
+        active: case.active.clone(),
+        expected: case.expect.iter().map(ToString::to_string).collect(),
+        first_action: action,
+        first_output,
+        correct: score.correct,
+        name_correct: score.name_correct,
+        false_call: score.false_call,
+        malformed: score.malformed,
+        turn: if whole {
+            TurnScope::Whole
+        } else {
+            TurnScope::FirstGeneration
+        },
+        stop: outcome.stop.clone(),
+        reply_tokens: tokenizer.count(&outcome.reply),
+        reply: outcome.reply.clone(),
+        reply_ok,
+        executed: outcome.executed.iter().map(|e| e.name.clone()).collect(),
+        stats,
+    })
+}
+
+/// The runtime's model, recording the first generation's text; with `cut`, that token is
+/// cancelled once the first generation is done, so the agent dispatches its calls and stops
+/// before the next model call.
+struct FirstRecorder<'m> {
+    inner: &'m mut (dyn Model + Send),
+    first: Option<Result<String, String>>,
+    cut: Option<CancelToken>,
+}
+
+impl Model for FirstRecorder<'_> {
+    fn generate(
+        &mut self,
+        request: &ModelRequest<'_>,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Generation, ModelError> {
+        let result = self.inner.generate(request, on_text);
+        if self.first.is_none() {
+            self.first = Some(match &result {
+                Ok(g) => Ok(g.text.clone()),
+                Err(e) => Err(e.to_string()),
+            });
+            if let Some(cut) = &self.cut {
+                cut.cancel();
+            }
+        }
+        result
+    }
+
+    fn prepare_head(&mut self, system: &str, messages: &[Message]) -> Result<(), ModelError> {
+        self.inner.prepare_head(system, messages)
+    }
+
+    fn settle(&mut self) -> Result<(), ModelError> {
+        self.inner.settle()
+    }
+
+    fn prefill(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
+        self.inner.prefill(request)
+    }
+
+    fn end_session(&mut self, session: &str) -> Result<(), ModelError> {
+        self.inner.end_session(session)
+    }
+
+    fn context_window(&self) -> Option<ContextWindow> {
+        self.inner.context_window()
+    }
+
+    fn count_tokens(&mut self, system: &str, messages: &[Message]) -> Option<usize> {
+        self.inner.count_tokens(system, messages)
+    }
+}

@@ -1,0 +1,84 @@
+//! Variants: named sets of agent and generation settings, run side by side.
+//!
+//! A variant is a function that changes an [`EvalSetup`] — the agent's configuration, the
+//! generation settings, the skill and toolset folders — after it has been filled from a case
+//! file. A technique that should raise tool use is one more line in [`VARIANTS`] (and its
+//! function), then `porfiry eval tools --variant baseline --variant NAME FILE...`.
+
+use std::path::PathBuf;
+
+use porfiry_agent::AgentConfig;
+use porfiry_engine::GenerateConfig;
+
+use super::error::EvalError;
+
+/// What a case file runs on under one variant.
+#[derive(Debug, Clone)]
+pub struct EvalSetup {
+    /// The agent's settings (the file's language; the product's defaults otherwise).
+    pub agent: AgentConfig,
+    /// Every generation's settings (greedy, [`super::DEFAULT_MAX_TOKENS`], tool-call grammar).
+    pub generate: GenerateConfig,
+    /// Skill folders in override order (the file's, else the built-in ones).
+    pub skill_dirs: Vec<PathBuf>,
+    /// Toolset folders in override order (the file's, else the built-in ones).
+    pub toolset_dirs: Vec<PathBuf>,
+}
+
+/// A named set of settings.
+#[derive(Debug, Clone, Copy)]
+pub struct Variant {
+    /// The name (`--variant NAME`).
+    pub name: &'static str,
+    /// One line on what it changes.
+    pub about: &'static str,
+    /// The change.
+    pub apply: fn(&mut EvalSetup),
+}
+
+impl Variant {
+    /// A variant (for [`VARIANTS`]).
+    pub const fn new(name: &'static str, about: &'static str, apply: fn(&mut EvalSetup)) -> Self {
+        Self { name, about, apply }
+    }
+}
+
+/// Every variant, the default first. Add a technique here: one line and its function.
+pub const VARIANTS: &[Variant] = &[Variant::new(
+    "baseline",
+    "the product as shipped: default agent settings, greedy, the file's folders",
+    baseline,
+)];
+
+fn baseline(_: &mut EvalSetup) {}
+
+/// The variant called `name`.
+///
+/// # Errors
+/// [`EvalError::UnknownVariant`] listing the registered ones.
+pub fn find_variant(name: &str) -> Result<&'static Variant, EvalError> {
+    VARIANTS
+        .iter()
+        .find(|v| v.name == name.trim())
+        .ok_or_else(|| EvalError::UnknownVariant {
+            name: name.to_string(),
+            available: VARIANTS.iter().map(|v| v.name.to_string()).collect(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_baseline_comes_first() {
+        assert_eq!(VARIANTS[0].name, "baseline");
+        for (i, v) in VARIANTS.iter().enumerate() {
+            assert!(!v.name.is_empty() && !v.name.contains(char::is_whitespace));
+            assert!(VARIANTS[..i].iter().all(|w| w.name != v.name), "{}", v.name);
+        }
+        assert!(find_variant("baseline").is_ok());
+        let e = find_variant("magic").unwrap_err().to_string();
+        assert!(e.contains("magic") && e.contains("baseline"), "{e}");
+    }
+}
