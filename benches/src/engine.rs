@@ -60,7 +60,7 @@ impl ModelWrapper for Tracing<'_> {
         &mut self.model
     }
 
-    fn generate(
+    fn wrapped_generate(
         &mut self,
         request: &ModelRequest<'_>,
         on_text: &mut dyn FnMut(&str),

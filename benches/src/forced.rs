@@ -87,7 +87,7 @@ impl<M: Model> ModelWrapper for ForcedModel<'_, M> {
         &mut self.inner
     }
 
-    fn generate(
+    fn wrapped_generate(
         &mut self,
         request: &ModelRequest<'_>,
         on_text: &mut dyn FnMut(&str),

@@ -77,7 +77,7 @@ impl<M: Model> ModelWrapper for PacedModel<M> {
         &mut self.inner
     }
 
-    fn generate(
+    fn wrapped_generate(
         &mut self,
         request: &ModelRequest<'_>,
         on_text: &mut dyn FnMut(&str),

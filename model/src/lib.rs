@@ -320,7 +320,7 @@ pub trait Model {
 
 /// A model that changes how another one generates (teacher forcing, pacing, tracing) and
 /// leaves everything else to it. Implement [`ModelWrapper::inner`], [`ModelWrapper::inner_mut`]
-/// and [`ModelWrapper::generate`]; the blanket [`Model`] implementation forwards every hint
+/// and [`ModelWrapper::wrapped_generate`]; the blanket [`Model`] implementation forwards every hint
 /// (`prepare_head`, `settle`, `prefill`, `end_session`, `context_window`, `count_tokens`) to
 /// the inner model — written once, here, so no wrapper forgets one.
 pub trait ModelWrapper {
@@ -334,11 +334,11 @@ pub trait ModelWrapper {
     fn inner_mut(&mut self) -> &mut Self::Inner;
 
     /// [`Model::generate`], usually by calling the inner model's with a changed request or
-    /// a wrapped `on_text`.
+    /// a wrapped `on_text`. (Named apart from `Model::generate` so calls are never ambiguous.)
     ///
     /// # Errors
     /// As [`Model::generate`].
-    fn generate(
+    fn wrapped_generate(
         &mut self,
         request: &ModelRequest<'_>,
         on_text: &mut dyn FnMut(&str),
@@ -351,7 +351,7 @@ impl<W: ModelWrapper> Model for W {
         request: &ModelRequest<'_>,
         on_text: &mut dyn FnMut(&str),
     ) -> Result<Generation, ModelError> {
-        ModelWrapper::generate(self, request, on_text)
+        self.wrapped_generate(request, on_text)
     }
 
     fn prepare_head(&mut self, system: &str, messages: &[Message]) -> Result<(), ModelError> {
