@@ -254,3 +254,73 @@ fn ask_help_says_sessions_do_not_persist() {
     assert!(out.status.success());
     assert!(text(&out.stdout).contains("fresh process"));
 }
+
+/// A conversation several times longer than a small context, in `chat` on the real SmolLM2:
+/// every turn is answered, no turn errors, the request is compacted (reported in the stats
+/// lines) and keeps the last exchange and the system/state part.
+#[test]
+fn chat_survives_a_dialogue_longer_than_its_context() {
+    let lines: Vec<String> = (1..=24)
+        .map(|i| {
+            format!(
+                "Message number {i}: tell me something short about the number {i} and the \
+                 weather, the sea, trains and old books."
+            )
+        })
+        .collect();
+    let mut input = lines.join("\n");
+    input.push_str("\n/request\n/quit\n");
+    let mut child = porfiry()
+        .args([
+            "chat",
+            "--greedy",
+            "--ctx",
+            "768",
+            "--max-tokens",
+            "48",
+            "--threads",
+            "2",
+            "--lang",
+            "en",
+            "--no-head-snapshot",
+            "--model",
+            model(SMOL).to_str().unwrap(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("error:"), "no turn may fail:\n{stderr}");
+    let stats: Vec<&str> = stderr.lines().filter(|l| l.contains("prefilled")).collect();
+    assert_eq!(
+        stats.len(),
+        lines.len(),
+        "one answered turn per line:\n{stderr}"
+    );
+    assert!(
+        stats.iter().any(|l| l.contains("compacted:")),
+        "a dialogue this long must have been compacted:\n{stderr}"
+    );
+    // The next request still carries the last exchange and the system part.
+    let request = &stdout[stdout.find("system: ").expect("the /request output")..];
+    assert!(request.contains(lines.last().unwrap()), "{request}");
+    assert!(
+        request.contains("TOOL_CALL"),
+        "the system part stays: {request}"
+    );
+    assert!(
+        !request.contains(&lines[0]),
+        "the oldest exchange was left out of the request: {request}"
+    );
+}

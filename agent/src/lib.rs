@@ -45,6 +45,18 @@
 //!   what followed the previous change (measured: `BENCHMARKS.md`).
 //! - **History is append-only.** Tool results stay; nothing is preloaded; sessions never
 //!   share history. The only removal is the host's explicit [`Agent::end_session`].
+//! - **Requests fit the context; the history keeps everything.** For a model with a bounded
+//!   context ([`Model::context_window`]) every request is measured before it is sent
+//!   ([`Model::count_tokens`], else [`estimate_tokens`]) against its [`ContextBudget`]. One
+//!   that would not fit is compacted — older tool results shortened to their first line
+//!   and call, then the oldest whole exchanges left out behind one marker line, down to a
+//!   low-water mark ([`LOW_WATER_PERCENT`]) — in the request only: [`Agent::history`] still
+//!   returns everything. The system text, the toolset state and the current turn stay; a
+//!   message too long for the context alone is cut with a marker; a turn that cannot fit
+//!   even so stops with [`TurnStop::ModelError`] ([`ModelErrorKind::ContextFull`]) and the
+//!   session goes on. Compaction only moves forward, so the requests between two
+//!   compactions share their prefix and a model's KV cache reuses it. Figures:
+//!   [`TurnOutcome::context`] ([`ContextReport`]).
 //! - **Invisible toolset switches.** A generation whose calls only enable/disable toolsets
 //!   *and change them* is discarded and generated again under the new prompt; the host
 //!   does not hear its preamble twice ([`RepeatGuard`]). A switch that changes nothing

@@ -190,3 +190,73 @@ fn first_words(text: &str, n: usize) -> Option<&str> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::CancelToken;
+
+    fn ask(model: &mut ScriptedModel, messages: &[Message]) -> Result<Generation, ModelError> {
+        let cancel = CancelToken::new();
+        let request = ModelRequest {
+            session: "s",
+            system: "one two three",
+            messages,
+            cancel: &cancel,
+            forced_reply: None,
+        };
+        model.generate(&request, &mut |_| {})
+    }
+
+    #[test]
+    fn tokens_are_words_plus_four_per_message_system_included() {
+        assert_eq!(ScriptedModel::tokens_of("", &[]), 4);
+        assert_eq!(
+            ScriptedModel::tokens_of("a b", &[Message::user(" x  y\nz "), Message::tool("t", "")]),
+            (2 + 4) + (3 + 4) + 4
+        );
+        let mut m = ScriptedModel::new(["x"]);
+        assert_eq!((m.context_window(), m.count_tokens("a", &[])), (None, None));
+        let mut m = m.with_context(100, 10);
+        assert_eq!(m.count_tokens("a", &[]), Some(5));
+        assert_eq!(
+            m.context_window(),
+            Some(ContextWindow {
+                tokens: 100,
+                reply_tokens: 10
+            })
+        );
+    }
+
+    #[test]
+    fn a_bounded_model_refuses_what_does_not_fit_and_stops_replies_at_its_edge() {
+        // The request: 3 + 4 (system) + 2 + 4 = 13 tokens.
+        let msgs = [Message::user("hello there")];
+        let mut m = ScriptedModel::new(["w1 w2 w3 w4 w5"]).with_context(12, 10);
+        let e = ask(&mut m, &msgs).unwrap_err();
+        assert_eq!(e.kind(), ModelErrorKind::ContextFull);
+        assert!(
+            e.to_string()
+                .contains("scripted model: prompt of 13 tokens"),
+            "{e}"
+        );
+        assert_eq!((m.remaining(), m.requests()[0].tokens), (1, Some(13)));
+        // 16 - 13 = 3 tokens of room.
+        let mut m = m.with_context(16, 10);
+        let g = ask(&mut m, &msgs).unwrap();
+        assert_eq!(
+            (g.text.as_str(), g.stop),
+            ("w1 w2 w3", StopReason::MaxTokens)
+        );
+        let stats = g.stats.unwrap();
+        assert_eq!((stats.prompt_tokens, stats.generated_tokens), (13, 3));
+        // The reply limit.
+        let mut m = ScriptedModel::new(["w1  w2\nw3"]).with_context(100, 2);
+        let g = ask(&mut m, &msgs).unwrap();
+        assert_eq!((g.text.as_str(), g.stop), ("w1  w2", StopReason::MaxTokens));
+        // Room enough: the whole reply.
+        let mut m = ScriptedModel::new(["w1 w2 "]).with_context(100, 2);
+        let g = ask(&mut m, &msgs).unwrap();
+        assert_eq!((g.text.as_str(), g.stop), ("w1 w2 ", StopReason::EndOfTurn));
+    }
+}

@@ -107,6 +107,31 @@ fn the_runner_reports_failures() {
             "FAIL missing dir: loading failed",
             "cannot read",
         ),
+        (
+            "name: refused\ncontext: 40\nsteps:\n  - user: hi\n    model: []\n",
+            "FAIL refused: step 1: ",
+            "model error: сообщение слишком длинное",
+        ),
+        (
+            "name: refused as expected\ncontext: 40\nsteps:\n  - user: hi\n    expect: {stop: model_error}\n",
+            "PASS refused as expected",
+            "",
+        ),
+        (
+            "name: request\nsteps:\n  - user: hi\n    model: [\"Привет\"]\n  - expect: {request_contains: [Пока]}\n",
+            "FAIL request: step 2: ",
+            "request lacks \"Пока\"",
+        ),
+        (
+            "name: compactions\ncontext: 300\nsteps:\n  - user: hi\n    model: [\"Привет\"]\n    expect: {compactions: 1}\n",
+            "FAIL compactions: step 1: ",
+            "compacted 0 time(s), expected 1",
+        ),
+        (
+            "name: as in\nsteps:\n  - user: hi\n    model: [\"a\"]\n  - expect: {request_as_in_step: 2}\n",
+            "FAIL as in: step 2: ",
+            "step 2 is not an earlier `user` step",
+        ),
     ];
     for (i, (yaml, prefix, reason)) in table.iter().enumerate() {
         let line = run_inline(&i.to_string(), yaml);

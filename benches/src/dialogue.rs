@@ -143,12 +143,12 @@ impl Dialogue {
             layout,
             ..AgentConfig::default()
         };
-        let loaded = Agent::load(config, &[skills], &[toolsets], Arc::new(clock));
-        if !loaded.diagnostics.is_empty() {
-            let all: Vec<String> = loaded.diagnostics.iter().map(ToString::to_string).collect();
+        let (mut agent, diagnostics) =
+            porfiry_runtime::load_agent_from(config, &[skills], &[toolsets], Arc::new(clock));
+        if !diagnostics.is_empty() {
+            let all: Vec<String> = diagnostics.iter().map(ToString::to_string).collect();
             return Err(BenchError::Load(all.join("; ")));
         }
-        let mut agent = loaded.value;
         for (tool, stand_in) in &self.tool_results {
             let reply = stand_in.clone();
             agent.register_executor(

@@ -40,7 +40,9 @@ pub use config::{chat_format_of, engine_params, RuntimeConfig, DEFAULT_TOOL_TIME
 pub use error::RuntimeError;
 pub use host_tools::{HostCall, HostFailure, TimedExecutor, ToolCounters};
 pub use notes::NotesExecutor;
-pub use open::{agent_folders, load_agent, load_engine, resolve_model, ModelChoice, OpenReport};
+pub use open::{
+    agent_folders, load_agent, load_agent_from, load_engine, resolve_model, ModelChoice, OpenReport,
+};
 /// Progress reporting of model fetches, for hosts (from `porfiry-models`).
 pub use porfiry_models::{NoProgress, Progress, StderrProgress};
 pub use runtime::{Backend, Runtime, Turn};

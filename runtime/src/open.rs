@@ -164,13 +164,26 @@ pub fn load_agent(
     config: &RuntimeConfig,
 ) -> Result<(Agent, Vec<Diagnostic>, Option<BuiltinDirs>), RuntimeError> {
     let (skills, toolsets, builtin) = agent_folders(config)?;
-    let loaded = Agent::load(
+    let (agent, diagnostics) = load_agent_from(
         config.agent.clone(),
         &skills,
         &toolsets,
         Arc::new(SystemClock),
     );
-    Ok((loaded.value, loaded.diagnostics, builtin))
+    Ok((agent, diagnostics, builtin))
+}
+
+/// Loads an agent from exactly these folders (in override order) with `clock`: the one place
+/// an agent is loaded, for hosts that choose the folders and the clock themselves
+/// (benchmarks, evals, `porfiry prompt` with a fixed clock).
+pub fn load_agent_from<P: AsRef<std::path::Path>>(
+    config: porfiry_agent::AgentConfig,
+    skills: &[P],
+    toolsets: &[P],
+    clock: Arc<dyn porfiry_agent::Clock>,
+) -> (Agent, Vec<Diagnostic>) {
+    let loaded = Agent::load(config, skills, toolsets, clock);
+    (loaded.value, loaded.diagnostics)
 }
 
 impl Runtime {

@@ -190,6 +190,16 @@ impl Runtime {
         Ok(())
     }
 
+    /// The session's next request as the model will see it (system text, then every message
+    /// with its role, after any compaction), for people: `chat`'s `/request`.
+    pub fn request_text(&mut self, session: &str) -> String {
+        let view = self.agent.request(session);
+        let mut out = format!("system: {}", view.system);
+        out.push_str("\n");
+        out.push_str(&porfiry_agent::render_history(&view.messages));
+        out
+    }
+
     /// The system prompt of `session` for its next request.
     pub fn prompt(&mut self, session: &str) -> Prompt {
         self.agent.prompt(session)

@@ -45,6 +45,18 @@ pub struct TurnStats {
     pub turn_ms: f64,
     /// Requests whose prompt had to be prefilled in full (the KV cache refused a trim).
     pub full_reprefills: usize,
+    /// Times this turn's request was compacted to fit the context (0 on an unbounded model
+    /// and on most turns of a bounded one: one compaction makes room for many turns).
+    pub compactions: usize,
+    /// Tokens the compactions took out of the request.
+    pub tokens_dropped: usize,
+    /// Of `prefilled_tokens`, those prefilled because of a compaction (the turn's prefill
+    /// when it compacted; 0 otherwise).
+    pub compaction_prefilled: usize,
+    /// Tokens of the turn's last request as the agent measured them against the context.
+    pub request_tokens: usize,
+    /// Whether the reply was cut short because the context ran out under it.
+    pub reply_cut_by_context: bool,
 }
 
 impl TurnStats {
@@ -87,6 +99,14 @@ impl TurnStats {
         if prefill_s > 0.0 {
             s.prefill_tps = s.prefilled_tokens as f64 / prefill_s;
         }
+        let c = &outcome.context;
+        s.compactions = c.compactions;
+        s.tokens_dropped = c.tokens_dropped;
+        s.request_tokens = c.request_tokens;
+        s.reply_cut_by_context = c.reply_cut_by_context;
+        if c.compactions > 0 {
+            s.compaction_prefilled = s.prefilled_tokens;
+        }
         if decode_s > 0.0 {
             s.decode_tps = s.generated_tokens as f64 / decode_s;
         }
@@ -125,6 +145,15 @@ impl TurnStats {
         );
         if self.full_reprefills > 0 {
             line.push_str(&format!(" | {} full re-prefill(s)", self.full_reprefills));
+        }
+        if self.compactions > 0 {
+            line.push_str(&format!(
+                " | compacted: {} tokens left out, {} re-prefilled",
+                self.tokens_dropped, self.compaction_prefilled
+            ));
+        }
+        if self.reply_cut_by_context {
+            line.push_str(" | reply cut short by the context");
         }
         line.push(']');
         line
@@ -166,6 +195,7 @@ mod tests {
             generations,
             streamed: String::new(),
             model_error: None,
+            context: Default::default(),
         }
     }
 

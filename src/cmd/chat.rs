@@ -14,7 +14,8 @@ use super::ask::{dim, AgentArgs, Host, ModelArgs, TurnReport};
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Commands: /session NAME (switch session), /reset (forget this \
-session), /stats (last turn), /prompt (current system prompt), /help, /quit. Ctrl-C cancels \
+session), /stats (last turn), /prompt (current system prompt), /request (the next request \
+as the model sees it), /help, /quit. Ctrl-C cancels \
 the reply being generated; Ctrl-D or /quit leaves."
 )]
 pub struct Args {
@@ -31,6 +32,7 @@ const HELP: &str = "/session NAME  switch to (or create) a session\n\
 /reset         forget the current session (history and active toolsets)\n\
 /stats         token counts and speeds of the last turn, KV memory per session\n\
 /prompt        show the current system prompt\n\
+/request       show the next request as the model will see it (after any compaction)\n\
 /quit          leave (also Ctrl-D)\n\
 Ctrl-C cancels the reply being generated.";
 
@@ -104,6 +106,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     }
                 }
                 "prompt" => println!("{}", host.runtime.prompt(&session).text()),
+                "request" => println!("{}", host.runtime.request_text(&session)),
                 other => println!("unknown command /{other}\n{HELP}"),
             }
             continue;

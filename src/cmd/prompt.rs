@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
-use porfiry_agent::{Agent, AgentConfig, Lang, ManualClock, Severity};
+use porfiry_agent::{AgentConfig, Lang, ManualClock, Severity};
 
 /// Arguments of `porfiry prompt`.
 #[derive(Debug, clap::Args)]
@@ -45,18 +45,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     // The prompt never contains the time; any fixed clock gives the same text.
     let clock = Arc::new(ManualClock::parse("2026-01-01T00:00:00+00:00")?);
-    let loaded = Agent::load(config, &skills, &toolsets, clock);
-    for d in &loaded.diagnostics {
+    let (mut agent, diagnostics) =
+        porfiry_runtime::load_agent_from(config, &skills, &toolsets, clock);
+    for d in &diagnostics {
         eprintln!("{d}");
     }
-    if loaded
-        .diagnostics
-        .iter()
-        .any(|d| d.severity() == Severity::Error)
-    {
+    if diagnostics.iter().any(|d| d.severity() == Severity::Error) {
         eprintln!("(files with errors were skipped)");
     }
-    let mut agent = loaded.value;
     const SESSION: &str = "prompt";
     for set in &args.active {
         agent

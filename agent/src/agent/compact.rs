@@ -18,8 +18,10 @@
 //! a record ([`Compacted`]) that only moves forward: until the next compaction every request
 //! begins with the same compacted prefix, so a model's KV cache reuses it and a compaction
 //! costs one re-prefill, not one per turn. The same history and budgets give the same record
-//! and the same requests: the planning uses the model's own counts and integer estimates,
-//! nothing else.
+//! and the same requests: compaction depends on the history, the record and the model's own
+//! counts (or the estimate) only. It takes the fewest steps that reach the low-water mark,
+//! found by a binary search over their number (each step only shrinks the request), so a
+//! compaction asks the model to count a few times, not once per step.
 
 use std::cmp::Reverse;
 
@@ -92,14 +94,6 @@ pub fn estimate_tokens(system: &str, messages: &[Message]) -> usize {
 
 fn estimate_text(text: &str) -> usize {
     text.len().div_ceil(2) + 8
-}
-
-/// `a * b / c`, rounded up (0 when `c` is 0).
-fn scale(a: usize, b: usize, c: usize) -> usize {
-    if c == 0 {
-        return 0;
-    }
-    (a as u128 * b as u128).div_ceil(c as u128) as usize
 }
 
 /// At most `n` characters of `s`, with `…` when it was longer.
@@ -262,6 +256,8 @@ pub(super) fn fit(
     };
     let budget = ContextBudget::of(window);
     report.budget = Some(budget);
+    // A refused turn leaves the record and the figures as they were.
+    let (saved_record, saved_report) = (record.clone(), report.clone());
     let mut c = Compactor {
         system,
         parts,
@@ -287,15 +283,20 @@ pub(super) fn fit(
         }
         c.report.tokens_dropped += before.saturating_sub(c.total);
     }
-    c.report.request_tokens = c.total;
-    c.report.estimated |= c.meter.estimated;
-    if c.total > budget.request {
+    let (total, estimated, messages) = (c.total, c.meter.estimated, c.messages);
+    if total > budget.request {
+        *record = saved_record;
+        *report = saved_report;
+    }
+    report.request_tokens = total;
+    report.estimated |= estimated;
+    if total > budget.request {
         return Err(Refused {
-            tokens: c.total,
+            tokens: total,
             limit: budget.request,
         });
     }
-    Ok(c.messages)
+    Ok(messages)
 }
 
 /// Counts requests with the model's own vocabulary, or estimates them.
@@ -317,6 +318,29 @@ impl Meter<'_> {
     }
 }
 
+/// One step of compaction (steps 1 and 2), as the record it moves to.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    /// Tool results before this history index are shortened.
+    ShortenTo(usize),
+    /// History messages before this index (an exchange start) are left out.
+    DropTo(usize),
+}
+
+/// `base` advanced by `steps`.
+fn apply(base: &Compacted, steps: &[Step]) -> Compacted {
+    let mut record = base.clone();
+    for step in steps {
+        match *step {
+            Step::ShortenTo(i) => record.shortened_to = record.shortened_to.max(i),
+            Step::DropTo(j) => record.dropped_to = record.dropped_to.max(j),
+        }
+    }
+    // Cuts of messages left out no longer show.
+    record.cuts = record.cuts.split_off(&record.dropped_to);
+    record
+}
+
 /// One compaction in progress: the view as the record shows it and its measure.
 struct Compactor<'a, 'm> {
     system: &'a str,
@@ -335,60 +359,67 @@ impl Compactor<'_, '_> {
         self.total = self.meter.measure(self.system, &self.messages);
     }
 
-    /// Steps 1 and 2 until the request is under `target` or nothing older than the current
-    /// turn is left. The steps are planned on estimates scaled to the last measure (so a
-    /// counting model is asked a few times, not once per step) and checked by a measure.
+    /// Steps 1 and 2: the fewest of them, in order, that bring the request under `target`
+    /// — all of them when even that is not enough. The request shrinks with every step, so
+    /// a binary search over their number finds it with a few measures, each exact.
     fn shorten_and_drop(&mut self, target: usize) {
-        while self.total > target {
-            let estimated = estimate_tokens(self.system, &self.messages);
-            let mut predicted = self.total;
-            let mut advanced = false;
-            while predicted > target {
-                let Some(saving) = self.advance() else {
-                    break;
-                };
-                advanced = true;
-                predicted = predicted.saturating_sub(scale(saving, self.total, estimated));
-            }
-            if !advanced {
-                return;
-            }
-            self.remeasure();
+        let steps = self.steps();
+        if steps.is_empty() {
+            return;
         }
+        let base = self.record.clone();
+        let (parts, system, meter) = (self.parts, self.system, &mut self.meter);
+        let mut measure = |n: usize| {
+            let record = apply(&base, &steps[..n]);
+            let messages = parts.render(&record);
+            let total = meter.measure(system, &messages);
+            (total, record, messages)
+        };
+        let mut best = measure(steps.len());
+        if best.0 <= target {
+            // The fewest steps under the mark: `high` always reaches it.
+            let (mut low, mut high) = (1, steps.len());
+            while low < high {
+                let mid = (low + high) / 2;
+                let tried = measure(mid);
+                if tried.0 <= target {
+                    high = mid;
+                    best = tried;
+                } else {
+                    low = mid + 1;
+                }
+            }
+        }
+        let (total, record, messages) = best;
+        let history = parts.history;
+        self.report.messages_dropped += record.dropped_to - base.dropped_to;
+        self.report.tool_results_shortened += (base.shortened_to.max(record.dropped_to)
+            ..record.shortened_to)
+            .filter(|&i| history[i].role == Role::Tool && parts.placeholder(i).is_some())
+            .count();
+        *self.record = record;
+        self.messages = messages;
+        self.total = total;
     }
 
-    /// Advance the record by one step — shorten the next tool result, else leave out the
-    /// next exchange — and return its estimated saving; `None` when only the current turn is
-    /// left.
-    fn advance(&mut self) -> Option<usize> {
+    /// Every step compaction can still take before the current turn, in order: shorten
+    /// each tool result not shortened yet, then leave out each exchange not left out yet.
+    fn steps(&self) -> Vec<Step> {
         let history = self.parts.history;
         let from = self.record.shortened_to.max(self.record.dropped_to);
-        if let Some(i) = (from..self.turn_start).find(|&i| history[i].role == Role::Tool) {
-            let before = self.parts.shown(i, self.record).content;
-            self.record.shortened_to = i + 1;
-            let after = self.parts.shown(i, self.record).content;
-            if after != before {
-                self.report.tool_results_shortened += 1;
-            }
-            return Some(estimate_text(&before).saturating_sub(estimate_text(&after)));
-        }
-        let dropped = self.record.dropped_to;
-        let next = (dropped + 1..=self.turn_start).find(|&j| history[j].role == Role::User)?;
-        let saving: usize = (dropped..next)
-            .map(|i| estimate_text(&self.parts.shown(i, self.record).content))
-            .sum();
-        let marker = if dropped == 0 {
-            estimate_text(self.parts.texts.earlier_left_out())
-        } else {
-            0
-        };
-        self.record.dropped_to = next;
-        self.report.messages_dropped += next - dropped;
-        Some(saving.saturating_sub(marker))
+        let shorten = (from..self.turn_start)
+            .filter(|&i| history[i].role == Role::Tool)
+            .map(|i| Step::ShortenTo(i + 1));
+        let drop = (self.record.dropped_to + 1..=self.turn_start)
+            .filter(|&j| history[j].role == Role::User)
+            .map(Step::DropTo);
+        shorten.chain(drop).collect()
     }
 
     /// Step 3: cut the longest user text or tool result of the current turn, round by
-    /// round, until the request is under `target`; stops when nothing can be cut further.
+    /// round, until the request is under `target`; stops when nothing is left to cut. A
+    /// round measures the request without the message's text and keeps the share of it
+    /// that fits (so the cut follows the model's own tokens, not an average).
     fn cut(&mut self, target: usize) {
         let history = self.parts.history;
         for _ in 0..CUT_ROUNDS {
@@ -410,20 +441,21 @@ impl Compactor<'_, '_> {
             let Some((kept, Reverse(i))) = longest else {
                 return;
             };
-            // The excess in estimate units (2 bytes each), plus the marker a first cut adds.
-            let estimated = estimate_tokens(self.system, &self.messages);
-            let excess = scale(self.total - target, estimated, self.total);
-            let marker = if self.record.cuts.contains_key(&i) {
-                0
-            } else {
-                self.parts.texts.message_cut("").len()
-            };
-            let content = &history[i].content;
-            let keep = floor_boundary(content, kept.saturating_sub(excess * 2 + marker));
-            if self.record.cuts.insert(i, keep).is_none() {
+            let with_text = self.total;
+            if self.record.cuts.insert(i, 0).is_none() {
                 self.report.messages_cut += 1;
             }
             self.remeasure();
+            let without = self.total;
+            if without < target && with_text > without {
+                let share =
+                    kept as u128 * (target - without) as u128 / (with_text - without) as u128;
+                let keep = floor_boundary(&history[i].content, share as usize);
+                if keep > 0 {
+                    self.record.cuts.insert(i, keep);
+                    self.remeasure();
+                }
+            }
         }
     }
 }

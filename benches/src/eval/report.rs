@@ -338,7 +338,13 @@ impl EvalReport {
             }
             out.push('\n');
         }
-        out
+        out.lines()
+            .map(str::trim_end)
+            .fold(String::new(), |mut all, line| {
+                all.push_str(line);
+                all.push('\n');
+                all
+            })
     }
 }
 
