@@ -33,6 +33,7 @@ pub mod eval;
 mod forced;
 mod head;
 mod run;
+mod soak;
 
 pub use dialogue::{builtin_dir, Dialogue, ScriptedTurn, BUILTIN_DIALOGUE};
 pub use engine::{
@@ -45,3 +46,4 @@ pub use run::{
     heard_before_the_end, run_dialogue, run_dialogue_with_head, scripted_requests, DialogueReport,
     GenerationRow, ScriptedRequest, Totals, TurnRow,
 };
+pub use soak::{rss_kb, run_soak, SoakReport, SoakTurn, Spread};

@@ -25,6 +25,29 @@ enum Action {
     /// request after a restart (snapshot restored from disk) against a cold prefill, N runs
     /// side by side; then the KV memory each session costs.
     Head(HeadArgs),
+    /// A long teacher-forced conversation (the dialogue's turns over and over, long tool
+    /// results) on a small context: failures, compactions, tokens prefilled and TTFT per
+    /// turn, memory at the start, after the first compaction, in the middle and at the end.
+    Soak(SoakArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct SoakArgs {
+    /// Model id from the manifest or a path to a GGUF file. Default: the manifest's default.
+    #[arg(long, value_name = "ID|PATH")]
+    model: Option<String>,
+    /// Turns to play.
+    #[arg(long, value_name = "N", default_value_t = 500)]
+    turns: usize,
+    /// Context size in tokens.
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    ctx: u32,
+    /// CPU threads (default: physical cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<u32>,
+    /// Print the report as JSON (every turn included).
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -97,6 +120,33 @@ struct DialogueArgs {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.action {
         Action::Dialogue(a) => dialogue(a),
+        Action::Soak(a) => {
+            let report =
+                porfiry_bench::run_soak(a.model.as_deref(), a.turns, a.ctx, a.threads, &mut |t| {
+                    eprintln!(
+                        "turn {:>4}: {} | prefilled {:>5} | TTFT {:>7.1} ms{}",
+                        t.turn,
+                        t.stop,
+                        t.stats.prefilled_tokens,
+                        t.stats.ttft_ms,
+                        if t.stats.compactions > 0 {
+                            " | compacted"
+                        } else {
+                            ""
+                        }
+                    )
+                })?;
+            if a.json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", report.table());
+            }
+            Ok(if report.failures == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
         Action::Head(a) => {
             let report = porfiry_bench::run_head(
                 a.model.as_deref(),

@@ -234,18 +234,21 @@ impl EvalReport {
             .max()
             .unwrap_or(0)
             .max(22);
-        let _ = write!(out, "{:<44} {:<28}", "case", "expected");
+        let _ = write!(out, "{:<48} {:<30}", "case", "expected");
         for v in &self.variants {
             let _ = write!(out, " {:<col$}", v.variant);
         }
         out.push('\n');
         for (i, c) in first.cases.iter().enumerate() {
-            let label = format!("{}#{} {}", c.file, c.case, c.user);
+            let stem = std::path::Path::new(&c.file)
+                .file_stem()
+                .map_or_else(|| c.file.clone(), |s| s.to_string_lossy().into_owned());
+            let label = format!("{stem}#{} {}", c.case, c.user);
             let _ = write!(
                 out,
-                "{:<44} {:<28}",
-                clip(&label, 44),
-                clip(&c.expected.join(" | "), 28)
+                "{:<48} {:<30}",
+                clip(&label, 48),
+                clip(&c.expected.join(" | "), 30)
             );
             for v in &self.variants {
                 let cell = match v.cases.get(i) {
