@@ -303,6 +303,16 @@ fn gemma_cancel() {
 }
 
 #[test]
+fn gemma_survives_a_dialogue_longer_than_its_context() {
+    let out = jvm(
+        "gemmaSurvivesADialogueLongerThanItsContext",
+        Duration::from_secs(900),
+        true,
+    );
+    println!("{out}");
+}
+
+#[test]
 fn gemma_end_session_starts_from_the_head() {
     let out = jvm(
         "gemmaEndSessionStartsFromTheHead",

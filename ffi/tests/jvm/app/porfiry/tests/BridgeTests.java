@@ -794,6 +794,28 @@ public final class BridgeTests {
         return m.find() ? Integer.parseInt(m.group(1)) : 0;
     }
 
+    /** A conversation several times longer than a small context, through the bridge on the real
+     *  Gemma: every turn is answered (no onError), and the request was compacted along the way. */
+    static void gemmaSurvivesADialogueLongerThanItsContext() throws Exception {
+        File data = Files.createTempDirectory("porfiry-long").toFile();
+        Assistant a = Assistant.open(new AssistantOptions(prop("porfiry.model")).dataDir(data.getPath())
+                .skills(SKILLS).toolsets(TOOLSETS).context(640).threads(2).maxTokens(16).language("en"));
+        int compactions = 0;
+        int turns = 14;
+        for (int i = 1; i <= turns; i++) {
+            Recorder r = send(a.handle(), "s", "Message " + i + ": tell me one short thing about the sea, trains, "
+                    + "old books and the number " + i + ", please, in a few words.");
+            r.await(300);
+            Check.eq(null, r.error, "turn " + i + " failed");
+            String stop = Check.json(r.done, "stop");
+            Check.isTrue(stop.equals("answered") || stop.equals("max_iterations"), "turn " + i + ": " + r.done);
+            compactions += Integer.parseInt(Check.json(r.done, "compactions"));
+        }
+        Check.isTrue(compactions > 0, "a dialogue this long is compacted at least once");
+        System.out.println("long dialogue: " + turns + " turns, " + compactions + " compaction(s)");
+        a.close();
+    }
+
     static void gemmaEndSessionStartsFromTheHead() throws Exception {
         File data = Files.createTempDirectory("porfiry-data").toFile();
         Assistant a = Assistant.open(new AssistantOptions(prop("porfiry.model")).dataDir(data.getPath())
