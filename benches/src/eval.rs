@@ -26,20 +26,23 @@
 //!       "totals": TOTALS, "by_file": {"evals/dev_ru.yaml": TOTALS, ...},
 //!       "cases": [ CASE, ... ] } ] }
 //! TOTALS: cases, correct, accuracy, name_correct, calls, plain_cases, false_calls, malformed,
-//!   no_output, whole_turn_cases, whole_turn_ok, reply_tokens, reply_tokens_mean, ttft_ms_mean,
-//!   prompt_tokens, prefilled_tokens, generated_tokens, generations, turn_ms,
+//!   no_output, whole_turn_cases, whole_turn_ok, reply_ok, reply_tokens, reply_tokens_mean,
+//!   ttft_ms_mean, prompt_tokens, prefilled_tokens, generated_tokens, generations, turn_ms,
 //!   by_expected: {"get_current_time": {cases, correct}, "text": {...}, ...}
 //! CASE: file, case, user, lang, active, expected, first_action {kind: text | call | no_output,
 //!   name, line, args, verdict: valid | unknown_tool | bad_args, problem?, error?},
 //!   first_output, correct, name_correct, false_call, malformed, turn: whole | first_generation,
-//!   stop {kind}, reply, reply_tokens, reply_ok (null without reply_contains), executed,
-//!   and the runtime's TurnStats flattened (generations, prompt_tokens, reused_tokens,
+//!   stop {kind}, reply, reply_tokens, reply_ok, turn_ok (both null without reply_contains),
+//!   executed, and the runtime's TurnStats flattened (generations, prompt_tokens, reused_tokens,
 //!   prefilled_tokens, generated_tokens, ttft_ms, turn_ms, ...)
 //! ```
 //! `correct` needs a valid call matching an alternative (name and named arguments);
 //! `name_correct` only the name. `false_call`: a case accepting a plain reply answered with a
 //! call no alternative accepts. `malformed`: an unknown tool or arguments that do not
-//! validate. `reply_tokens` counts the final reply in the model's own vocabulary.
+//! validate. `reply_ok`: the final reply contains every `reply_contains` substring;
+//! `turn_ok` (counted in `whole_turn_ok`): that, and the first action correct — an invented
+//! answer that happens to contain them does not count. `reply_tokens` counts the final reply
+//! in the model's own vocabulary.
 //!
 //! # Design decisions
 //! - **The first action is the measure.** It is what the issue is about ("Который час?" must

@@ -134,6 +134,11 @@ fn malformed_case_files_are_clear_errors() {
     );
     let e = plan_error("cases: [{user: a, expect: [{call: notes_add, args: {txt: x}}]}]");
     assert!(e.contains("txt") && e.contains("text"), "{e}");
+    let e = plan_error("tool_results: {notes_ad: ok}\ncases: [{user: a, expect: [{text: true}]}]");
+    assert!(
+        e.starts_with("evals/bad.yaml: ") && e.contains("notes_ad"),
+        "{e}"
+    );
     let e = plan_error("skills: [nowhere]\ncases: [{user: a, expect: [{text: true}]}]");
     assert!(e.contains("nowhere"), "{e}");
 }
@@ -151,6 +156,7 @@ const TOTALS_FIELDS: &[&str] = &[
     "no_output",
     "whole_turn_cases",
     "whole_turn_ok",
+    "reply_ok",
     "reply_tokens",
     "reply_tokens_mean",
     "ttft_ms_mean",
@@ -179,6 +185,7 @@ const CASE_FIELDS: &[&str] = &[
     "reply",
     "reply_tokens",
     "reply_ok",
+    "turn_ok",
     "executed",
     "generations",
     "prompt_tokens",
@@ -250,6 +257,7 @@ fn smoke_cases_run_on_the_real_model_and_are_all_scored() {
                 }
             }
             assert_eq!(c.reply_ok.is_some(), !case.reply_contains.is_empty());
+            assert_eq!(c.turn_ok, c.reply_ok.map(|ok| ok && c.correct));
             // Scores are consistent with the action (not a measure of it).
             assert!(!c.correct || c.name_correct);
             assert_eq!(c.malformed, c.first_action.is_malformed());

@@ -58,8 +58,11 @@ pub struct CaseResult {
     /// `reply` in the model's tokens.
     pub reply_tokens: usize,
     /// With `reply_contains`: whether the final reply contains every substring
-    /// (case-insensitive); `null` without.
+    /// (case-insensitive), however it got there; `null` without.
     pub reply_ok: Option<bool>,
+    /// With `reply_contains`: the whole turn succeeded — the first action is correct and the
+    /// final reply contains every substring (a lucky invention does not count); `null` without.
+    pub turn_ok: Option<bool>,
     /// The tools executed during the turn, in order.
     pub executed: Vec<String>,
     /// The turn's figures (the runtime's one definition: tokens, TTFT, times).
@@ -113,8 +116,11 @@ pub struct Totals {
     pub no_output: usize,
     /// Cases with `reply_contains` (run as whole turns).
     pub whole_turn_cases: usize,
-    /// Of those, final replies containing every substring.
+    /// Of those, whole turns that succeeded: the right first action and a final reply
+    /// containing every substring.
     pub whole_turn_ok: usize,
+    /// Of those, final replies containing every substring, however they got there.
+    pub reply_ok: usize,
     /// Σ final reply tokens.
     pub reply_tokens: usize,
     /// Mean final reply tokens per case.
@@ -151,7 +157,8 @@ impl Totals {
             t.no_output += usize::from(matches!(c.first_action, FirstAction::NoOutput { .. }));
             if let Some(ok) = c.reply_ok {
                 t.whole_turn_cases += 1;
-                t.whole_turn_ok += usize::from(ok);
+                t.reply_ok += usize::from(ok);
+                t.whole_turn_ok += usize::from(c.turn_ok == Some(true));
             }
             t.reply_tokens += c.reply_tokens;
             ttft += c.stats.ttft_ms;
@@ -199,6 +206,9 @@ pub struct EvalReport {
     /// One report per variant, in the order asked.
     pub variants: Vec<VariantReport>,
 }
+
+/// A row of the totals table: its label and how a variant's totals fill its cell.
+type TotalsRow = (&'static str, fn(&Totals) -> String);
 
 fn pct(n: usize, of: usize) -> String {
     if of == 0 {
@@ -258,8 +268,11 @@ impl EvalReport {
                             if r.correct { '+' } else { '-' },
                             r.first_action.label()
                         );
-                        if let Some(ok) = r.reply_ok {
-                            cell.push_str(if ok { " (reply ok)" } else { " (reply no)" });
+                        match (r.turn_ok, r.reply_ok) {
+                            (Some(true), _) => cell.push_str(" (turn ok)"),
+                            (_, Some(true)) => cell.push_str(" (reply only)"),
+                            (_, Some(false)) => cell.push_str(" (turn no)"),
+                            _ => {}
                         }
                         cell
                     }
@@ -270,56 +283,38 @@ impl EvalReport {
             out.push('\n');
         }
         out.push('\n');
-        let rows: Vec<(&str, Box<dyn Fn(&Totals) -> String>)> = vec![
-            ("cases", Box::new(|t| t.cases.to_string())),
-            (
-                "first action correct",
-                Box::new(|t| pct(t.correct, t.cases)),
-            ),
-            (
-                "  tool name right",
-                Box::new(|t| pct(t.name_correct, t.cases)),
-            ),
-            (
-                "false calls (plain-reply cases)",
-                Box::new(|t| pct(t.false_calls, t.plain_cases)),
-            ),
-            (
-                "malformed/unknown calls",
-                Box::new(|t| pct(t.malformed, t.calls)),
-            ),
-            (
-                "whole turn ok (reply_contains)",
-                Box::new(|t| pct(t.whole_turn_ok, t.whole_turn_cases)),
-            ),
-            (
-                "reply tokens (mean)",
-                Box::new(|t| format!("{:.1}", t.reply_tokens_mean)),
-            ),
-            (
-                "TTFT ms (mean)",
-                Box::new(|t| format!("{:.0}", t.ttft_ms_mean)),
-            ),
-            (
-                "prompt / prefilled / generated tok",
-                Box::new(|t| {
-                    format!(
-                        "{} / {} / {}",
-                        t.prompt_tokens, t.prefilled_tokens, t.generated_tokens
-                    )
-                }),
-            ),
-            (
-                "time (s)",
-                Box::new(|t| format!("{:.1}", t.turn_ms / 1000.0)),
-            ),
+        let rows: &[TotalsRow] = &[
+            ("cases", |t| t.cases.to_string()),
+            ("first action correct", |t| pct(t.correct, t.cases)),
+            ("  tool name right", |t| pct(t.name_correct, t.cases)),
+            ("false calls (plain-reply cases)", |t| {
+                pct(t.false_calls, t.plain_cases)
+            }),
+            ("malformed/unknown calls", |t| pct(t.malformed, t.calls)),
+            ("whole turn ok (reply_contains)", |t| {
+                pct(t.whole_turn_ok, t.whole_turn_cases)
+            }),
+            ("  reply contains, any way", |t| {
+                pct(t.reply_ok, t.whole_turn_cases)
+            }),
+            ("reply tokens (mean)", |t| {
+                format!("{:.1}", t.reply_tokens_mean)
+            }),
+            ("TTFT ms (mean)", |t| format!("{:.0}", t.ttft_ms_mean)),
+            ("prompt / prefilled / generated tok", |t| {
+                format!(
+                    "{} / {} / {}",
+                    t.prompt_tokens, t.prefilled_tokens, t.generated_tokens
+                )
+            }),
+            ("time (s)", |t| format!("{:.1}", t.turn_ms / 1000.0)),
         ];
         let _ = write!(out, "{:<36}", "totals");
         for v in &self.variants {
             let _ = write!(out, " {:<col$}", v.variant);
         }
         out.push('\n');
-        for (name, f) in &rows {
+        for (name, f) in rows {
             let _ = write!(out, "{name:<36}");
             for v in &self.variants {
                 let _ = write!(out, " {:<col$}", f(&v.totals));
@@ -379,6 +374,7 @@ mod tests {
             stop: TurnStop::Answered,
             reply: "abc".into(),
             reply_tokens: 3,
+            turn_ok: reply_ok.map(|ok| ok && correct),
             reply_ok,
             executed: vec![],
             stats: TurnStats {
@@ -409,7 +405,7 @@ mod tests {
                 false,
                 call(CallVerdict::UnknownTool),
                 "get_current_time",
-                Some(false),
+                Some(true),
             ),
             result(
                 true,
@@ -421,7 +417,7 @@ mod tests {
         let t = Totals::of(&cases);
         assert_eq!((t.cases, t.correct, t.calls, t.malformed), (4, 2, 3, 1));
         assert_eq!((t.plain_cases, t.false_calls), (2, 1));
-        assert_eq!((t.whole_turn_cases, t.whole_turn_ok), (2, 1));
+        assert_eq!((t.whole_turn_cases, t.whole_turn_ok, t.reply_ok), (2, 1, 2));
         assert_eq!(
             (t.reply_tokens, t.generated_tokens, t.generations),
             (12, 20, 4)

@@ -66,6 +66,7 @@ impl EvalPlan {
             for f in &files {
                 let setup = setup_for(f, v, &defaults);
                 let agent = build_agent(f, v, &setup)?;
+                check_stand_ins(f, &agent)?;
                 for c in &f.cases {
                     check_case(f, c, &agent)?;
                 }
@@ -137,22 +138,38 @@ fn build_agent(f: &EvalFile, v: &Variant, setup: &EvalSetup) -> Result<Agent, Ev
             return Err(load_error(format!("no folder {}", dir.display())));
         }
     }
-    let loaded = Agent::load(
+    let (agent, diagnostics) = porfiry_runtime::load_agent_from(
         setup.agent.clone(),
         &setup.skill_dirs,
         &setup.toolset_dirs,
         Arc::new(clock),
     );
-    if loaded.has_errors() {
-        let errors: Vec<String> = loaded
-            .diagnostics
+    if diagnostics.iter().any(|d| d.severity() == Severity::Error) {
+        let errors: Vec<String> = diagnostics
             .iter()
             .filter(|d| d.severity() == Severity::Error)
             .map(|d| d.to_string())
             .collect();
         return Err(load_error(errors.join("; ")));
     }
-    Ok(loaded.value)
+    Ok(agent)
+}
+
+/// Every stand-in answers a declared toolset tool (core tools run in the agent).
+fn check_stand_ins(f: &EvalFile, agent: &Agent) -> Result<(), EvalError> {
+    for tool in f.tool_results.keys() {
+        let declared = agent
+            .toolsets()
+            .route(tool)
+            .is_some_and(|set| set.tool(tool).is_some());
+        if !declared {
+            return Err(EvalError::BadFile {
+                path: f.path.clone(),
+                reason: format!("`tool_results`: no toolset tool {tool:?}"),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn check_case(f: &EvalFile, c: &EvalCase, agent: &Agent) -> Result<(), EvalError> {
@@ -443,6 +460,7 @@ fn run_case(
         stop: outcome.stop.clone(),
         reply_tokens: tokenizer.count(&outcome.reply),
         reply: outcome.reply.clone(),
+        turn_ok: reply_ok.map(|ok| ok && score.correct),
         reply_ok,
         executed: outcome.executed.iter().map(|e| e.name.clone()).collect(),
         stats,
