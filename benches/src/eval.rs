@@ -25,9 +25,10 @@
 //!   "variants": [ { "variant": "baseline", "about": "...",
 //!       "totals": TOTALS, "by_file": {"evals/dev_ru.yaml": TOTALS, ...},
 //!       "cases": [ CASE, ... ] } ] }
-//! TOTALS: cases, correct, accuracy, name_correct, calls, plain_cases, false_calls, malformed,
-//!   no_output, whole_turn_cases, whole_turn_ok, reply_ok, reply_tokens, reply_tokens_mean,
-//!   ttft_ms_mean, prompt_tokens, prefilled_tokens, generated_tokens, generations, turn_ms,
+//! TOTALS: cases, correct, accuracy, tool_cases, tool_correct, name_correct, calls,
+//!   plain_cases, false_calls, malformed, no_output, whole_turn_cases, whole_turn_ok, reply_ok,
+//!   reply_tokens, reply_tokens_mean, ttft_ms_mean, prompt_tokens, prefilled_tokens,
+//!   generated_tokens, generations, turn_ms,
 //!   by_expected: {"get_current_time": {cases, correct}, "text": {...}, ...}
 //! CASE: file, case, user, lang, active, expected, first_action {kind: text | call | no_output,
 //!   name, line, args, verdict: valid | unknown_tool | bad_args, problem?, error?},

@@ -148,6 +148,8 @@ const TOTALS_FIELDS: &[&str] = &[
     "cases",
     "correct",
     "accuracy",
+    "tool_cases",
+    "tool_correct",
     "name_correct",
     "calls",
     "plain_cases",
@@ -280,6 +282,7 @@ fn smoke_cases_run_on_the_real_model_and_are_all_scored() {
         assert_eq!(t.malformed, v.cases.iter().filter(|c| c.malformed).count());
         assert_eq!(t.whole_turn_cases, 1);
         assert_eq!(t.plain_cases, 1);
+        assert_eq!(t.tool_cases + t.plain_cases, n);
         assert_eq!(t.by_expected.values().map(|x| x.cases).sum::<usize>(), n);
         assert_eq!(
             t.by_expected.values().map(|x| x.correct).sum::<usize>(),

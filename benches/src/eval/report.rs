@@ -102,6 +102,10 @@ pub struct Totals {
     pub correct: usize,
     /// `correct / cases` (0 without cases).
     pub accuracy: f64,
+    /// Cases whose right first action is a tool call only (no `text: true` alternative).
+    pub tool_cases: usize,
+    /// Of those, correct first actions (the figure: does the model use its tools?).
+    pub tool_correct: usize,
     /// First actions with the right tool name (or a plain reply where one is expected).
     pub name_correct: usize,
     /// Cases whose first action was a tool call (valid or not).
@@ -152,6 +156,10 @@ impl Totals {
             t.name_correct += usize::from(c.name_correct);
             t.calls += usize::from(matches!(c.first_action, FirstAction::Call { .. }));
             t.plain_cases += usize::from(c.accepts_text());
+            if !c.accepts_text() {
+                t.tool_cases += 1;
+                t.tool_correct += usize::from(c.correct);
+            }
             t.false_calls += usize::from(c.false_call);
             t.malformed += usize::from(c.malformed);
             t.no_output += usize::from(matches!(c.first_action, FirstAction::NoOutput { .. }));
@@ -286,6 +294,7 @@ impl EvalReport {
         let rows: &[TotalsRow] = &[
             ("cases", |t| t.cases.to_string()),
             ("first action correct", |t| pct(t.correct, t.cases)),
+            ("  on tool cases", |t| pct(t.tool_correct, t.tool_cases)),
             ("  tool name right", |t| pct(t.name_correct, t.cases)),
             ("false calls (plain-reply cases)", |t| {
                 pct(t.false_calls, t.plain_cases)
@@ -417,6 +426,7 @@ mod tests {
         let t = Totals::of(&cases);
         assert_eq!((t.cases, t.correct, t.calls, t.malformed), (4, 2, 3, 1));
         assert_eq!((t.plain_cases, t.false_calls), (2, 1));
+        assert_eq!((t.tool_cases, t.tool_correct), (2, 1));
         assert_eq!((t.whole_turn_cases, t.whole_turn_ok, t.reply_ok), (2, 1, 2));
         assert_eq!(
             (t.reply_tokens, t.generated_tokens, t.generations),
