@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use porfiry_agent::Lang;
 use porfiry_bench::eval::{
     find_variant, load_eval_file, run_eval, CaseDone, EvalModel, EvalOptions, EvalPlan, VARIANTS,
@@ -66,29 +65,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn expand(paths: Vec<PathBuf>) -> anyhow::Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let mut inner: Vec<PathBuf> = std::fs::read_dir(&p)
-                .with_context(|| format!("reading {}", p.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| {
-                    f.is_file()
-                        && f.extension()
-                            .and_then(|e| e.to_str())
-                            .is_some_and(|e| e == "yaml" || e == "yml")
-                })
-                .collect();
-            inner.sort();
-            out.extend(inner);
-        } else {
-            out.push(p);
-        }
-    }
-    Ok(out)
-}
-
 fn tools(a: ToolsArgs) -> anyhow::Result<ExitCode> {
     let names = if a.variants.is_empty() {
         vec!["baseline".to_string()]
@@ -100,7 +76,7 @@ fn tools(a: ToolsArgs) -> anyhow::Result<ExitCode> {
         .map(|n| find_variant(n))
         .collect::<Result<Vec<_>, _>>()?;
     let mut files = Vec::new();
-    for path in expand(a.files)? {
+    for path in super::yaml_files(a.files)? {
         let file = load_eval_file(&path)?;
         match a.lang {
             Some(lang) if file.lang != lang => {

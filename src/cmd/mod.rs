@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use anyhow::Context;
+
 pub mod ask;
 pub mod bench;
 pub mod chat;
@@ -36,4 +38,29 @@ pub fn with_builtin(
     }
     all.extend(dirs);
     Ok(all)
+}
+
+/// The given paths with each folder replaced by its `*.yaml` / `*.yml` files, sorted (the
+/// `FILE...` arguments of `scenario` and `eval`).
+pub fn yaml_files(paths: Vec<PathBuf>) -> anyhow::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut inner: Vec<PathBuf> = std::fs::read_dir(&p)
+                .with_context(|| format!("reading {}", p.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| {
+                    f.is_file()
+                        && f.extension()
+                            .and_then(|e| e.to_str())
+                            .is_some_and(|e| e == "yaml" || e == "yml")
+                })
+                .collect();
+            inner.sort();
+            out.extend(inner);
+        } else {
+            out.push(p);
+        }
+    }
+    Ok(out)
 }
