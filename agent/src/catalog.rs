@@ -100,6 +100,7 @@ keys! {
     CoreReadSkill,
     CoreEnableToolset,
     CoreDisableToolset,
+    FewShot,
     CatalogHeader,
     ActiveHeader,
     SkillsHeader,
@@ -164,6 +165,19 @@ fn ru(key: Key) -> &'static str {
         Key::CoreReadSkill => "прочитать скилл целиком",
         Key::CoreEnableToolset => "включить набор инструментов",
         Key::CoreDisableToolset => "выключить набор",
+        Key::FewShot => {
+            "Примеры:\n\
+             Пользователь: Сколько времени?\n\
+             Ты: TOOL_CALL: get_current_time\n\
+             Инструмент: 08:05, пятница, 14 марта 2025 (2025-03-14T08:05:00+03:00)\n\
+             Ты: Сейчас 08:05.\n\
+             Пользователь: Выведи на экран: купить билеты\n\
+             Ты: TOOL_CALL: show_text|купить билеты\n\
+             Инструмент: Показано.\n\
+             Ты: Готово.\n\
+             Пользователь: Как дела?\n\
+             Ты: Хорошо, спасибо! Чем помочь?"
+        }
         Key::CatalogHeader => "Наборы инструментов (enable_toolset|имя):",
         Key::ActiveHeader => "Активные тулсеты: {names}",
         Key::SkillsHeader => "Скиллы (read_skill|имя):",
@@ -231,6 +245,19 @@ fn en(key: Key) -> &'static str {
         Key::CoreReadSkill => "read a skill in full",
         Key::CoreEnableToolset => "enable a toolset",
         Key::CoreDisableToolset => "disable a toolset",
+        Key::FewShot => {
+            "Examples:\n\
+             User: What's the time?\n\
+             You: TOOL_CALL: get_current_time\n\
+             Tool: 08:05, Friday, March 14, 2025 (2025-03-14T08:05:00+00:00)\n\
+             You: It is 08:05.\n\
+             User: Put on the screen: buy tickets\n\
+             You: TOOL_CALL: show_text|buy tickets\n\
+             Tool: Shown.\n\
+             You: Done.\n\
+             User: How are you?\n\
+             You: Fine, thanks! How can I help?"
+        }
         Key::CatalogHeader => "Toolsets (enable_toolset|name):",
         Key::ActiveHeader => "Active toolsets: {names}",
         Key::SkillsHeader => "Skills (read_skill|name):",
@@ -317,6 +344,92 @@ fn fill(template: &str, args: &[(&str, &str)]) -> String {
     out
 }
 
+/// The routing target of requests that want a plain reply, in [`Texts::route_examples`].
+pub(crate) const PLAIN_REPLY: &str = "";
+
+const RU_ROUTES: &[(&str, &str)] = &[
+    ("get_current_time", "Сколько времени?"),
+    ("get_current_time", "Который сейчас час"),
+    ("get_current_time", "Скажи точное время"),
+    ("get_current_time", "Какое сегодня число?"),
+    ("get_current_time", "Какая сегодня дата"),
+    ("get_current_time", "Какой день недели сегодня"),
+    ("get_current_time", "Сколько на часах?"),
+    ("get_current_time", "Какой сейчас месяц и год"),
+    ("get_current_time", "Уже полдень или ещё утро?"),
+    ("show_text", "Покажи на экране слово привет"),
+    ("show_text", "Выведи на очки текст"),
+    ("show_text", "Напиши на дисплее адрес"),
+    ("show_text", "Отобрази на экране номер телефона"),
+    ("show_text", "Покажи крупно надпись"),
+    ("read_skill", "Прочитай инструкцию"),
+    ("read_skill", "Загляни в свой скилл"),
+    ("read_skill", "Что написано в твоей инструкции про это"),
+    ("read_skill", "Открой скилл и расскажи"),
+    ("disable_toolset", "Выключи набор инструментов"),
+    ("disable_toolset", "Больше не нужно, отключи это"),
+    ("disable_toolset", "Закрой режим, мы закончили"),
+    (PLAIN_REPLY, "Привет"),
+    (PLAIN_REPLY, "Добрый вечер, как ты?"),
+    (PLAIN_REPLY, "Спасибо большое"),
+    (PLAIN_REPLY, "Пока, до завтра"),
+    (PLAIN_REPLY, "Кто ты такой?"),
+    (PLAIN_REPLY, "Что ты умеешь?"),
+    (PLAIN_REPLY, "Расскажи что-нибудь смешное"),
+    (PLAIN_REPLY, "Сколько будет два плюс два"),
+    (PLAIN_REPLY, "Почему небо голубое?"),
+    (PLAIN_REPLY, "Переведи слово кошка на английский"),
+    (PLAIN_REPLY, "Какая погода на улице?"),
+    (PLAIN_REPLY, "Набери номер брата"),
+    (PLAIN_REPLY, "Разбуди меня в шесть"),
+    (PLAIN_REPLY, "Напиши сообщение другу"),
+    (PLAIN_REPLY, "Вызови машину домой"),
+    (PLAIN_REPLY, "Сделай потише музыку"),
+    (PLAIN_REPLY, "Открой ворота гаража"),
+    (PLAIN_REPLY, "Купи билеты на поезд"),
+];
+
+const EN_ROUTES: &[(&str, &str)] = &[
+    ("get_current_time", "What time is it?"),
+    ("get_current_time", "Tell me the exact time"),
+    ("get_current_time", "What's the date today?"),
+    ("get_current_time", "Which day of the week is it"),
+    ("get_current_time", "What does the clock say"),
+    ("get_current_time", "What month and year is it now"),
+    ("get_current_time", "Is it morning or afternoon already?"),
+    ("get_current_time", "Do you know the current time"),
+    ("show_text", "Show the word hello on the screen"),
+    ("show_text", "Put this text on my glasses"),
+    ("show_text", "Write the address on the display"),
+    ("show_text", "Display the phone number on screen"),
+    ("show_text", "Show a big sign that says"),
+    ("read_skill", "Read your instructions"),
+    ("read_skill", "Look into your skill"),
+    ("read_skill", "What do your instructions say about this"),
+    ("read_skill", "Open the skill and tell me"),
+    ("disable_toolset", "Turn off the toolset"),
+    ("disable_toolset", "We're done with that, disable it"),
+    ("disable_toolset", "Close this mode, we finished"),
+    (PLAIN_REPLY, "Hi"),
+    (PLAIN_REPLY, "Good evening, how are you?"),
+    (PLAIN_REPLY, "Thanks a lot"),
+    (PLAIN_REPLY, "Bye, see you tomorrow"),
+    (PLAIN_REPLY, "Who are you?"),
+    (PLAIN_REPLY, "What can you do?"),
+    (PLAIN_REPLY, "Tell me something funny"),
+    (PLAIN_REPLY, "What is two plus two"),
+    (PLAIN_REPLY, "Why is the sky blue?"),
+    (PLAIN_REPLY, "Translate the word cat into French"),
+    (PLAIN_REPLY, "What's the weather like outside?"),
+    (PLAIN_REPLY, "Dial my brother"),
+    (PLAIN_REPLY, "Wake me up at six"),
+    (PLAIN_REPLY, "Text my friend"),
+    (PLAIN_REPLY, "Get me a car home"),
+    (PLAIN_REPLY, "Turn the music down"),
+    (PLAIN_REPLY, "Open the garage door"),
+    (PLAIN_REPLY, "Buy train tickets"),
+];
+
 /// The catalog for one language. Cheap to copy; build one with [`Texts::new`].
 ///
 /// The agent renders the prompt and its own replies with it; hosts use the public methods
@@ -353,6 +466,64 @@ impl Texts {
         } else {
             items.join(", ")
         }
+    }
+
+    // ---- routing and reply shape --------------------------------------------------------
+
+    /// Example requests for the core tools and for a plain reply, as `(target, text)`:
+    /// `target` is a core tool's name, or [`PLAIN_REPLY`] for requests no tool serves
+    /// (chit-chat, things this assistant cannot do). Compared with a request by similarity
+    /// (never shown to the model); written apart from any eval case.
+    pub(crate) fn route_examples(self) -> &'static [(&'static str, &'static str)] {
+        match self.0 {
+            Lang::Ru => RU_ROUTES,
+            Lang::En => EN_ROUTES,
+        }
+    }
+
+    /// Lines that open a new turn in an invented dialogue (a base model's habit): a reply
+    /// stops before any of them.
+    pub(crate) fn turn_openers(self) -> &'static [&'static str] {
+        match self.0 {
+            Lang::Ru => &["\nПользователь:", "\nТы:", "\nПорфирий:"],
+            Lang::En => &["\nUser:", "\nYou:", "\nPorfiry:"],
+        }
+    }
+
+    /// The reply of `get_current_time`: the time as it is said first (`10:00, суббота,
+    /// 22 августа 2026`), then the exact timestamp in parentheses.
+    pub(crate) fn current_time(self, t: &crate::clock::Timestamp) -> String {
+        use chrono::{Datelike, Timelike};
+        let (days, months): (&[&str; 7], &[&str; 12]) = match self.0 {
+            Lang::Ru => (
+                &["понедельник", "вторник", "среда", "четверг", "пятница", "суббота", "воскресенье"],
+                &[
+                    "января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа",
+                    "сентября", "октября", "ноября", "декабря",
+                ],
+            ),
+            Lang::En => (
+                &["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"],
+                &[
+                    "January", "February", "March", "April", "May", "June", "July", "August",
+                    "September", "October", "November", "December",
+                ],
+            ),
+        };
+        let day = days[t.weekday().num_days_from_monday() as usize];
+        let month = months[t.month0() as usize];
+        let exact = crate::clock::iso8601(t);
+        let (h, m, d, y) = (t.hour(), t.minute(), t.day(), t.year());
+        match self.0 {
+            Lang::Ru => format!("{h:02}:{m:02}, {day}, {d} {month} {y} ({exact})"),
+            Lang::En => format!("{h:02}:{m:02}, {day}, {month} {d}, {y} ({exact})"),
+        }
+    }
+
+    /// Worked examples of the protocol for the prompt's head (a request, the call line, the
+    /// tool's reply, a short answer), in this language.
+    pub(crate) fn few_shot(self) -> &'static str {
+        self.get(Key::FewShot)
     }
 
     // ---- prompt --------------------------------------------------------------------------
@@ -646,6 +817,19 @@ mod tests {
 
     fn both() -> [Texts; 2] {
         [Texts::new(Lang::Ru), Texts::new(Lang::En)]
+    }
+
+    #[test]
+    fn the_time_is_said_first_then_exact() {
+        let t = chrono::DateTime::parse_from_rfc3339("2026-08-22T10:05:00+03:00").unwrap();
+        assert_eq!(
+            Texts::new(Lang::Ru).current_time(&t),
+            "10:05, суббота, 22 августа 2026 (2026-08-22T10:05:00+03:00)"
+        );
+        assert_eq!(
+            Texts::new(Lang::En).current_time(&t),
+            "10:05, Saturday, August 22, 2026 (2026-08-22T10:05:00+03:00)"
+        );
     }
 
     #[test]

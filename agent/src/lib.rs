@@ -28,7 +28,7 @@
 //!     .unwrap();
 //! assert_eq!(out.stop, TurnStop::Answered);
 //! assert_eq!(out.reply, "Десять утра.");
-//! assert_eq!(out.executed[0].result, "2026-08-22T10:00:00+03:00");
+//! assert!(out.executed[0].result.starts_with("10:00, суббота, 22 августа 2026"));
 //! ```
 //!
 //! # Design decisions
@@ -79,6 +79,7 @@ mod load;
 mod model;
 mod prompt;
 mod protocol;
+mod route;
 pub mod scenario;
 mod scripted;
 mod skill;
@@ -87,16 +88,17 @@ mod toolset;
 
 pub use agent::{
     estimate_tokens, render_history, Agent, AgentConfig, AgentError, AgentEvent, ContextBudget,
-    ContextReport, ExecutedTool, GenerationRecord, ReplyKind, RequestView, ToolReply, TurnOutcome,
-    TurnStop, LOW_WATER_PERCENT,
+    ContextReport, ExecutedTool, GenerationRecord, Guidance, ReplyKind, RequestView, ToolReply,
+    TurnOutcome, TurnStop, LOW_WATER_PERCENT,
 };
+pub use route::{Route, RouteExample};
 pub use args::{validate_args, ArgDecl, ArgType, ArgValue, Args, RawArgs};
 pub use catalog::{ArgProblem, Lang, Texts, UnknownLang};
 pub use clock::{iso8601, parse_duration, BadDuration, Clock, ManualClock, SystemClock, Timestamp};
 pub use diag::{Diagnostic, Loaded, Problem, Severity};
 pub use model::{
-    CancelToken, ContextWindow, Generation, GenerationStats, Message, Model, ModelError,
-    ModelErrorKind, ModelRequest, Role, StopReason,
+    ArgKind, ArgSpec, CallSpec, CancelToken, ContextWindow, Generation, GenerationStats, Message,
+    Model, ModelError, ModelErrorKind, ModelRequest, ReplyGuide, Role, StopReason,
 };
 pub use prompt::{build_prompt, Prompt, PromptLayout, Section, SectionKind, SECTION_SEPARATOR};
 pub use protocol::{parse_output, ParsedOutput, RepeatGuard, Segment, ToolCall, VisibleTextFilter};
@@ -106,4 +108,6 @@ pub use skill::{
     DESCRIPTION_LIMIT, NAME_LIMIT,
 };
 pub use tools::{ExecutorTarget, ToolExecutor, ToolInvocation, CORE_TOOL_NAMES};
-pub use toolset::{parse_toolset, ToolDecl, Toolset, ToolsetRegistry};
+pub use toolset::{
+    parse_toolset, ToolDecl, Toolset, ToolsetRegistry, EXAMPLES_LIMIT, EXAMPLE_CHARS,
+};

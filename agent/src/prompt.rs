@@ -91,6 +91,8 @@ pub enum SectionKind {
     Core,
     /// The toolset catalog (static).
     Catalog,
+    /// Worked examples of the protocol (static; when the agent's guidance asks for them).
+    Examples,
     /// The active toolsets of the session and their tools.
     ActiveToolsets,
     /// The skills index.
@@ -100,13 +102,17 @@ pub enum SectionKind {
 impl SectionKind {
     /// Whether the section is identical for every session of an agent.
     pub fn is_static(self) -> bool {
-        matches!(self, SectionKind::Core | SectionKind::Catalog)
+        matches!(
+            self,
+            SectionKind::Core | SectionKind::Catalog | SectionKind::Examples
+        )
     }
     /// The kind's name as used in JSON (`core`, `catalog`, `active_toolsets`, `skills`).
     pub fn as_str(self) -> &'static str {
         match self {
             SectionKind::Core => "core",
             SectionKind::Catalog => "catalog",
+            SectionKind::Examples => "examples",
             SectionKind::ActiveToolsets => "active_toolsets",
             SectionKind::Skills => "skills",
         }
@@ -139,6 +145,24 @@ impl Prompt {
         Prompt { sections, text }
     }
 
+    /// The same prompt with a [`SectionKind::Examples`] section of `text` after the other
+    /// static sections (so the head stays one static prefix).
+    pub fn with_examples(self, text: &str) -> Self {
+        let mut sections = self.sections;
+        let at = sections
+            .iter()
+            .position(|s| !s.kind.is_static())
+            .unwrap_or(sections.len());
+        sections.insert(
+            at,
+            Section {
+                kind: SectionKind::Examples,
+                text: text.to_owned(),
+            },
+        );
+        Prompt::new(sections)
+    }
+
     /// The sections, in prompt order.
     pub fn sections(&self) -> &[Section] {
         &self.sections
@@ -149,7 +173,7 @@ impl Prompt {
         &self.text
     }
 
-    /// The leading part made of static sections only (core + catalog), identical for every
+    /// The leading part made of static sections only (core, catalog, examples), identical for every
     /// session of the agent. Always a prefix of [`Prompt::text`].
     pub fn static_prefix(&self) -> &str {
         let mut end = 0;

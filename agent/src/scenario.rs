@@ -116,6 +116,10 @@ pub struct Scenario {
     /// Stand-ins for host executors, by tool name.
     #[serde(default)]
     pub tool_results: BTreeMap<String, StandIn>,
+    /// [`crate::Guidance::hide_unexecutable`]: sets without a stand-in are left out of the
+    /// prompt. Default off: a scenario's prompt shows every declared set.
+    #[serde(default)]
+    pub hide_unexecutable: bool,
     /// The scripted model's context in tokens ([`ScriptedModel::with_context`]); `None`:
     /// unbounded.
     #[serde(default)]
@@ -318,6 +322,7 @@ pub fn run_scenario(sc: &Scenario, base: &Path, defaults: &ScenarioDefaults) -> 
         direct_execution: sc.direct_execution,
         ..AgentConfig::default()
     };
+    config.guidance.hide_unexecutable = sc.hide_unexecutable;
     if let Some(n) = sc.max_iterations {
         config.max_iterations = n;
     }
@@ -526,6 +531,7 @@ fn check(
         streamed: String::new(),
         model_error: None,
         context: ContextReport::default(),
+        route: None,
     };
     let last = last.unwrap_or(&empty);
     for w in &e.tool_results_contains {

@@ -4,8 +4,9 @@ use std::collections::VecDeque;
 
 use crate::model::{
     ContextWindow, Generation, GenerationStats, Message, Model, ModelError, ModelErrorKind,
-    ModelRequest, StopReason,
+    ModelRequest, ReplyGuide, StopReason,
 };
+use porfiry_model::sentence_end;
 
 /// What a [`ScriptedModel`] was asked, per generation.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,10 +20,28 @@ pub struct RecordedRequest {
     /// Its size by [`ScriptedModel::tokens_of`], for a model with a context
     /// ([`ScriptedModel::with_context`]); `None` otherwise.
     pub tokens: Option<usize>,
+    /// The forced reply, if any.
+    pub forced_reply: Option<String>,
+    /// The reply's prefix, if any.
+    pub prefix: Option<String>,
+    /// The stop strings.
+    pub stop: Vec<String>,
+    /// The names of the calls the reply could make (`None`: any).
+    pub calls: Option<Vec<String>>,
+    /// The sentence cap.
+    pub max_sentences: Option<usize>,
+    /// The words the reply had to be made of, if any (not enforced: the script is played).
+    pub words: Option<Vec<String>>,
 }
 
 /// Plays back one scripted output per generation, streamed in small pieces (so the
 /// visible-text filter sees realistic fragments), and records every request.
+///
+/// It honours a request's [`crate::ReplyGuide`] the way an engine does: a forced reply is
+/// played instead of the script (no output is used up), an output that does not start with
+/// the prefix gets it in front, the output ends before the first stop string and after the
+/// capped number of sentences (the engine's rule: a terminator followed by whitespace, call
+/// lines not counted). [`ScriptedModel::with_embeddings`] lets it embed (by words).
 ///
 /// By default its context is unbounded. [`ScriptedModel::with_context`] makes it behave like
 /// an engine with a small context, counting tokens by a simple rule
@@ -35,6 +54,7 @@ pub struct ScriptedModel {
     requests: Vec<RecordedRequest>,
     piece_chars: usize,
     context: Option<ContextWindow>,
+    embeddings: bool,
 }
 
 impl ScriptedModel {
@@ -50,7 +70,39 @@ impl ScriptedModel {
             requests: Vec::new(),
             piece_chars: 3,
             context: None,
+            embeddings: false,
         }
+    }
+
+    /// Let the model embed texts ([`Model::embed`]): a bag of the first five letters of
+    /// each word, hashed into 64 dimensions — texts sharing word stems are near. For tests
+    /// of routing mechanics.
+    pub fn with_embeddings(mut self) -> Self {
+        self.embeddings = true;
+        self
+    }
+
+    /// The embedding [`ScriptedModel::with_embeddings`] gives `text` (unit length, or zero
+    /// for a text without words).
+    pub fn embedding_of(text: &str) -> Vec<f32> {
+        let mut v = vec![0.0f32; 64];
+        for word in text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+        {
+            let stem: String = word.to_lowercase().chars().take(5).collect();
+            let hash = stem
+                .bytes()
+                .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+                    (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+                });
+            v[(hash % 64) as usize] += 1.0;
+        }
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if norm > 0.0 {
+            v.iter_mut().for_each(|x| *x /= norm);
+        }
+        v
     }
 
     /// Behave like an engine whose context holds `tokens` tokens (prompt and reply) and
@@ -120,6 +172,15 @@ impl Model for ScriptedModel {
             system: request.system.to_string(),
             messages: request.messages.to_vec(),
             tokens,
+            forced_reply: request.forced_reply.map(str::to_owned),
+            prefix: request.guide.prefix.map(str::to_owned),
+            stop: request.guide.stop.to_vec(),
+            calls: request
+                .guide
+                .calls
+                .map(|c| c.iter().map(|c| c.name.clone()).collect()),
+            max_sentences: request.guide.max_sentences,
+            words: request.guide.words.map(<[String]>::to_vec),
         });
         // The reply's room: what the context leaves, at most the reply limit.
         let room = match (self.context, tokens) {
@@ -131,7 +192,10 @@ impl Model for ScriptedModel {
         };
         let text = match request.forced_reply {
             Some(forced) => forced.to_string(),
-            None => self.outputs.pop_front().ok_or_else(Self::exhausted_error)?,
+            None => {
+                let out = self.outputs.pop_front().ok_or_else(Self::exhausted_error)?;
+                shaped(out, &request.guide)
+            }
         };
         let (text, mut stop) = match room {
             Some(room) => match first_words(&text, room) {
@@ -171,6 +235,37 @@ impl Model for ScriptedModel {
     fn count_tokens(&mut self, system: &str, messages: &[Message]) -> Option<usize> {
         self.context.map(|_| Self::tokens_of(system, messages))
     }
+
+    fn embed(&mut self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, ModelError> {
+        Ok(self
+            .embeddings
+            .then(|| texts.iter().map(|t| Self::embedding_of(t)).collect()))
+    }
+}
+
+/// A scripted output as an engine would produce it under `guide`: the prefix in front
+/// (unless the output has it), cut before the first stop string found after the prefix,
+/// and after the capped sentences.
+fn shaped(output: String, guide: &ReplyGuide<'_>) -> String {
+    let prefix = guide.prefix.unwrap_or_default();
+    let mut text = if output.starts_with(prefix) {
+        output
+    } else {
+        format!("{prefix}{output}")
+    };
+    let cut = guide
+        .stop
+        .iter()
+        .filter(|s| !s.is_empty())
+        .filter_map(|s| text[prefix.len()..].find(s.as_str()).map(|i| prefix.len() + i))
+        .min();
+    if let Some(cut) = cut {
+        text.truncate(cut);
+    }
+    if let Some(end) = guide.max_sentences.and_then(|n| sentence_end(&text, n)) {
+        text.truncate(end);
+    }
+    text
 }
 
 /// `text` up to the end of its `n`-th word, when it has more than `n` words.
@@ -204,6 +299,7 @@ mod tests {
             messages,
             cancel: &cancel,
             forced_reply: None,
+            guide: Default::default(),
         };
         model.generate(&request, &mut |_| {})
     }

@@ -14,13 +14,13 @@
 //!       - {name: query, type: string, required: true, description: название или его часть}
 //! ```
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
 use crate::args::{tool_line, ArgDecl, ArgType};
-use crate::catalog::Texts;
+use crate::catalog::{Lang, Texts};
 use crate::diag::{Loaded, Problem};
 use crate::load::{
     has_extension, insert_sorted, load_folder, report_override, visible_entries, ItemFormat,
@@ -36,7 +36,25 @@ pub struct ToolDecl {
     pub description: String,
     /// Its arguments, in positional order.
     pub args: Vec<ArgDecl>,
+    /// Short example requests that call for this tool, per language (for routing by
+    /// similarity; never shown to the model).
+    pub examples: Vec<(Lang, String)>,
 }
+
+impl ToolDecl {
+    /// The examples in `lang`.
+    pub fn examples_in(&self, lang: Lang) -> impl Iterator<Item = &str> {
+        self.examples
+            .iter()
+            .filter(move |(l, _)| *l == lang)
+            .map(|(_, t)| t.as_str())
+    }
+}
+
+/// Most example requests per tool and language.
+pub const EXAMPLES_LIMIT: usize = 32;
+/// Longest example request, in characters.
+pub const EXAMPLE_CHARS: usize = 200;
 
 /// One toolset declaration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,6 +93,8 @@ struct RawTool {
     description: String,
     #[serde(default)]
     args: Vec<RawArg>,
+    #[serde(default)]
+    examples: BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -195,10 +215,34 @@ pub fn parse_toolset(text: &str, path: &Path) -> Result<Toolset, Problem> {
                     .filter(|d| !d.is_empty()),
             });
         }
+        let mut examples = Vec::new();
+        for (code, texts) in &t.examples {
+            let lang: Lang = code.parse().map_err(|_| {
+                bad(format!(
+                    "examples for unknown language {code:?} (ru or en)"
+                ))
+            })?;
+            if texts.len() > EXAMPLES_LIMIT {
+                return Err(bad(format!(
+                    "{} examples in {code}, at most {EXAMPLES_LIMIT}",
+                    texts.len()
+                )));
+            }
+            for text in texts {
+                let text = one_line(text);
+                if text.is_empty() || text.chars().count() > EXAMPLE_CHARS {
+                    return Err(bad(format!(
+                        "an example in {code} is empty or longer than {EXAMPLE_CHARS} characters"
+                    )));
+                }
+                examples.push((lang, text));
+            }
+        }
         tools.push(ToolDecl {
             name: t.name,
             description: one_line(&t.description),
             args,
+            examples,
         });
     }
     Ok(Toolset {

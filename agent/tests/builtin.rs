@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use porfiry_agent::{Agent, AgentConfig, Lang, ManualClock, SectionKind};
+use porfiry_agent::{
+    Agent, AgentConfig, ExecutorTarget, Lang, ManualClock, SectionKind, ToolInvocation,
+};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -30,14 +32,23 @@ fn builtin_files_load_without_diagnostics() {
     assert!(a.skills().get("media").is_some());
     let media = a.toolsets().get("media").expect("toolsets/media.yaml");
     assert!(media.tool("media_search").is_some());
-    // Declarations only: the core ships no executor.
+    // Declarations only: the core ships no executor, so the prompt shows no set.
     assert!(a.missing_executors().contains(&"media_search".to_string()));
+    assert_eq!(a.hidden_toolsets(), ["media", "notes"]);
 }
 
 #[test]
 fn prompt_budget() {
     for lang in [Lang::Ru, Lang::En] {
         let mut a = agent(lang);
+        // The budget of a host that runs every set (a set without an executor is hidden).
+        for set in a.toolsets().names() {
+            a.register_executor(
+                ExecutorTarget::Toolset(set),
+                Arc::new(|_: &ToolInvocation<'_>| Ok(String::new())),
+            );
+        }
+        assert!(a.hidden_toolsets().is_empty());
         let state1 = a.prompt("s");
         let chars = state1.text().chars().count();
         // About 3 characters of Russian per Gemma token: well under 300 tokens.

@@ -128,6 +128,7 @@ mod tests {
             messages: &msgs,
             cancel: &cancel,
             forced_reply: None,
+            guide: Default::default(),
         };
         let mut text = String::new();
         assert_eq!(
@@ -158,6 +159,7 @@ mod tests {
             messages: &[],
             cancel: &cancel,
             forced_reply: None,
+            guide: Default::default(),
         };
         assert!(matches!(m.generate(&req, &mut |_| {}), Err(e) if e.message() == "cache"));
     }

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use porfiry_model::{ArgKind, CallSpec};
+
 /// How the next token is chosen. Plain data; see the presets.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
@@ -113,11 +115,128 @@ impl ToolCallGrammar {
         )
     }
 
+    /// The GBNF text for a request that may call only `calls`: each name spelled out,
+    /// followed by its positional arguments in their declared shapes (`|`-separated; enum
+    /// values listed, integers as digits; optional arguments only at the end, nested).
+    /// `None` when `calls` is empty: no call is allowed, so no grammar either (the caller
+    /// stops the reply at `TOOL_CALL:` instead).
+    pub fn gbnf_for(&self, calls: &[CallSpec]) -> Option<String> {
+        if calls.is_empty() {
+            return None;
+        }
+        let more_calls = self.max_calls.max(1) - 1;
+        let len = self.max_args_len.max(1);
+        let mut rules = String::new();
+        let mut alternatives = Vec::new();
+        for (i, call) in calls.iter().enumerate() {
+            let mut body = format!("\"{}\"", gbnf_escape(&call.name));
+            let mut open = 0;
+            for (j, arg) in call.args.iter().enumerate() {
+                let last = j + 1 == call.args.len();
+                let value = match &arg.kind {
+                    // The last text argument may hold `|` (positional parsing keeps it).
+                    ArgKind::Text if last => "text-last".to_owned(),
+                    ArgKind::Text => "text".to_owned(),
+                    ArgKind::Integer => "int".to_owned(),
+                    ArgKind::Number => "num".to_owned(),
+                    ArgKind::Boolean => "bool".to_owned(),
+                    ArgKind::OneOf(values) | ArgKind::Words(values) if values.is_empty() => {
+                        "text".to_owned()
+                    }
+                    ArgKind::Words(words) => {
+                        let name = format!("c{i}-w{j}");
+                        rules.push_str(&span_rules(&name, words));
+                        name
+                    }
+                    ArgKind::OneOf(values) => {
+                        let name = format!("c{i}-a{j}");
+                        let alts: Vec<String> = values
+                            .iter()
+                            .map(|v| format!("\"{}\"", gbnf_escape(v)))
+                            .collect();
+                        rules.push_str(&format!("{name} ::= {}\n", alts.join(" | ")));
+                        name
+                    }
+                };
+                if arg.required && open == 0 {
+                    body.push_str(&format!(" \"|\" {value}"));
+                } else {
+                    body.push_str(&format!(" (\"|\" {value}"));
+                    open += 1;
+                }
+            }
+            body.push_str(&")?".repeat(open));
+            rules.push_str(&format!("c{i} ::= {body}\n"));
+            alternatives.push(format!("c{i}"));
+        }
+        Some(format!(
+            "root ::= call (\"\\n\" call){{0,{more_calls}}} \"\\n\"?\n\
+             call ::= \"TOOL_CALL:\" \" \"? ({})\n\
+             {rules}\
+             text ::= [^|\\n]{{1,{len}}}\n\
+             text-last ::= [^\\n]{{1,{len}}}\n\
+             int ::= \"-\"? [0-9]{{1,18}}\n\
+             num ::= \"-\"? [0-9]{{1,15}} ([.,] [0-9]{{1,15}})?\n\
+             bool ::= \"true\" | \"false\" | \"yes\" | \"no\" | \"да\" | \"нет\"\n",
+            alternatives.join(" | ")
+        ))
+    }
+
+    /// The GBNF text of a reply that is one contiguous run of `words` (in their order,
+    /// separated by a space or a comma), with an optional full stop. Not lazy: it holds
+    /// from the first token.
+    pub fn gbnf_words(words: &[String]) -> String {
+        format!("root ::= span \".\"?\n{}", span_rules("span", words))
+    }
+
     /// The trigger: `TOOL_CALL:` at the start of the output or of a line. The grammar is fed
     /// the output from the captured `TOOL_CALL:` on.
     pub fn trigger_pattern() -> &'static str {
         r"(?:^|\n)(TOOL_CALL:)"
     }
+}
+
+/// Most words a span grammar takes (the first ones are kept).
+pub const MAX_SPAN_WORDS: usize = 96;
+
+/// Rules for `name`: any contiguous run of `words`, in order, separated by `" "` or
+/// `", "`. Rule `name-k` is the run starting at word `k`; linear in the number of words.
+fn span_rules(name: &str, words: &[String]) -> String {
+    let words = &words[..words.len().min(MAX_SPAN_WORDS)];
+    let n = words.len();
+    let mut rules = format!(
+        "{name} ::= {}\n",
+        (0..n)
+            .map(|k| format!("{name}-{k}"))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    for (k, w) in words.iter().enumerate() {
+        let word = format!("\"{}\"", gbnf_escape(w));
+        if k + 1 < n {
+            rules.push_str(&format!(
+                "{name}-{k} ::= {word} ((\" \" | \", \") {name}-{})?\n",
+                k + 1
+            ));
+        } else {
+            rules.push_str(&format!("{name}-{k} ::= {word}\n"));
+        }
+    }
+    rules
+}
+
+/// `s` as the inside of a GBNF string literal.
+fn gbnf_escape(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Limits and sampling of one generation.
@@ -135,6 +254,13 @@ pub struct GenerateConfig {
     pub sampling: SamplingConfig,
     /// The tool-call grammar, or `None` for free text. Default on.
     pub tool_call_grammar: Option<ToolCallGrammar>,
+    /// The calls this request may make ([`ToolCallGrammar::gbnf_for`]); `None`: any
+    /// well-formed call ([`ToolCallGrammar::gbnf`]). Only with a grammar.
+    pub allowed_calls: Option<Vec<CallSpec>>,
+    /// Stop after this many sentences of visible text (a `TOOL_CALL:` line is not one).
+    pub max_sentences: Option<usize>,
+    /// The reply is made of these words only ([`ToolCallGrammar::gbnf_words`]), no call.
+    pub reply_words: Option<Vec<String>>,
 }
 
 impl Default for GenerateConfig {
@@ -145,6 +271,9 @@ impl Default for GenerateConfig {
             stop: Vec::new(),
             sampling: SamplingConfig::default(),
             tool_call_grammar: Some(ToolCallGrammar::default()),
+            allowed_calls: None,
+            max_sentences: None,
+            reply_words: None,
         }
     }
 }
@@ -163,6 +292,53 @@ impl GenerateConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_requests_calls_spell_out_names_and_argument_shapes() {
+        use porfiry_model::ArgSpec;
+        let arg = |kind: ArgKind, required: bool| ArgSpec { kind, required };
+        let calls = vec![
+            CallSpec {
+                name: "get_current_time".into(),
+                args: vec![],
+            },
+            CallSpec {
+                name: "media_play".into(),
+                args: vec![
+                    arg(ArgKind::Text, true),
+                    arg(ArgKind::OneOf(vec!["play".into(), "pa\"use".into()]), false),
+                ],
+            },
+            CallSpec {
+                name: "notes_delete".into(),
+                args: vec![arg(ArgKind::Integer, true)],
+            },
+            CallSpec {
+                name: "notes_add".into(),
+                args: vec![arg(ArgKind::Words(vec!["купить".into(), "хлеб".into()]), true)],
+            },
+        ];
+        let g = ToolCallGrammar::default().gbnf_for(&calls).unwrap();
+        assert!(g.contains("call ::= \"TOOL_CALL:\" \" \"? (c0 | c1 | c2 | c3)"), "{g}");
+        assert!(g.contains("c0 ::= \"get_current_time\"\n"), "{g}");
+        assert!(
+            g.contains("c1 ::= \"media_play\" \"|\" text (\"|\" c1-a1)?\n"),
+            "{g}"
+        );
+        assert!(g.contains("c1-a1 ::= \"play\" | \"pa\\\"use\""), "{g}");
+        assert!(g.contains("c2 ::= \"notes_delete\" \"|\" int\n"), "{g}");
+        assert!(g.contains("c3-w0 ::= c3-w0-0 | c3-w0-1\n"), "{g}");
+        assert!(
+            g.contains("c3-w0-0 ::= \"купить\" ((\" \" | \", \") c3-w0-1)?\n"),
+            "{g}"
+        );
+        assert!(g.contains("c3-w0-1 ::= \"хлеб\"\n"), "{g}");
+        assert!(!g.contains('+') && !g.contains('*'), "unbounded repetition in {g}");
+        // No calls: no grammar.
+        assert_eq!(ToolCallGrammar::default().gbnf_for(&[]), None);
+        let w = ToolCallGrammar::gbnf_words(&["10:00".into(), "суббота".into()]);
+        assert!(w.starts_with("root ::= span \".\"?\nspan ::= span-0 | span-1\n"), "{w}");
+    }
 
     #[test]
     fn grammar_text_bounds_every_repetition() {

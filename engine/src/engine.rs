@@ -178,6 +178,21 @@ impl Engine {
         })
     }
 
+    /// One embedding per text from the model's own weights: each text's tokens decoded in a
+    /// second, small context of the same model (created on first use; the chat's KV cache is
+    /// not touched), mean-pooled and scaled to unit length. Texts longer than that context
+    /// ([`EMBED_TOKENS`](crate::EMBED_TOKENS)) are cut. Runs on the worker like a request.
+    ///
+    /// # Errors
+    /// [`EngineError::Context`] when the context cannot be made, [`EngineError::Decode`],
+    /// [`EngineError::WorkerGone`].
+    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EngineError> {
+        self.ask(|reply| Command::Embed {
+            texts: texts.iter().map(|t| (*t).to_owned()).collect(),
+            reply,
+        })?
+    }
+
     /// Do the worker's idle-time work now and wait for it: after a reply the worker decodes
     /// the chat framing that opens the session's next message (on its own, once no command
     /// follows within [`ANTICIPATE_AFTER`](crate::ANTICIPATE_AFTER)); the next request reports

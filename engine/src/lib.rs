@@ -48,6 +48,7 @@
 mod backend;
 mod chat;
 mod config;
+mod embed;
 mod engine;
 mod error;
 mod gguf;
@@ -68,6 +69,7 @@ pub use chat::{
     generation_prompt, render_conversation, render_prompt, segments_text, ChatFormat, PromptSegment,
 };
 pub use config::{GenerateConfig, SamplingConfig, ToolCallGrammar};
+pub use embed::EMBED_TOKENS;
 pub use engine::Engine;
 pub use error::EngineError;
 pub use gguf::{inspect as inspect_gguf, GgufError, GgufInfo};

@@ -2,6 +2,7 @@
 
 use porfiry_model::{
     ContextWindow, Generation, Message, Model, ModelError, ModelErrorKind, ModelRequest,
+    ReplyGuide,
 };
 
 use crate::config::GenerateConfig;
@@ -44,9 +45,9 @@ impl Model for EngineModel {
             session: request.session.to_owned(),
             system: request.system.to_owned(),
             messages: request.messages.to_vec(),
-            config: self.config.clone(),
+            config: guided(&self.config, &request.guide),
             forced_reply: request.forced_reply.map(str::to_owned),
-            reply_prefix: None,
+            reply_prefix: request.guide.prefix.map(str::to_owned),
             cancel: request.cancel.clone(),
         };
         let rx = self.engine.submit(req).map_err(model_error)?;
@@ -108,10 +109,33 @@ impl Model for EngineModel {
             .map_err(model_error)
     }
 
+    /// [`Engine::embed`]: this model always can.
+    fn embed(&mut self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, ModelError> {
+        self.engine.embed(texts).map(Some).map_err(model_error)
+    }
+
     /// Waits for [`Engine::settle`].
     fn settle(&mut self) -> Result<(), ModelError> {
         self.engine.settle().map_err(model_error)
     }
+}
+
+/// `config` with a request's [`ReplyGuide`] on top: its stop strings added, its calls
+/// constraining the grammar, its sentence cap (the tighter one when both set one).
+fn guided(config: &GenerateConfig, guide: &ReplyGuide<'_>) -> GenerateConfig {
+    let mut c = config.clone();
+    c.stop.extend(guide.stop.iter().cloned());
+    if let Some(calls) = guide.calls {
+        c.allowed_calls = Some(calls.to_vec());
+    }
+    if let Some(words) = guide.words {
+        c.reply_words = Some(words.to_vec());
+    }
+    c.max_sentences = match (c.max_sentences, guide.max_sentences) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    c
 }
 
 /// An engine error as the seam's [`ModelError`], keeping its kind and the error itself.

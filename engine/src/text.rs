@@ -5,6 +5,8 @@
 //! bytes until the next token completes them. [`StopScanner`] keeps back any tail of the text
 //! that could still become a stop string, so a stop string never reaches the caller.
 
+use porfiry_model::sentence_end;
+
 /// Turns a stream of byte pieces into valid UTF-8 text, never splitting a character.
 #[derive(Debug, Default)]
 pub struct Utf8Stream {
@@ -58,10 +60,12 @@ impl Utf8Stream {
     }
 }
 
-/// Watches the generated text for stop strings.
+/// Watches the generated text for stop strings (and, when capped, for the end of its last
+/// allowed sentence).
 #[derive(Debug)]
 pub struct StopScanner {
     stops: Vec<String>,
+    max_sentences: Option<usize>,
     text: String,
     emitted: usize,
 }
@@ -80,9 +84,16 @@ impl StopScanner {
     pub fn new(stops: &[String]) -> Self {
         Self {
             stops: stops.iter().filter(|s| !s.is_empty()).cloned().collect(),
+            max_sentences: None,
             text: String::new(),
             emitted: 0,
         }
+    }
+
+    /// The same scanner, also stopping after `n` sentences ([`sentence_end`]; `None`: no cap).
+    pub fn with_sentence_cap(mut self, n: Option<usize>) -> Self {
+        self.max_sentences = n.filter(|n| *n > 0);
+        self
     }
 
     /// Add text; returns what can be emitted and whether a stop string ended the output.
@@ -98,6 +109,14 @@ impl StopScanner {
                     .map(|i| search_from + i)
             })
             .min();
+        let sentences = self
+            .max_sentences
+            .and_then(|n| sentence_end(&self.text, n))
+            .map(|end| end.max(self.emitted));
+        let hit = match (hit, sentences) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         if let Some(cut) = hit {
             self.text.truncate(cut);
             let emit = self.text[self.emitted..].to_owned();
@@ -216,5 +235,20 @@ mod tests {
             assert_eq!(s, *stopped);
             assert_eq!(t, *text);
         }
+    }
+
+    #[test]
+    fn a_sentence_cap_stops_like_a_stop_string() {
+        let mut sc = StopScanner::new(&["\nUser:".to_string()]).with_sentence_cap(Some(2));
+        assert_eq!(sc.push("One. Tw").emit, "One. Tw");
+        let r = sc.push("o! Three. Four.");
+        assert!(r.stopped);
+        assert_eq!(r.emit, "o!");
+        assert_eq!(sc.text(), "One. Two!");
+        // The stop string still wins when it comes first.
+        let mut sc = StopScanner::new(&["\nUser:".to_string()]).with_sentence_cap(Some(2));
+        let r = sc.push("One\nUser: Two. Three. ");
+        assert!(r.stopped);
+        assert_eq!(sc.text(), "One");
     }
 }

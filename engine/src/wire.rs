@@ -205,6 +205,10 @@ pub(crate) enum Command {
         session: String,
         done: Sender<bool>,
     },
+    Embed {
+        texts: Vec<String>,
+        reply: Sender<Result<Vec<Vec<f32>>, EngineError>>,
+    },
     PrepareHead {
         system: String,
         messages: Vec<Message>,

@@ -38,6 +38,7 @@ use porfiry_model::{GenerationStats, Message, StopReason};
 use crate::backend::{backend, compute_guard, register_exit_gate};
 use crate::chat::{self, ChatFormat, PromptSegment};
 use crate::config::{GenerateConfig, SamplingConfig};
+use crate::embed::Embedder;
 use crate::error::EngineError;
 use crate::gguf::GgufInfo;
 use crate::heads::{Head, Heads, HEAD_SESSION, MIN_HEAD_GAIN};
@@ -200,6 +201,8 @@ fn run(
         anticipate: params.anticipate,
         pending: IdleQueue::new(),
         anticipated: AheadBook::new(),
+        embedder: None,
+        threads: threads as i32,
     };
     if init_tx.send(Ok(info)).is_err() {
         return;
@@ -258,6 +261,9 @@ fn run(
                 };
                 let _ = done.send(freed);
             }
+            Command::Embed { texts, reply } => {
+                let _ = reply.send(worker.embed(&texts));
+            }
             Command::Settle { done } => {
                 while !worker.pending.is_empty() {
                     worker.run_next_pending(&|| false);
@@ -310,6 +316,10 @@ struct Worker<'m> {
     /// Idle-time decodes (at most one per sequence), until the sequence's next request
     /// accounts for them.
     anticipated: AheadBook,
+    /// The embedding context, made on the first [`Command::Embed`].
+    embedder: Option<Embedder<'m>>,
+    /// Threads for decoding (the embedding context uses as many).
+    threads: i32,
 }
 
 /// Snapshot settings and the key, computed on first use (it needs the model's hash).
@@ -369,11 +379,27 @@ struct Samplers {
 
 impl Samplers {
     fn new(model: &LlamaModel, config: &GenerateConfig) -> Result<Self, EngineError> {
-        let grammar = match &config.tool_call_grammar {
-            Some(g) => Some(
+        // A reply of given words: a grammar from the first token on.
+        if let Some(words) = config.reply_words.as_ref().filter(|w| !w.is_empty()) {
+            let text = crate::config::ToolCallGrammar::gbnf_words(words);
+            let grammar = LlamaSampler::grammar(model, &text, "root")
+                .map_err(|e| EngineError::Sampler(format!("reply grammar: {e}")))?;
+            return Ok(Self {
+                grammar: Some(grammar),
+                chain: build_chain(model, &config.sampling),
+            });
+        }
+        // The request's own calls when it names them (none: no grammar at all).
+        let text = match (&config.tool_call_grammar, &config.allowed_calls) {
+            (Some(g), Some(calls)) => g.gbnf_for(calls),
+            (Some(g), None) => Some(g.gbnf()),
+            (None, _) => None,
+        };
+        let grammar = match text {
+            Some(text) => Some(
                 LlamaSampler::grammar_lazy_patterns(
                     model,
-                    &g.gbnf(),
+                    &text,
                     "root",
                     &[crate::config::ToolCallGrammar::trigger_pattern().to_owned()],
                     &[],
@@ -934,6 +960,14 @@ impl Worker<'_> {
         }
     }
 
+    fn embed(&mut self, texts: &[String]) -> Result<Vec<Vec<f32>>, EngineError> {
+        let embedder = match self.embedder.as_mut() {
+            Some(e) => e,
+            None => self.embedder.insert(Embedder::new(self.model, self.threads)?),
+        };
+        embedder.embed(self.model, texts)
+    }
+
     fn generate(&mut self, job: GenerateJob) -> Result<Completion, EngineError> {
         let GenerateJob {
             request: req,
@@ -1038,7 +1072,7 @@ impl Worker<'_> {
         };
         let mut reply_tokens: Vec<TokenId> = prefix_tokens.clone();
         let mut utf8 = Utf8Stream::default();
-        let mut scanner = StopScanner::new(&config.stop);
+        let mut scanner = StopScanner::new(&config.stop).with_sentence_cap(config.max_sentences);
         let mut emitted = String::new();
         let emit = |s: String, emitted: &mut String| -> bool {
             if s.is_empty() {

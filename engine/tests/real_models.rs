@@ -225,6 +225,7 @@ fn engine_model_serves_the_agent_seam_on_both_models() {
             messages: &messages,
             cancel: &cancel,
             forced_reply: None,
+            guide: Default::default(),
         };
         let mut streamed = String::new();
         let generation = model.generate(&req, &mut |p| streamed.push_str(p)).unwrap();
@@ -237,6 +238,7 @@ fn engine_model_serves_the_agent_seam_on_both_models() {
         // Teacher forcing through the seam: the forced text is the reply.
         let req = ModelRequest {
             forced_reply: Some("Hello there."),
+            guide: Default::default(),
             ..req
         };
         let forced = model.generate(&req, &mut |_| {}).unwrap();

@@ -111,6 +111,7 @@ mod tests {
             messages: &messages,
             cancel: &cancel,
             forced_reply: None,
+            guide: Default::default(),
         };
         let mut streamed = String::new();
         let g = m.generate(&request, &mut |p| streamed.push_str(p)).unwrap();

@@ -103,9 +103,111 @@ pub struct ModelRequest<'a> {
     pub messages: &'a [Message],
     /// Checked between decoded tokens; when set, generation stops with [`StopReason::Cancelled`].
     pub cancel: &'a CancelToken,
-    /// Teacher forcing for benchmarks: when set, the model decodes this text as its reply
-    /// instead of sampling, so every run processes the same tokens.
+    /// Teacher forcing: when set, the model decodes this text as its reply instead of
+    /// sampling (benchmarks, so every run processes the same tokens; the agent, for a call
+    /// it has already decided on).
     pub forced_reply: Option<&'a str>,
+    /// How the reply is to be shaped: a prefix, stop strings, the calls it may make, a
+    /// sentence cap. [`ReplyGuide::default`]: free.
+    pub guide: ReplyGuide<'a>,
+}
+
+/// How the agent wants one reply shaped. Every field is optional; a model that cannot honour
+/// one ignores it (the agent's parser and validation still judge the output).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReplyGuide<'a> {
+    /// The reply begins with this text: decoded after the prompt as if the model had written
+    /// it, then continued. [`Generation::text`] starts with it.
+    pub prefix: Option<&'a str>,
+    /// The reply ends before the first of these strings (they are not part of it).
+    pub stop: &'a [String],
+    /// The tool calls the reply may make, in the shape of their declarations: a model with
+    /// a grammar lets a `TOOL_CALL:` line name only these tools, with arguments of these
+    /// shapes. `Some(&[])`: no call at all. `None`: any well-formed call line.
+    pub calls: Option<&'a [CallSpec]>,
+    /// The most sentences of visible text (a spoken reply); `None`: no cap.
+    pub max_sentences: Option<usize>,
+    /// The reply is plain text, one contiguous run of these words in this order (a stretch
+    /// of what a tool replied), no call. `None`: free.
+    pub words: Option<&'a [String]>,
+}
+
+/// Where the `n`th sentence of `text` ends — the rule of [`ReplyGuide::max_sentences`]: the byte just after its terminator (`.`, `!`,
+/// `?`, `…`, or a run of them) once whitespace follows it. Lines that start with
+/// `TOOL_CALL:` are calls, not sentences. `None` while fewer than `n` sentences have ended
+/// (or `n` is 0).
+pub fn sentence_end(text: &str, n: usize) -> Option<usize> {
+    if n == 0 {
+        return None;
+    }
+    let mut count = 0;
+    let mut line_start = 0;
+    for line in text.split_inclusive('\n') {
+        let is_call = line.trim_start().starts_with("TOOL_CALL:");
+        if !is_call {
+            let mut chars = line.char_indices().peekable();
+            while let Some((i, c)) = chars.next() {
+                if !matches!(c, '.' | '!' | '?' | '…') {
+                    continue;
+                }
+                let mut end = i + c.len_utf8();
+                while let Some(&(j, d)) = chars.peek() {
+                    if matches!(d, '.' | '!' | '?' | '…') {
+                        end = j + d.len_utf8();
+                        chars.next();
+                    } else {
+                        break;
+                    }
+                }
+                if chars.peek().is_some_and(|&(_, d)| d.is_whitespace()) {
+                    count += 1;
+                    if count == n {
+                        return Some(line_start + end);
+                    }
+                }
+            }
+        }
+        line_start += line.len();
+    }
+    None
+}
+
+/// A tool the model may call, in the shape of its declaration (`name|arg|arg`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CallSpec {
+    /// The tool's name.
+    pub name: String,
+    /// Its positional arguments, in declaration order.
+    pub args: Vec<ArgSpec>,
+}
+
+/// One positional argument of a [`CallSpec`].
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ArgSpec {
+    /// What its value looks like.
+    pub kind: ArgKind,
+    /// Whether a call must give it.
+    pub required: bool,
+}
+
+/// The shape of an argument's value.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArgKind {
+    /// Any text on one line.
+    Text,
+    /// A whole number.
+    Integer,
+    /// A number (decimal point or comma).
+    Number,
+    /// A yes/no value.
+    Boolean,
+    /// One of these values.
+    OneOf(Vec<String>),
+    /// A contiguous run of these words, in this order (separated by spaces or commas):
+    /// what a request's arguments are usually made of — a stretch of the user's own words,
+    /// of a tool's reply.
+    Words(Vec<String>),
 }
 
 /// Why a generation ended.
@@ -316,13 +418,24 @@ pub trait Model {
         let _ = (system, messages);
         None
     }
+
+    /// One embedding per text, from the model's own weights (mean-pooled over the text's
+    /// tokens, unit length), so the agent can compare a request with example utterances.
+    /// `Ok(None)`: this model cannot embed (the default).
+    ///
+    /// # Errors
+    /// What the model reports when it can embed but failed to.
+    fn embed(&mut self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, ModelError> {
+        let _ = texts;
+        Ok(None)
+    }
 }
 
 /// A model that changes how another one generates (teacher forcing, pacing, tracing) and
 /// leaves everything else to it. Implement [`ModelWrapper::inner`], [`ModelWrapper::inner_mut`]
 /// and [`ModelWrapper::wrapped_generate`]; the blanket [`Model`] implementation forwards every hint
-/// (`prepare_head`, `settle`, `prefill`, `end_session`, `context_window`, `count_tokens`) to
-/// the inner model — written once, here, so no wrapper forgets one.
+/// (`prepare_head`, `settle`, `prefill`, `end_session`, `context_window`, `count_tokens`,
+/// `embed`) to the inner model — written once, here, so no wrapper forgets one.
 pub trait ModelWrapper {
     /// The wrapped model.
     type Inner: Model;
@@ -376,5 +489,36 @@ impl<W: ModelWrapper> Model for W {
 
     fn count_tokens(&mut self, system: &str, messages: &[Message]) -> Option<usize> {
         self.inner_mut().count_tokens(system, messages)
+    }
+
+    fn embed(&mut self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, ModelError> {
+        self.inner_mut().embed(texts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentence_ends() {
+        let cases: &[(&str, usize, Option<usize>)] = &[
+            ("Сейчас 10:00. Хорошего дня! Ещё", 1, Some(19)),
+            ("Сейчас 10:00. Хорошего дня! Ещё", 2, Some(44)),
+            ("Сейчас 10:00. Хорошего дня! Ещё", 3, None),
+            // A terminator at the very end is not yet an end: the next character decides.
+            ("Сейчас 10.00", 1, None),
+            ("Done.", 1, None),
+            ("Done.\n", 1, Some(5)),
+            // Runs of terminators are one end; decimals are none.
+            ("Really?! Yes.", 1, Some(8)),
+            ("Pi is 3.14 today. Ok", 1, Some(17)),
+            // Call lines are not sentences.
+            ("TOOL_CALL: show_text|Hi. There. \nOk. Fine.", 1, Some(36)),
+            ("Hi. There.", 0, None),
+        ];
+        for (text, n, want) in cases {
+            assert_eq!(sentence_end(text, *n), *want, "{text:?} {n}");
+        }
     }
 }

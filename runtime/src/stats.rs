@@ -196,6 +196,7 @@ mod tests {
             streamed: String::new(),
             model_error: None,
             context: Default::default(),
+            route: None,
         }
     }
 

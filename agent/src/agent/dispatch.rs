@@ -8,7 +8,6 @@ use super::{
 };
 use crate::args::{tool_line, validate_args, Args};
 use crate::catalog::Texts;
-use crate::clock::iso8601;
 use crate::protocol::ToolCall;
 use crate::tools::{CoreTool, ToolInvocation, CORE_TOOL_NAMES};
 use crate::toolset::Toolset;
@@ -93,7 +92,7 @@ impl Shared {
         };
         match core {
             CoreTool::GetCurrentTime => {
-                let now = iso8601(&self.clock.now());
+                let now = texts.current_time(&self.clock.now());
                 run(core.name(), args, on_event, |_| Ok(now))
             }
             CoreTool::ShowText => {

@@ -22,17 +22,19 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::catalog::Lang;
+use crate::catalog::{Lang, Texts};
 use crate::clock::{Clock, Timestamp};
 use crate::diag::Loaded;
 use crate::model::Message;
 use crate::prompt::{build_prompt, Prompt, PromptLayout};
 use crate::skill::SkillRegistry;
 use crate::tools::{ExecutorTarget, ToolExecutor};
-use crate::toolset::ToolsetRegistry;
+use crate::route::Router;
+use crate::toolset::{Toolset, ToolsetRegistry};
 
 mod compact;
 mod dispatch;
+mod guide;
 mod layout;
 mod outcome;
 mod session;
@@ -66,6 +68,66 @@ pub struct AgentConfig {
     /// Where the dynamic prompt sections go in a model request ([`PromptLayout`]).
     /// Default: [`PromptLayout::default`].
     pub layout: PromptLayout,
+    /// How the agent helps a small model act right ([`Guidance`]).
+    pub guidance: Guidance,
+}
+
+/// How the agent helps a small model act right. Each technique can be switched off on its
+/// own; `porfiry eval tools --variant ...` measures each (`BENCHMARKS.md`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Guidance {
+    /// Route a turn's first action by similarity of the request to example requests (tool
+    /// declarations' `examples`, the catalog's for the core tools and for plain replies)
+    /// when the model can embed ([`crate::Model::embed`]): the reply is then constrained to
+    /// the chosen call, the model filling in its arguments, or to plain text. Default on.
+    pub route: bool,
+    /// The least similarity of the nearest example for a route to be followed; below it the
+    /// model chooses freely. Default 0 (always follow).
+    pub min_route_score: f32,
+    /// A call line may name only the calls the session's state offers (core tools, active
+    /// sets' tools, catalog sets' tools with direct execution), with arguments in their
+    /// declared shapes ([`crate::CallSpec`]). Default on.
+    pub constrain_calls: bool,
+    /// Worked examples of the protocol in the prompt's static head. Default off.
+    pub few_shot: bool,
+    /// The most sentences of a reply (spoken replies are short); `None`: no cap. Default 3.
+    pub max_sentences: Option<usize>,
+    /// Stop a reply at a line that opens a new turn of an invented dialogue, or at a blank
+    /// line. Default on.
+    pub stop_at_turn_end: bool,
+    /// Leave toolsets that have no executor on this host out of the prompt, with the skills
+    /// bound to them, and out of routing. Default on.
+    pub hide_unexecutable: bool,
+}
+
+impl Default for Guidance {
+    fn default() -> Self {
+        Guidance {
+            route: true,
+            min_route_score: 0.0,
+            constrain_calls: true,
+            few_shot: false,
+            max_sentences: Some(3),
+            stop_at_turn_end: true,
+            hide_unexecutable: true,
+        }
+    }
+}
+
+impl Guidance {
+    /// Nothing but the bare prompt: no routing, no call constraint, no examples, no reply
+    /// shaping, every declared set advertised (the behaviour before guidance existed).
+    pub fn none() -> Self {
+        Guidance {
+            route: false,
+            min_route_score: 0.0,
+            constrain_calls: false,
+            few_shot: false,
+            max_sentences: None,
+            stop_at_turn_end: false,
+            hide_unexecutable: false,
+        }
+    }
 }
 
 impl Default for AgentConfig {
@@ -76,6 +138,7 @@ impl Default for AgentConfig {
             toolset_timeout: Duration::from_secs(600),
             direct_execution: true,
             layout: PromptLayout::default(),
+            guidance: Guidance::default(),
         }
     }
 }
@@ -97,6 +160,19 @@ struct Shared {
     toolsets: ToolsetRegistry,
     clock: Arc<dyn Clock>,
     executors: HashMap<ExecutorTarget, Arc<dyn ToolExecutor>>,
+    /// The sets and skills the prompt shows ([`Guidance::hide_unexecutable`]), kept in step
+    /// with the executors.
+    advertised: Advertised,
+    /// Example embeddings for routing.
+    router: Router,
+}
+
+/// What the prompt advertises: the declared toolsets and skills, less the ones that cannot
+/// run on this host.
+#[derive(Debug, Clone, Default)]
+struct Advertised {
+    toolsets: ToolsetRegistry,
+    skills: SkillRegistry,
 }
 
 impl std::fmt::Debug for Agent {
@@ -120,14 +196,18 @@ impl Agent {
         toolsets: ToolsetRegistry,
         clock: Arc<dyn Clock>,
     ) -> Self {
+        let mut shared = Shared {
+            config,
+            skills,
+            toolsets,
+            clock,
+            executors: HashMap::new(),
+            advertised: Advertised::default(),
+            router: Router::default(),
+        };
+        shared.advertise();
         Agent {
-            shared: Shared {
-                config,
-                skills,
-                toolsets,
-                clock,
-                executors: HashMap::new(),
-            },
+            shared,
             sessions: BTreeMap::new(),
         }
     }
@@ -171,6 +251,19 @@ impl Agent {
             ExecutorTarget::Toolset(s) => ExecutorTarget::Toolset(s.trim().to_lowercase()),
         };
         self.shared.executors.insert(target, executor);
+        self.shared.advertise();
+    }
+
+    /// Declared toolsets the prompt leaves out because no tool of theirs has an executor on
+    /// this host ([`Guidance::hide_unexecutable`]; empty when that is off).
+    pub fn hidden_toolsets(&self) -> Vec<String> {
+        let shown = self.shared.advertised.toolsets.names();
+        self.shared
+            .toolsets
+            .names()
+            .into_iter()
+            .filter(|n| !shown.contains(n))
+            .collect()
     }
 
     /// Declared toolset tools that have no executor on this host (check at start-up: a call
@@ -242,9 +335,46 @@ impl Agent {
 }
 
 impl Shared {
-    /// The system prompt with these sets active.
+    /// The system prompt with these sets active: the advertised sets and skills, the
+    /// worked examples when the guidance asks for them.
     fn prompt(&self, active: &[String]) -> Prompt {
-        build_prompt(self.config.lang, &self.toolsets, &self.skills, active)
+        let a = &self.advertised;
+        let prompt = build_prompt(self.config.lang, &a.toolsets, &a.skills, active);
+        if self.config.guidance.few_shot {
+            prompt.with_examples(Texts::new(self.config.lang).few_shot())
+        } else {
+            prompt
+        }
+    }
+
+    /// Recompute what the prompt advertises (after the executors changed): with
+    /// [`Guidance::hide_unexecutable`], a set none of whose tools has an executor is left
+    /// out, and so are the skills bound to it.
+    fn advertise(&mut self) {
+        if !self.config.guidance.hide_unexecutable {
+            self.advertised = Advertised {
+                toolsets: self.toolsets.clone(),
+                skills: self.skills.clone(),
+            };
+            return;
+        }
+        let runs = |set: &Toolset| set.tools.iter().any(|t| self.executor_for(&set.name, &t.name).is_some());
+        let hidden: Vec<String> = self
+            .toolsets
+            .iter()
+            .filter(|s| !runs(s))
+            .map(|s| s.name.clone())
+            .collect();
+        let toolsets = ToolsetRegistry::from_toolsets(
+            self.toolsets.iter().filter(|s| !hidden.contains(&s.name)).cloned(),
+        );
+        let skills = SkillRegistry::from_skills(
+            self.skills
+                .iter()
+                .filter(|k| !hidden.iter().any(|set| self.skills.is_bound(k, set)))
+                .cloned(),
+        );
+        self.advertised = Advertised { toolsets, skills };
     }
 
     /// The executor of `tool` of `set`: its own registration, else its set's.

@@ -4,6 +4,7 @@
 use super::compact::ContextBudget;
 use crate::args::Args;
 use crate::model::{GenerationStats, ModelErrorKind, StopReason};
+use crate::route::Route;
 
 /// Something the host hears about during a turn, in order. Closed: match it exhaustively.
 ///
@@ -150,6 +151,10 @@ pub struct TurnOutcome {
     pub model_error: Option<ModelErrorKind>,
     /// How the turn's requests were kept inside the model's context.
     pub context: ContextReport,
+    /// Where routing sent the turn's first action ([`crate::Guidance::route`]); `None` when
+    /// it did not route (off, the model cannot embed, no examples).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub route: Option<Route>,
 }
 
 /// How a turn kept its requests inside the model's context ([`TurnOutcome::context`]):
@@ -196,6 +201,7 @@ impl TurnOutcome {
             streamed: String::new(),
             model_error: None,
             context: ContextReport::default(),
+            route: None,
         }
     }
 }

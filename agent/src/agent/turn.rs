@@ -65,6 +65,7 @@ impl Agent {
                 messages: &view.messages,
                 cancel: &CancelToken::new(),
                 forced_reply: None,
+                guide: Default::default(),
             })
             .map_err(|e| AgentError::Model(e.to_string()))
     }
@@ -97,6 +98,9 @@ impl Agent {
         let turn_start = s.history.len();
         s.history.push(Message::user(user_text));
         let mut out = TurnOutcome::new();
+        // Where the first action goes, decided once per turn (guidance permitting).
+        shared.expire(s, on_event);
+        out.route = shared.route(s, user_text, model);
         // The visible text of the last discarded generation: the host heard it already.
         let mut heard = String::new();
         for _ in 0..shared.config.max_iterations.max(1) {
@@ -116,12 +120,14 @@ impl Agent {
                     return Ok(out);
                 }
             };
+            let guide = shared.guide(s, out.route.as_ref(), turn_start);
             let request = ModelRequest {
                 session,
                 system: &view.system,
                 messages: &view.messages,
                 cancel,
-                forced_reply: None,
+                forced_reply: guide.forced.as_deref(),
+                guide: guide.reply_guide(),
             };
             let (streamed, result) = generate_streaming(model, &request, &heard, on_event);
             out.streamed.push_str(&streamed);

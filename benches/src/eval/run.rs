@@ -518,4 +518,8 @@ impl Model for FirstRecorder<'_> {
     fn count_tokens(&mut self, system: &str, messages: &[Message]) -> Option<usize> {
         self.inner.count_tokens(system, messages)
     }
+
+    fn embed(&mut self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, ModelError> {
+        self.inner.embed(texts)
+    }
 }

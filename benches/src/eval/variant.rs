@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use porfiry_agent::AgentConfig;
+use porfiry_agent::{AgentConfig, Guidance};
 use porfiry_engine::GenerateConfig;
 
 use super::error::EvalError;
@@ -44,13 +44,84 @@ impl Variant {
 }
 
 /// Every variant, the default first. Add a technique here: one line and its function.
-pub const VARIANTS: &[Variant] = &[Variant::new(
-    "baseline",
-    "the product as shipped: default agent settings, greedy, the file's folders",
-    baseline,
-)];
+pub const VARIANTS: &[Variant] = &[
+    Variant::new(
+        "baseline",
+        "the product as shipped: default agent settings (guidance on), greedy, the file's folders",
+        baseline,
+    ),
+    Variant::new(
+        "bare",
+        "no guidance at all: the prompt alone (no routing, no call constraint, no reply stops)",
+        bare,
+    ),
+    Variant::new(
+        "grammar",
+        "bare + calls constrained to the state's names and argument shapes",
+        grammar,
+    ),
+    Variant::new(
+        "few-shot",
+        "bare + worked examples of the protocol in the prompt's head",
+        few_shot,
+    ),
+    Variant::new(
+        "route",
+        "bare + routing the first action by embedding similarity to example requests",
+        route,
+    ),
+    Variant::new(
+        "short",
+        "bare + replies stopped at turn openers, blank lines and 3 sentences",
+        short,
+    ),
+    Variant::new(
+        "no-route",
+        "the shipped guidance without routing",
+        no_route,
+    ),
+    Variant::new(
+        "baseline+few-shot",
+        "the shipped guidance plus worked examples in the head",
+        baseline_few_shot,
+    ),
+];
 
 fn baseline(_: &mut EvalSetup) {}
+
+fn bare(s: &mut EvalSetup) {
+    s.agent.guidance = Guidance::none();
+}
+
+fn grammar(s: &mut EvalSetup) {
+    bare(s);
+    s.agent.guidance.constrain_calls = true;
+}
+
+fn few_shot(s: &mut EvalSetup) {
+    bare(s);
+    s.agent.guidance.few_shot = true;
+}
+
+fn route(s: &mut EvalSetup) {
+    bare(s);
+    s.agent.guidance.route = true;
+}
+
+fn short(s: &mut EvalSetup) {
+    bare(s);
+    let d = Guidance::default();
+    s.agent.guidance.stop_at_turn_end = d.stop_at_turn_end;
+    s.agent.guidance.max_sentences = d.max_sentences;
+}
+
+fn no_route(s: &mut EvalSetup) {
+    s.agent.guidance.route = false;
+}
+
+fn baseline_few_shot(s: &mut EvalSetup) {
+    s.agent.guidance.few_shot = true;
+}
 
 /// The variant called `name`.
 ///

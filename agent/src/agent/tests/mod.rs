@@ -34,7 +34,11 @@ fn skill(text: &str) -> Skill {
     parse_skill(text, Path::new("fixture.md")).unwrap().0
 }
 
-fn fixture_with(config: AgentConfig) -> (Agent, ManualClock) {
+/// The design's fixture: media (with executors), web (declared only, yet advertised: the
+/// tests of the catalog and of "no executor" replies need it, so hiding is off here; see
+/// `guidance.rs` for the hiding itself).
+fn fixture_with(mut config: AgentConfig) -> (Agent, ManualClock) {
+    config.guidance.hide_unexecutable = false;
     let clock = ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap();
     let skills = SkillRegistry::from_skills([
         skill("---\nname: media\ndescription: фильмы; вызови enable_toolset|media\ntoolset: media\n---\nШаги."),

@@ -97,7 +97,7 @@ fn sessions_are_isolated_and_switchable() {
     assert_history(
         &agent,
         "car",
-        &["tool(get_current_time): 2026-08-22T10:00:00+03:00"],
+        &["tool(get_current_time): 10:00, суббота, 22 августа 2026 (2026-08-22T10:00:00+03:00)"],
         &[],
     );
     // Back to the first session: its state is intact.

@@ -1,0 +1,228 @@
+//! What the agent asks of each reply ([`Guidance`]): the calls the session's state offers
+//! in the shape of their declarations, where routing sends a turn's first action, and the
+//! stops that keep a spoken reply short.
+
+use super::session::Session;
+use super::{Guidance, Shared};
+use crate::args::{ArgDecl, ArgType};
+use crate::catalog::{Texts, PLAIN_REPLY};
+use crate::model::{ArgKind, ArgSpec, CallSpec, Model, ReplyGuide, Role};
+use crate::route::{Route, RouteExample};
+use crate::tools::CoreTool;
+
+/// One request's guide, owned; [`Guide::reply_guide`] lends it to a request.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Guide {
+    /// The whole reply, decided already (a routed call without arguments).
+    pub(super) forced: Option<String>,
+    prefix: Option<String>,
+    stop: Vec<String>,
+    calls: Option<Vec<CallSpec>>,
+    max_sentences: Option<usize>,
+    words: Option<Vec<String>>,
+}
+
+impl Guide {
+    pub(super) fn reply_guide(&self) -> ReplyGuide<'_> {
+        ReplyGuide {
+            prefix: self.prefix.as_deref(),
+            stop: &self.stop,
+            calls: self.calls.as_deref(),
+            max_sentences: self.max_sentences,
+            words: self.words.as_deref(),
+        }
+    }
+}
+
+/// The argument shape of a declared argument.
+fn arg_spec(a: &ArgDecl) -> ArgSpec {
+    ArgSpec {
+        kind: match &a.ty {
+            ArgType::String => ArgKind::Text,
+            ArgType::Integer => ArgKind::Integer,
+            ArgType::Number => ArgKind::Number,
+            ArgType::Boolean => ArgKind::Boolean,
+            ArgType::Enum(values) => ArgKind::OneOf(values.clone()),
+        },
+        required: a.required,
+    }
+}
+
+/// The words of `messages` (the turn so far), in order, without the punctuation around
+/// them and without words that open a parenthesis: a routed call's text arguments and the
+/// answer after its reply are a stretch of them.
+fn words_of(messages: &[crate::model::Message]) -> Vec<String> {
+    messages
+        .iter()
+        .flat_map(|m| m.content.split_whitespace())
+        // A parenthesised aside is for machines (the exact timestamp, an id's year).
+        .filter(|w| !w.starts_with('('))
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty() && w.chars().count() <= 40)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `TOOL_CALL: name` — the line a routed call starts with.
+fn call_line(name: &str) -> String {
+    format!("TOOL_CALL: {name}")
+}
+
+impl Shared {
+    /// The calls a request of a session with `active` sets may make: the core tools (skill
+    /// and set names as their enum values), the active sets' tools and, with direct
+    /// execution, the tools of every advertised set.
+    pub(super) fn call_specs(&self, active: &[String]) -> Vec<CallSpec> {
+        let a = &self.advertised;
+        let one_of = |names: Vec<String>, required: bool| ArgSpec {
+            kind: if names.is_empty() {
+                ArgKind::Text
+            } else {
+                ArgKind::OneOf(names)
+            },
+            required,
+        };
+        let mut specs: Vec<CallSpec> = CoreTool::ALL
+            .into_iter()
+            .map(|core| CallSpec {
+                name: core.name().to_owned(),
+                args: match core {
+                    CoreTool::ReadSkill => vec![one_of(a.skills.names(), true)],
+                    CoreTool::EnableToolset => vec![one_of(a.toolsets.names(), true)],
+                    CoreTool::DisableToolset => vec![one_of(active.to_vec(), false)],
+                    _ => core.args().iter().map(arg_spec).collect(),
+                },
+            })
+            .collect();
+        for set in a.toolsets.iter() {
+            let on = active.iter().any(|n| n.eq_ignore_ascii_case(&set.name));
+            if on || self.config.direct_execution {
+                specs.extend(set.tools.iter().map(|t| CallSpec {
+                    name: t.name.clone(),
+                    args: t.args.iter().map(arg_spec).collect(),
+                }));
+            }
+        }
+        specs
+    }
+
+    /// The example requests routing compares with: the catalog's (core tools, plain
+    /// replies) and every advertised tool's, in the agent's language. Core tools that need
+    /// something to work on (skills, active sets) come only when there is some.
+    pub(super) fn route_examples(&self, active: &[String]) -> Vec<RouteExample> {
+        let lang = self.config.lang;
+        let a = &self.advertised;
+        let mut out: Vec<RouteExample> = Texts::new(lang)
+            .route_examples()
+            .iter()
+            .filter(|(target, _)| match *target {
+                "read_skill" => !a.skills.is_empty(),
+                "disable_toolset" => !active.is_empty(),
+                _ => true,
+            })
+            .map(|(target, text)| RouteExample {
+                target: (*target != PLAIN_REPLY).then(|| (*target).to_owned()),
+                text: (*text).to_owned(),
+            })
+            .collect();
+        // A tool of an inactive set without direct execution routes to its enable_toolset.
+        for set in a.toolsets.iter() {
+            for t in &set.tools {
+                out.extend(t.examples_in(lang).map(|text| RouteExample {
+                    target: Some(t.name.clone()),
+                    text: text.to_owned(),
+                }));
+            }
+        }
+        out
+    }
+
+    /// Route the turn's request, when the guidance asks and the model can embed. A model
+    /// that fails to embed only loses the route (the model then chooses freely).
+    pub(super) fn route(
+        &mut self,
+        s: &Session,
+        user_text: &str,
+        model: &mut dyn Model,
+    ) -> Option<Route> {
+        if !self.config.guidance.route {
+            return None;
+        }
+        let examples = self.route_examples(&s.active_names());
+        match self.router.route(model, user_text, &examples) {
+            Ok(Some(r)) if r.score >= self.config.guidance.min_route_score => Some(r),
+            Ok(_) | Err(_) => None,
+        }
+    }
+
+    /// The guide of a request in a turn that began at history index `turn_start`. A routed
+    /// turn's first action follows `route`: the chosen call (its text arguments made of the
+    /// words of the turn so far: the request, tool replies) or plain text; once that action
+    /// is answered, the reply is plain text (one action per routed turn: a tiny model
+    /// otherwise calls again and again). Otherwise the state's calls constrain the grammar.
+    /// Stops and the sentence cap apply to every reply.
+    pub(super) fn guide(&self, s: &Session, route: Option<&Route>, turn_start: usize) -> Guide {
+        let g: &Guidance = &self.config.guidance;
+        let texts = Texts::new(self.config.lang);
+        let active = s.active_names();
+        let specs = self.call_specs(&active);
+        let mut guide = Guide {
+            max_sentences: g.max_sentences,
+            ..Guide::default()
+        };
+        if g.stop_at_turn_end {
+            guide.stop.extend(texts.turn_openers().iter().map(|t| (*t).to_owned()));
+            guide.stop.push("\n\n".to_owned());
+        }
+        if g.constrain_calls {
+            guide.calls = Some(specs.clone());
+        }
+        let Some(route) = route else {
+            return guide;
+        };
+        let first_action = s.history.len() == turn_start + 1;
+        let target = if first_action { &route.target } else { &None };
+        match target {
+            None => {
+                // Plain text: no call at all. After the routed call's reply, an answer made
+                // of that reply's words (a tiny model otherwise invents what it says).
+                guide.calls = Some(Vec::new());
+                guide.stop.push("TOOL_CALL:".to_owned());
+                if !first_action {
+                    let turn = s.history.get(turn_start..).unwrap_or_default();
+                    let tools: Vec<_> =
+                        turn.iter().filter(|m| m.role == Role::Tool).cloned().collect();
+                    let words = words_of(&tools);
+                    if !words.is_empty() {
+                        guide.words = Some(words);
+                        guide.max_sentences = Some(1);
+                    }
+                }
+            }
+            Some(name) => {
+                let Some(spec) = specs.iter().find(|c| &c.name == name) else {
+                    // A tool of a set reached only through enable_toolset.
+                    if let Some(set) = self.advertised.toolsets.route(name) {
+                        guide.forced = Some(format!("{}|{}", call_line("enable_toolset"), set.name));
+                    }
+                    return guide;
+                };
+                if spec.args.iter().any(|a| a.required) {
+                    let words = words_of(s.history.get(turn_start..).unwrap_or_default());
+                    let mut spec = spec.clone();
+                    for a in &mut spec.args {
+                        if a.kind == ArgKind::Text && !words.is_empty() {
+                            a.kind = ArgKind::Words(words.clone());
+                        }
+                    }
+                    guide.prefix = Some(format!("{}|", call_line(name)));
+                    guide.stop = vec!["\n".to_owned()];
+                    guide.calls = Some(vec![spec]);
+                } else {
+                    guide.forced = Some(call_line(name));
+                }
+            }
+        }
+        guide
+    }
+}

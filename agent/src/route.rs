@@ -1,0 +1,211 @@
+//! Routing a request by similarity: the request's embedding (from the model's own weights,
+//! [`Model::embed`]) against example requests of each tool and of a plain reply, nearest
+//! neighbour wins. A tiny model that cannot pick a tool from a prompt can still tell which
+//! examples a request resembles; the agent then constrains the reply to that call (or to
+//! plain text) and lets the model fill in the arguments.
+
+use std::collections::HashMap;
+
+use crate::model::{Model, ModelError};
+
+/// An example request and what it calls for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouteExample {
+    /// The tool it calls for; `None`: a plain reply.
+    pub target: Option<String>,
+    /// The request.
+    pub text: String,
+}
+
+/// What routing chose for a request.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Route {
+    /// The tool; `None`: a plain reply.
+    pub target: Option<String>,
+    /// Cosine similarity of the request and the nearest example.
+    pub score: f32,
+    /// How far the best target is ahead of the next best one (by their nearest examples).
+    pub margin: f32,
+    /// The nearest example.
+    pub example: String,
+}
+
+/// Embeddings of example texts, kept across requests (they never change for a model).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Router {
+    cache: HashMap<String, Vec<f32>>,
+}
+
+impl Router {
+    /// The route of `request` among `examples`. `Ok(None)` when the model cannot embed or
+    /// there are no examples.
+    ///
+    /// # Errors
+    /// What the model reports when embedding fails.
+    pub(crate) fn route(
+        &mut self,
+        model: &mut dyn Model,
+        request: &str,
+        examples: &[RouteExample],
+    ) -> Result<Option<Route>, ModelError> {
+        if examples.is_empty() || request.trim().is_empty() {
+            return Ok(None);
+        }
+        let mut missing: Vec<&str> = examples
+            .iter()
+            .map(|e| e.text.as_str())
+            .filter(|t| !self.cache.contains_key(*t))
+            .collect();
+        missing.sort_unstable();
+        missing.dedup();
+        let mut texts = missing.clone();
+        texts.push(request);
+        let Some(mut vectors) = model.embed(&texts)? else {
+            return Ok(None);
+        };
+        if vectors.len() != texts.len() {
+            return Err(ModelError::failed(format!(
+                "{} embeddings for {} texts",
+                vectors.len(),
+                texts.len()
+            )));
+        }
+        let query = vectors.pop().unwrap_or_default();
+        for (t, v) in missing.into_iter().zip(vectors) {
+            self.cache.insert(t.to_owned(), v);
+        }
+        Ok(nearest(&query, examples, &self.cache))
+    }
+}
+
+/// The nearest example's target, with its score and margin over the next target.
+fn nearest(
+    query: &[f32],
+    examples: &[RouteExample],
+    vectors: &HashMap<String, Vec<f32>>,
+) -> Option<Route> {
+    // The best score per target, in first-seen order.
+    let mut best: Vec<(&Option<String>, f32, &str)> = Vec::new();
+    for e in examples {
+        let Some(v) = vectors.get(&e.text) else {
+            continue;
+        };
+        let score = cosine(query, v);
+        match best.iter_mut().find(|(t, _, _)| **t == e.target) {
+            Some(b) if score > b.1 => {
+                b.1 = score;
+                b.2 = &e.text;
+            }
+            Some(_) => {}
+            None => best.push((&e.target, score, &e.text)),
+        }
+    }
+    best.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let (target, score, example) = best.first()?;
+    let runner_up = best.get(1).map_or(-1.0, |b| b.1);
+    Some(Route {
+        target: (*target).clone(),
+        score: *score,
+        margin: score - runner_up,
+        example: (*example).to_owned(),
+    })
+}
+
+/// Cosine similarity (0 for mismatched or zero vectors).
+pub(crate) fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    if a.len() != b.len() || a.is_empty() {
+        return 0.0;
+    }
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let na = a.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let nb = b.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if na == 0.0 || nb == 0.0 || !dot.is_finite() {
+        0.0
+    } else {
+        dot / (na * nb)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Generation, ModelRequest};
+
+    /// Embeds by counting a few marker words: enough to check the mechanics.
+    struct Words(Vec<&'static str>, usize);
+
+    impl Model for Words {
+        fn generate(
+            &mut self,
+            _: &ModelRequest<'_>,
+            _: &mut dyn FnMut(&str),
+        ) -> Result<Generation, ModelError> {
+            Err(ModelError::failed("not here"))
+        }
+        fn embed(&mut self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, ModelError> {
+            self.1 += texts.len();
+            Ok(Some(
+                texts
+                    .iter()
+                    .map(|t| {
+                        let t = t.to_lowercase();
+                        self.0
+                            .iter()
+                            .map(|w| t.matches(w).count() as f32)
+                            .collect()
+                    })
+                    .collect(),
+            ))
+        }
+    }
+
+    fn ex(target: Option<&str>, text: &str) -> RouteExample {
+        RouteExample {
+            target: target.map(str::to_owned),
+            text: text.to_owned(),
+        }
+    }
+
+    #[test]
+    fn the_nearest_example_wins_and_examples_are_embedded_once() {
+        let mut model = Words(vec!["time", "note", "hello"], 0);
+        let examples = vec![
+            ex(Some("get_current_time"), "what time is it"),
+            ex(Some("get_current_time"), "time please"),
+            ex(Some("notes_add"), "add a note"),
+            ex(None, "hello there"),
+        ];
+        let mut router = Router::default();
+        let r = router
+            .route(&mut model, "the time?", &examples)
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.target.as_deref(), Some("get_current_time"));
+        assert!((r.score - 1.0).abs() < 1e-6 && r.margin > 0.5, "{r:?}");
+        assert_eq!(model.1, 5);
+        let r = router.route(&mut model, "hello!", &examples).unwrap().unwrap();
+        assert_eq!(r.target, None);
+        assert_eq!(r.example, "hello there");
+        // Only the request was embedded the second time.
+        assert_eq!(model.1, 6);
+    }
+
+    #[test]
+    fn nothing_to_route_without_examples_or_embeddings() {
+        let mut model = Words(vec!["a"], 0);
+        assert_eq!(Router::default().route(&mut model, "a", &[]).unwrap(), None);
+        let mut none = crate::ScriptedModel::new(Vec::<String>::new());
+        let examples = vec![ex(None, "a")];
+        assert_eq!(
+            Router::default().route(&mut none, "a", &examples).unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn cosine_is_safe_on_odd_vectors() {
+        assert_eq!(cosine(&[1.0, 0.0], &[1.0]), 0.0);
+        assert_eq!(cosine(&[0.0, 0.0], &[1.0, 0.0]), 0.0);
+        assert!((cosine(&[1.0, 1.0], &[2.0, 2.0]) - 1.0).abs() < 1e-6);
+    }
+}
