@@ -221,6 +221,7 @@ pub(crate) fn info(config: &RuntimeConfig, report: &OpenReport, agent: &Agent) -
         "builtin": builtin,
         "head": head,
         "missing_executors": report.missing_executors,
+        "hidden_toolsets": report.hidden_toolsets,
     });
     add_agent_info(&mut info, agent, &report.diagnostics);
     info

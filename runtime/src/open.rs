@@ -27,6 +27,8 @@ pub struct OpenReport {
     pub diagnostics: Vec<Diagnostic>,
     /// Declared tools without an executor on this host.
     pub missing_executors: Vec<String>,
+    /// Declared toolsets left out of the prompt: none of their tools has an executor here.
+    pub hidden_toolsets: Vec<String>,
     /// Where the built-in skills and toolsets came from (`None` with `builtin` off).
     pub builtin: Option<BuiltinDirs>,
     /// The data directory.
@@ -233,6 +235,7 @@ impl Runtime {
             info,
             diagnostics,
             missing_executors: runtime.agent().missing_executors(),
+            hidden_toolsets: runtime.agent().hidden_toolsets(),
             builtin,
             data_dir,
             head,

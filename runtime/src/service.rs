@@ -432,7 +432,14 @@ fn worker_loop(mut runtime: Runtime, rx: Receiver<ServiceJob>, shared: Arc<Share
                 toolset,
                 host,
                 timeout,
-            } => runtime.register_host_toolset(&toolset, host, timeout),
+            } => {
+                // A set with an executor now shows in the prompt: the head changed with it.
+                let hidden = runtime.agent().hidden_toolsets();
+                runtime.register_host_toolset(&toolset, host, timeout);
+                if runtime.agent().hidden_toolsets() != hidden {
+                    let _ = catch_unwind(AssertUnwindSafe(|| runtime.warm_up()));
+                }
+            }
             ServiceJob::Prepare { session, text } => {
                 let queued_turn = lock(&shared.pending).iter().any(|p| p.session == session);
                 if !queued_turn {

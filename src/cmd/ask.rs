@@ -198,6 +198,15 @@ impl Host {
                 eprintln!("{d}");
             }
         }
+        if chatty && !report.hidden_toolsets.is_empty() {
+            eprintln!(
+                "{}",
+                dim(&format!(
+                    "toolsets left out of the prompt (no executor on this host): {}",
+                    report.hidden_toolsets.join(", ")
+                ))
+            );
+        }
         match &report.head {
             Ok(r) if chatty => {
                 let how = match r.source {

@@ -16,6 +16,7 @@ use crate::toolset::{parse_toolset, ToolsetRegistry, MEDIA_FIXTURE as MEDIA};
 
 mod compact;
 mod dispatch;
+mod guidance;
 mod layout;
 mod session;
 mod turn;

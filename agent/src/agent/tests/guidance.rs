@@ -1,0 +1,177 @@
+//! Guidance: routing by similarity, the calls a request may make, the shape of replies,
+//! and the sets a host cannot run left out of the prompt.
+
+use super::*;
+use crate::prompt::SectionKind;
+
+const NOTES: &str = "\
+name: notes
+description: заметки
+tools:
+  - name: notes_add
+    description: записать заметку
+    args:
+      - {name: text, type: string, required: true}
+    examples:
+      ru: [\"Запиши заметку купить молоко\", \"Добавь заметку\"]
+  - name: notes_list
+    description: показать заметки
+    examples:
+      ru: [\"Покажи мои заметки\"]
+";
+
+/// Notes (with an executor), media (declared only) and a skill bound to media.
+fn agent_with(guidance: Guidance) -> Agent {
+    let clock = ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap();
+    let skills = SkillRegistry::from_skills([skill(
+        "---\nname: media\ndescription: фильмы; вызови enable_toolset|media\ntoolset: media\n---\nШаги.",
+    )]);
+    let toolsets = ToolsetRegistry::from_toolsets([
+        parse_toolset(NOTES, Path::new("notes.yaml")).unwrap(),
+        parse_toolset(MEDIA, Path::new("media.yaml")).unwrap(),
+    ]);
+    let config = AgentConfig {
+        guidance,
+        ..AgentConfig::default()
+    };
+    let mut agent = Agent::new(config, skills, toolsets, Arc::new(clock));
+    agent.register_executor(
+        ExecutorTarget::Toolset("notes".into()),
+        Arc::new(|_: &ToolInvocation<'_>| Ok("Заметка 1 сохранена.".to_string())),
+    );
+    agent
+}
+
+fn routed_turn(agent: &mut Agent, user: &str, outputs: &[&str]) -> (TurnOutcome, ScriptedModel) {
+    let mut model = ScriptedModel::new(outputs.iter().copied()).with_embeddings();
+    let out = agent
+        .turn("s", user, &mut model, &CancelToken::new(), &mut |_| {})
+        .unwrap();
+    (out, model)
+}
+
+#[test]
+fn a_call_without_arguments_is_decided_and_the_answer_is_made_of_its_reply() {
+    let mut agent = agent_with(Guidance::default());
+    let (out, model) = routed_turn(&mut agent, "Который час сейчас?", &["10:00, суббота."]);
+    assert_eq!(out.route.as_ref().unwrap().target.as_deref(), Some("get_current_time"));
+    let r = model.requests();
+    assert_eq!(r[0].forced_reply.as_deref(), Some("TOOL_CALL: get_current_time"));
+    assert_eq!(out.executed[0].name, "get_current_time");
+    // After the reply: plain text, one sentence, made of the reply's words (the
+    // parenthesised timestamp left out).
+    assert_eq!(r[1].calls, Some(vec![]));
+    assert_eq!(r[1].max_sentences, Some(1));
+    let words = r[1].words.clone().unwrap();
+    assert_eq!(words[..4], ["10:00", "суббота", "22", "августа"]);
+    assert!(!words.iter().any(|w| w.contains("T10")), "{words:?}");
+    assert_eq!(out.reply, "10:00, суббота.");
+    assert_eq!(out.stop, TurnStop::Answered);
+}
+
+#[test]
+fn a_call_with_arguments_gets_its_name_and_the_request_s_words() {
+    let mut agent = agent_with(Guidance::default());
+    let (out, model) = routed_turn(
+        &mut agent,
+        "Запиши заметку: купить хлеб",
+        &["купить хлеб", "Заметка 1 сохранена."],
+    );
+    let r = model.requests();
+    assert_eq!(out.route.as_ref().unwrap().target.as_deref(), Some("notes_add"), "{:?}", out.route);
+    assert_eq!(r[0].prefix.as_deref(), Some("TOOL_CALL: notes_add|"));
+    assert_eq!(r[0].stop, ["\n"]);
+    assert_eq!(r[0].calls, Some(vec!["notes_add".to_string()]));
+    // A tool of an inactive set, executed directly.
+    assert_eq!(out.executed[0].name, "notes_add");
+    assert_eq!(out.executed[0].args.str("text"), Some("купить хлеб"));
+    assert_eq!(out.reply, "Заметка 1 сохранена.");
+}
+
+#[test]
+fn a_plain_request_gets_a_reply_without_calls() {
+    let mut agent = agent_with(Guidance::default());
+    let (out, model) = routed_turn(&mut agent, "Привет, как ты?", &["Привет! Всё хорошо."]);
+    assert_eq!(out.route.as_ref().unwrap().target, None);
+    let r = &model.requests()[0];
+    assert_eq!(r.calls, Some(vec![]));
+    assert!(r.stop.contains(&"TOOL_CALL:".to_string()), "{:?}", r.stop);
+    assert_eq!(r.forced_reply, None);
+    assert_eq!(out.reply, "Привет! Всё хорошо.");
+}
+
+#[test]
+fn without_embeddings_the_state_s_calls_constrain_and_replies_stay_short() {
+    let mut agent = agent_with(Guidance::default());
+    let out = turn(
+        &mut agent,
+        "s",
+        "Расскажи о себе",
+        &["Я помощник. Я умею многое. Я отвечаю. Я молчу.\nПользователь: а ещё?"],
+    );
+    assert_eq!(out.out.route, None);
+    let r = &out.model.requests()[0];
+    let calls = r.calls.clone().unwrap();
+    assert!(calls.contains(&"get_current_time".to_string()));
+    assert!(calls.contains(&"notes_add".to_string()), "{calls:?}");
+    // Media has no executor: nothing of it can be called.
+    assert!(!calls.iter().any(|c| c.starts_with("media_")), "{calls:?}");
+    assert!(r.stop.contains(&"\nПользователь:".to_string()));
+    assert!(r.stop.contains(&"\n\n".to_string()));
+    assert_eq!(r.max_sentences, Some(3));
+    assert_eq!(out.out.reply, "Я помощник. Я умею многое. Я отвечаю.");
+}
+
+#[test]
+fn no_guidance_sends_bare_requests() {
+    let mut agent = agent_with(Guidance::none());
+    let mut model = ScriptedModel::new(["Долгий ответ. Ещё. Ещё. Ещё."]).with_embeddings();
+    let out = agent
+        .turn("s", "Который час?", &mut model, &CancelToken::new(), &mut |_| {})
+        .unwrap();
+    assert_eq!(out.route, None);
+    let r = &model.requests()[0];
+    assert_eq!((r.calls.clone(), r.prefix.clone(), r.forced_reply.clone()), (None, None, None));
+    assert!(r.stop.is_empty() && r.max_sentences.is_none() && r.words.is_none());
+    assert_eq!(out.reply, "Долгий ответ. Ещё. Ещё. Ещё.");
+    // Every declared set is advertised.
+    assert!(agent.hidden_toolsets().is_empty());
+}
+
+#[test]
+fn a_set_without_an_executor_is_left_out_until_one_is_registered() {
+    let mut agent = agent_with(Guidance::default());
+    assert_eq!(agent.hidden_toolsets(), ["media"]);
+    let p = agent.prompt("s");
+    assert!(p.text().contains("notes — заметки"), "{}", p.text());
+    assert!(!p.text().contains("media"), "{}", p.text());
+    // Its examples do not route either.
+    let (out, _) = routed_turn(&mut agent, "Найди фильм Титаник", &["Не знаю."]);
+    let route = out.route.expect("routed");
+    assert!(
+        !route.target.as_deref().is_some_and(|t| t.starts_with("media_")),
+        "{route:?}"
+    );
+    agent.register_executor(
+        ExecutorTarget::Toolset("media".into()),
+        Arc::new(|_: &ToolInvocation<'_>| Ok(String::new())),
+    );
+    assert!(agent.hidden_toolsets().is_empty());
+    let p = agent.prompt("s");
+    assert!(p.text().contains("media — "), "{}", p.text());
+    assert!(p.text().contains("фильмы; вызови enable_toolset|media"), "{}", p.text());
+}
+
+#[test]
+fn few_shot_examples_are_a_static_section_of_the_head() {
+    let mut agent = agent_with(Guidance {
+        few_shot: true,
+        ..Guidance::default()
+    });
+    let p = agent.prompt("s");
+    let kinds: Vec<_> = p.sections().iter().map(|s| s.kind).collect();
+    assert_eq!(kinds[..3], [SectionKind::Core, SectionKind::Catalog, SectionKind::Examples]);
+    assert!(p.static_prefix().contains("TOOL_CALL: get_current_time"));
+    agent.enable_toolset("s", "notes").unwrap();
+    assert_eq!(agent.prompt("s").static_prefix(), p.static_prefix());
+}
