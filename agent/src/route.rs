@@ -37,6 +37,33 @@ pub(crate) struct Router {
 }
 
 impl Router {
+    /// Embed the examples not embedded yet.
+    ///
+    /// # Errors
+    /// What the model reports when embedding fails.
+    pub(crate) fn prepare(
+        &mut self,
+        model: &mut dyn Model,
+        examples: &[RouteExample],
+    ) -> Result<(), ModelError> {
+        let mut missing: Vec<&str> = examples
+            .iter()
+            .map(|e| e.text.as_str())
+            .filter(|t| !self.cache.contains_key(*t))
+            .collect();
+        missing.sort_unstable();
+        missing.dedup();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        if let Some(vectors) = model.embed(&missing)? {
+            for (t, v) in missing.into_iter().zip(vectors) {
+                self.cache.insert(t.to_owned(), v);
+            }
+        }
+        Ok(())
+    }
+
     /// The route of `request` among `examples`. `Ok(None)` when the model cannot embed or
     /// there are no examples.
     ///

@@ -2,8 +2,15 @@
 //! same model with embeddings on and mean pooling, so the agent can compare a request with
 //! example utterances without a second model. The chat context and its KV cache are never
 //! touched.
+//!
+//! Short texts are packed several to a decode (one sequence each), and every vector is kept
+//! in memory and — when the engine keeps head snapshots — in a file beside them, keyed by
+//! the model's hash: example utterances are embedded once per model, not at every start.
 
+use std::collections::HashMap;
+use std::fs;
 use std::num::NonZeroU32;
+use std::path::PathBuf;
 
 use llama_cpp_2::context::params::{LlamaContextParams, LlamaPoolingType};
 use llama_cpp_2::context::LlamaContext;
@@ -14,24 +21,38 @@ use llama_cpp_2::token::LlamaToken;
 use crate::backend::{backend, compute_guard};
 use crate::error::EngineError;
 
-/// Most tokens of one embedded text (longer texts are cut): the embedding context's size.
-pub const EMBED_TOKENS: usize = 256;
+/// Most tokens of one embedded text (longer texts are cut).
+pub const EMBED_TOKENS: usize = 64;
+/// Tokens decoded at once: the context, batch and micro-batch size. Small, because llama.cpp
+/// reserves the output layer's buffer for a full micro-batch (262k logits a token for Gemma).
+const BATCH_TOKENS: usize = 128;
+/// Texts packed into one decode at most.
+const BATCH_SEQS: usize = 16;
 
-/// The embedding context of a worker, made on first use.
+/// The embedding context of a worker (made on first use) and the vectors it computed.
 pub(crate) struct Embedder<'m> {
     ctx: LlamaContext<'m>,
     batch: LlamaBatch<'static>,
+    cache: HashMap<String, Vec<f32>>,
+    /// Where the cache is kept, when the engine keeps files.
+    file: Option<PathBuf>,
+    dirty: bool,
 }
 
 impl<'m> Embedder<'m> {
-    /// A context of `model` for embeddings.
-    pub(crate) fn new(model: &'m LlamaModel, threads: i32) -> Result<Self, EngineError> {
-        let n = EMBED_TOKENS as u32;
+    /// A context of `model` for embeddings; `file` keeps the vectors across runs.
+    pub(crate) fn new(
+        model: &'m LlamaModel,
+        threads: i32,
+        file: Option<PathBuf>,
+    ) -> Result<Self, EngineError> {
+        let n = BATCH_TOKENS as u32;
         let params = LlamaContextParams::default()
             .with_n_ctx(NonZeroU32::new(n))
             .with_n_batch(n)
             .with_n_ubatch(n)
-            .with_n_seq_max(1)
+            .with_n_seq_max(BATCH_SEQS as u32)
+            .with_kv_unified(true)
             .with_n_threads(threads)
             .with_n_threads_batch(threads)
             .with_embeddings(true)
@@ -39,9 +60,13 @@ impl<'m> Embedder<'m> {
         let ctx = model
             .new_context(backend()?, params)
             .map_err(|e| EngineError::Context(format!("embedding context: {e}")))?;
+        let cache = file.as_ref().map(|f| read_cache(f)).unwrap_or_default();
         Ok(Self {
             ctx,
-            batch: LlamaBatch::new(EMBED_TOKENS, 1),
+            batch: LlamaBatch::new(BATCH_TOKENS, BATCH_SEQS as i32),
+            cache,
+            file,
+            dirty: false,
         })
     }
 
@@ -51,25 +76,51 @@ impl<'m> Embedder<'m> {
         model: &LlamaModel,
         texts: &[String],
     ) -> Result<Vec<Vec<f32>>, EngineError> {
-        texts.iter().map(|t| self.one(model, t)).collect()
+        let mut missing: Vec<(&str, Vec<LlamaToken>)> = Vec::new();
+        for t in texts {
+            if !self.cache.contains_key(t) && !missing.iter().any(|(m, _)| m == t) {
+                missing.push((t, tokens_of(model, t)?));
+            }
+        }
+        // Pack texts into decodes of at most BATCH_TOKENS tokens and BATCH_SEQS texts.
+        let mut group: Vec<(&str, Vec<LlamaToken>)> = Vec::new();
+        let mut used = 0;
+        for (text, tokens) in missing {
+            if !group.is_empty() && (used + tokens.len() > BATCH_TOKENS || group.len() == BATCH_SEQS)
+            {
+                self.decode_group(&std::mem::take(&mut group))?;
+                used = 0;
+            }
+            used += tokens.len();
+            group.push((text, tokens));
+        }
+        if !group.is_empty() {
+            self.decode_group(&group)?;
+        }
+        if self.dirty {
+            self.save();
+        }
+        texts
+            .iter()
+            .map(|t| {
+                self.cache
+                    .get(t)
+                    .cloned()
+                    .ok_or_else(|| EngineError::Decode("embedding missing".into()))
+            })
+            .collect()
     }
 
-    fn one(&mut self, model: &LlamaModel, text: &str) -> Result<Vec<f32>, EngineError> {
-        // Plain text (a user cannot forge special tokens), after the BOS the model expects.
-        let bos = model.vocab().bos();
-        let mut tokens: Vec<LlamaToken> = if bos.0 < 0 { Vec::new() } else { vec![bos] };
-        tokens.extend(crate::prompt::tokenize_plain(model, text).into_iter().map(LlamaToken));
-        tokens.truncate(EMBED_TOKENS);
-        if tokens.is_empty() {
-            return Err(EngineError::InvalidParams("nothing to embed".into()));
-        }
+    fn decode_group(&mut self, group: &[(&str, Vec<LlamaToken>)]) -> Result<(), EngineError> {
         self.ctx.clear_kv_cache();
         self.batch.clear();
-        for (i, t) in tokens.iter().enumerate() {
-            let pos = i32::try_from(i).map_err(|_| EngineError::Decode("position".into()))?;
-            self.batch
-                .add(*t, pos, &[0], true)
-                .map_err(|e| EngineError::Decode(e.to_string()))?;
+        for (seq, (_, tokens)) in group.iter().enumerate() {
+            for (i, t) in tokens.iter().enumerate() {
+                let pos = i32::try_from(i).map_err(|_| EngineError::Decode("position".into()))?;
+                self.batch
+                    .add(*t, pos, &[seq as i32], true)
+                    .map_err(|e| EngineError::Decode(e.to_string()))?;
+            }
         }
         {
             let _gate = compute_guard();
@@ -77,12 +128,51 @@ impl<'m> Embedder<'m> {
                 .decode(&mut self.batch)
                 .map_err(|e| EngineError::Decode(format!("embedding: {e}")))?;
         }
-        let pooled = self
-            .ctx
-            .embeddings_seq_ith(0)
-            .map_err(|e| EngineError::Decode(format!("embedding: {e}")))?;
-        Ok(unit(pooled))
+        for (seq, (text, _)) in group.iter().enumerate() {
+            let pooled = self
+                .ctx
+                .embeddings_seq_ith(seq as i32)
+                .map_err(|e| EngineError::Decode(format!("embedding: {e}")))?;
+            self.cache.insert((*text).to_owned(), unit(pooled));
+        }
+        self.dirty = true;
+        Ok(())
     }
+
+    /// Write the cache file (best effort: a failure only means embedding again next time).
+    fn save(&mut self) {
+        self.dirty = false;
+        let Some(file) = &self.file else {
+            return;
+        };
+        if let Ok(text) = serde_json::to_string(&self.cache) {
+            let tmp = file.with_extension("tmp");
+            if fs::write(&tmp, text).is_ok() {
+                let _ = fs::rename(&tmp, file);
+            }
+        }
+    }
+}
+
+/// The cached vectors in `file`; nothing when it is missing or unreadable.
+fn read_cache(file: &std::path::Path) -> HashMap<String, Vec<f32>> {
+    fs::read_to_string(file)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+/// The tokens of `text` as embedded: BOS (when the model has one), then the text as plain
+/// text (a user cannot forge special tokens), cut to [`EMBED_TOKENS`].
+fn tokens_of(model: &LlamaModel, text: &str) -> Result<Vec<LlamaToken>, EngineError> {
+    let bos = model.vocab().bos();
+    let mut tokens: Vec<LlamaToken> = if bos.0 < 0 { Vec::new() } else { vec![bos] };
+    tokens.extend(crate::prompt::tokenize_plain(model, text).into_iter().map(LlamaToken));
+    tokens.truncate(EMBED_TOKENS);
+    if tokens.is_empty() {
+        return Err(EngineError::InvalidParams("nothing to embed".into()));
+    }
+    Ok(tokens)
 }
 
 /// `v` scaled to unit length (a zero vector stays zero).
@@ -105,5 +195,18 @@ mod tests {
         assert!((u[0] - 0.6).abs() < 1e-6 && (u[1] - 0.8).abs() < 1e-6);
         assert_eq!(unit(&[0.0, 0.0]), vec![0.0, 0.0]);
         assert_eq!(unit(&[f32::NAN, 1.0]), vec![0.0, 0.0]);
+    }
+
+    #[test]
+    fn an_unreadable_cache_is_empty() {
+        let dir = std::env::temp_dir().join(format!("porfiry-embed-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("e.json");
+        fs::write(&f, "not json").unwrap();
+        assert!(read_cache(&f).is_empty());
+        fs::write(&f, r#"{"a":[1.0,0.0]}"#).unwrap();
+        assert_eq!(read_cache(&f)["a"], vec![1.0, 0.0]);
+        assert!(read_cache(&dir.join("missing.json")).is_empty());
+        let _ = fs::remove_dir_all(&dir);
     }
 }

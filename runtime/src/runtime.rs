@@ -147,10 +147,13 @@ impl Runtime {
     /// # Errors
     /// What the model reports; the runtime works the same without a prepared head.
     pub fn warm_up(&mut self) -> Result<Option<HeadReport>, RuntimeError> {
-        match &self.backend {
+        match &mut self.backend {
             Backend::Engine(m) => {
                 let view = self.agent.head_view();
-                Ok(Some(m.engine().prepare_head(&view.system, &view.messages)?))
+                let head = m.engine().prepare_head(&view.system, &view.messages)?;
+                // Routing's example requests, embedded once (kept beside the snapshots).
+                let _ = self.agent.prepare_routes(m);
+                Ok(Some(head))
             }
             Backend::Other(_) => {
                 let model = self.backend.model();

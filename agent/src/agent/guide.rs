@@ -6,7 +6,7 @@ use super::session::Session;
 use super::{Guidance, Shared};
 use crate::args::{ArgDecl, ArgType};
 use crate::catalog::{Texts, PLAIN_REPLY};
-use crate::model::{ArgKind, ArgSpec, CallSpec, Model, ReplyGuide, Role};
+use crate::model::{ArgKind, ArgSpec, CallSpec, Model, ModelError, ReplyGuide, Role};
 use crate::route::{Route, RouteExample};
 use crate::tools::CoreTool;
 
@@ -135,6 +135,22 @@ impl Shared {
             }
         }
         out
+    }
+
+    /// Embed every example request now (once per model: they are kept), so the first turn
+    /// routes at the cost of its own request only. Nothing to do when the guidance does not
+    /// route or the model cannot embed.
+    ///
+    /// # Errors
+    /// What the model reports when embedding fails.
+    pub(super) fn prepare_routes(&mut self, model: &mut dyn Model) -> Result<(), ModelError> {
+        if !self.config.guidance.route {
+            return Ok(());
+        }
+        // With every advertised set active, every example is in the list.
+        let all = self.advertised.toolsets.names();
+        let examples = self.route_examples(&all);
+        self.router.prepare(model, &examples)
     }
 
     /// Route the turn's request, when the guidance asks and the model can embed. A model

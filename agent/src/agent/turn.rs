@@ -20,9 +20,21 @@ impl Agent {
     ///
     /// # Errors
     /// What the model reports; the agent works the same without a prepared head.
-    pub fn warm_up(&self, model: &mut dyn Model) -> Result<(), ModelError> {
+    pub fn warm_up(&mut self, model: &mut dyn Model) -> Result<(), ModelError> {
         let view = self.head_view();
-        model.prepare_head(&view.system, &view.messages)
+        let head = model.prepare_head(&view.system, &view.messages);
+        self.prepare_routes(model)?;
+        head
+    }
+
+    /// Embed the example requests routing compares with ([`crate::Guidance::route`]) now, so
+    /// the first turn pays only for its own request (a host calls this at start-up;
+    /// [`Agent::warm_up`] does).
+    ///
+    /// # Errors
+    /// What the model reports when embedding fails; routing then tries again per turn.
+    pub fn prepare_routes(&mut self, model: &mut dyn Model) -> Result<(), ModelError> {
+        self.shared.prepare_routes(model)
     }
 
     /// Let `model` decode the session's next request ahead of the turn while the user is
