@@ -520,6 +520,43 @@ impl Texts {
         }
     }
 
+    /// A number the user said as a word («вторую», «third»), by the word's beginning:
+    /// ordinals match every ending, cardinals only as the whole word.
+    pub(crate) fn spoken_number(self, word: &str) -> Option<i64> {
+        let w = word.to_lowercase();
+        let (ordinals, cardinals): (&[(&str, i64)], &[(&str, i64)]) = match self.0 {
+            Lang::Ru => (
+                &[
+                    ("перв", 1), ("втор", 2), ("трет", 3), ("четвёрт", 4), ("четверт", 4),
+                    ("пят", 5), ("шест", 6), ("седьм", 7), ("восьм", 8), ("девят", 9),
+                    ("десят", 10), ("последн", -1),
+                ],
+                &[
+                    ("один", 1), ("одну", 1), ("два", 2), ("две", 2), ("три", 3),
+                    ("четыре", 4), ("пять", 5), ("шесть", 6), ("семь", 7), ("восемь", 8),
+                    ("девять", 9), ("десять", 10),
+                ],
+            ),
+            Lang::En => (
+                &[
+                    ("first", 1), ("second", 2), ("third", 3), ("fourth", 4), ("fifth", 5),
+                    ("sixth", 6), ("seventh", 7), ("eighth", 8), ("ninth", 9), ("tenth", 10),
+                    ("last", -1),
+                ],
+                &[
+                    ("one", 1), ("two", 2), ("three", 3), ("four", 4), ("five", 5),
+                    ("six", 6), ("seven", 7), ("eight", 8), ("nine", 9), ("ten", 10),
+                ],
+            ),
+        };
+        ordinals
+            .iter()
+            .find(|(p, _)| w.starts_with(p))
+            .or_else(|| cardinals.iter().find(|(p, _)| w == *p))
+            .map(|(_, n)| *n)
+            .filter(|n| *n > 0)
+    }
+
     /// Worked examples of the protocol for the prompt's head (a request, the call line, the
     /// tool's reply, a short answer), in this language.
     pub(crate) fn few_shot(self) -> &'static str {
@@ -830,6 +867,18 @@ mod tests {
             Texts::new(Lang::En).current_time(&t),
             "10:05, Saturday, August 22, 2026 (2026-08-22T10:05:00+03:00)"
         );
+    }
+
+    #[test]
+    fn spoken_numbers() {
+        let [ru, en] = both();
+        assert_eq!(ru.spoken_number("Вторую"), Some(2));
+        assert_eq!(ru.spoken_number("третьей"), Some(3));
+        assert_eq!(ru.spoken_number("два"), Some(2));
+        assert_eq!(ru.spoken_number("двадцать"), None);
+        assert_eq!(ru.spoken_number("последнюю"), None);
+        assert_eq!(en.spoken_number("second"), Some(2));
+        assert_eq!(en.spoken_number("someone"), None);
     }
 
     #[test]

@@ -101,23 +101,85 @@ impl Router {
         for (t, v) in missing.into_iter().zip(vectors) {
             self.cache.insert(t.to_owned(), v);
         }
-        Ok(nearest(&query, examples, &self.cache))
+        Ok(nearest(&query, request, examples, &self.cache))
     }
 }
 
-/// The nearest example's target, with its score and margin over the next target.
+/// How much a shared word stem counts beside the embeddings' cosine
+/// ([`word_overlap`] × this is added to it).
+pub const OVERLAP_WEIGHT: f32 = 0.5;
+
+/// Words too common to tell requests apart (both languages).
+const STOP_WORDS: &[&str] = &[
+    "the", "and", "for", "you", "your", "what", "that", "this", "with", "are", "can", "please",
+    "что", "как", "мне", "меня", "про", "это", "для", "все", "ещё", "там", "где", "кто", "пожалуйста",
+    "мой", "мои", "мою", "моя", "какой", "какая", "какие",
+];
+
+/// The stems of `text`'s words: lower case, the first five letters of each word of three
+/// letters or more, common words left out. Catches the same word in other forms
+/// («заметку», «заметки») the way a tiny model's embeddings often do not.
+pub(crate) fn stems(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in text.split(|c: char| !c.is_alphanumeric()) {
+        let w = w.to_lowercase();
+        if w.chars().count() < 3 || STOP_WORDS.contains(&w.as_str()) {
+            continue;
+        }
+        let stem: String = w.chars().take(5).collect();
+        if !out.contains(&stem) {
+            out.push(stem);
+        }
+    }
+    out
+}
+
+/// The share of the request's stems that the example has too (0 without stems).
+pub(crate) fn word_overlap(request: &[String], example: &[String]) -> f32 {
+    if request.is_empty() {
+        return 0.0;
+    }
+    let shared = request.iter().filter(|s| example.contains(s)).count();
+    shared as f32 / request.len() as f32
+}
+
+/// The nearest example's target, with its score and margin over the next target. An
+/// example's score is the cosine of the embeddings plus [`OVERLAP_WEIGHT`] × the share of
+/// the request's word stems it shares ([`word_overlap`]).
+///
+/// Vectors are compared after the examples' mean is taken off every one of them (the
+/// query's too): a small model's embeddings share a large common direction that makes
+/// every pair look alike; without it, what differs between requests decides.
 fn nearest(
     query: &[f32],
+    request: &str,
     examples: &[RouteExample],
     vectors: &HashMap<String, Vec<f32>>,
 ) -> Option<Route> {
+    let known: Vec<&Vec<f32>> = examples
+        .iter()
+        .filter_map(|e| vectors.get(&e.text))
+        .filter(|v| v.len() == query.len())
+        .collect();
+    let mut mean = vec![0.0f32; query.len()];
+    if known.len() > 1 {
+        for v in &known {
+            mean.iter_mut().zip(v.iter()).for_each(|(m, x)| *m += x);
+        }
+        let n = known.len() as f32;
+        mean.iter_mut().for_each(|m| *m /= n);
+    }
+    let centered = |v: &[f32]| -> Vec<f32> { v.iter().zip(&mean).map(|(x, m)| x - m).collect() };
+    let query = centered(query);
+    let request_stems = stems(request);
     // The best score per target, in first-seen order.
     let mut best: Vec<(&Option<String>, f32, &str)> = Vec::new();
     for e in examples {
         let Some(v) = vectors.get(&e.text) else {
             continue;
         };
-        let score = cosine(query, v);
+        let score = cosine(&query, &centered(v))
+            + OVERLAP_WEIGHT * word_overlap(&request_stems, &stems(&e.text));
         match best.iter_mut().find(|(t, _, _)| **t == e.target) {
             Some(b) if score > b.1 => {
                 b.1 = score;
@@ -208,7 +270,8 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(r.target.as_deref(), Some("get_current_time"));
-        assert!((r.score - 1.0).abs() < 1e-6 && r.margin > 0.5, "{r:?}");
+        // Cosine 1 plus every stem shared.
+        assert!((r.score - 1.5).abs() < 1e-5 && r.margin > 0.5, "{r:?}");
         assert_eq!(model.1, 5);
         let r = router.route(&mut model, "hello!", &examples).unwrap().unwrap();
         assert_eq!(r.target, None);
@@ -227,6 +290,15 @@ mod tests {
             Router::default().route(&mut none, "a", &examples).unwrap(),
             None
         );
+    }
+
+    #[test]
+    fn shared_stems_count_across_word_forms() {
+        let q = stems("Удали вторую заметку, пожалуйста");
+        assert_eq!(q, ["удали", "втору", "замет"]);
+        assert!((word_overlap(&q, &stems("Сотри заметки")) - 1.0 / 3.0).abs() < 1e-6);
+        assert_eq!(word_overlap(&[], &q), 0.0);
+        assert_eq!(stems("What is the time?"), ["time"]);
     }
 
     #[test]

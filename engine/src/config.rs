@@ -140,12 +140,12 @@ impl ToolCallGrammar {
                     ArgKind::Integer => "int".to_owned(),
                     ArgKind::Number => "num".to_owned(),
                     ArgKind::Boolean => "bool".to_owned(),
-                    ArgKind::OneOf(values) | ArgKind::Words(values) if values.is_empty() => {
+                    ArgKind::OneOf(values) | ArgKind::TailOf(values) if values.is_empty() => {
                         "text".to_owned()
                     }
-                    ArgKind::Words(words) => {
+                    ArgKind::TailOf(words) => {
                         let name = format!("c{i}-w{j}");
-                        rules.push_str(&span_rules(&name, words));
+                        rules.push_str(&span_rules(&name, words, Span::Tail));
                         name
                     }
                     ArgKind::OneOf(values) => {
@@ -182,11 +182,11 @@ impl ToolCallGrammar {
         ))
     }
 
-    /// The GBNF text of a reply that is one contiguous run of `words` (in their order,
-    /// separated by a space or a comma), with an optional full stop. Not lazy: it holds
-    /// from the first token.
+    /// The GBNF text of a reply made of `words` from the first on, as many as the model
+    /// writes (separated by spaces), with an optional full stop. Not lazy: it
+    /// holds from the first token.
     pub fn gbnf_words(words: &[String]) -> String {
-        format!("root ::= span \".\"?\n{}", span_rules("span", words))
+        format!("root ::= span \".\"?\n{}", span_rules("span", words, Span::Head))
     }
 
     /// The trigger: `TOOL_CALL:` at the start of the output or of a line. The grammar is fed
@@ -196,31 +196,43 @@ impl ToolCallGrammar {
     }
 }
 
-/// Most words a span grammar takes (the first ones are kept).
+/// Most words a span grammar takes (a head keeps the first ones, a tail the last).
 pub const MAX_SPAN_WORDS: usize = 96;
 
-/// Rules for `name`: any contiguous run of `words`, in order, separated by `" "` or
-/// `", "`. Rule `name-k` is the run starting at word `k`; linear in the number of words.
-fn span_rules(name: &str, words: &[String]) -> String {
-    let words = &words[..words.len().min(MAX_SPAN_WORDS)];
+/// Which runs of words a span rule allows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Span {
+    /// From the first word on, stopping anywhere.
+    Head,
+    /// From any word on, to the last.
+    Tail,
+}
+
+/// Rules for `name`: a run of `words` in order, separated by spaces — from the
+/// first word ([`Span::Head`]) or to the last ([`Span::Tail`]). Rule `name-k` is the run
+/// from word `k`; linear in the number of words.
+fn span_rules(name: &str, words: &[String], span: Span) -> String {
+    // The words a run can reach: the first ones for a head, the last ones for a tail.
+    let keep = words.len().min(MAX_SPAN_WORDS);
+    let words = match span {
+        Span::Head => &words[..keep],
+        Span::Tail => &words[words.len() - keep..],
+    };
     let n = words.len();
-    let mut rules = format!(
-        "{name} ::= {}\n",
-        (0..n)
-            .map(|k| format!("{name}-{k}"))
-            .collect::<Vec<_>>()
-            .join(" | ")
-    );
+    let starts: Vec<String> = match span {
+        Span::Head => vec![format!("{name}-0")],
+        Span::Tail => (0..n).map(|k| format!("{name}-{k}")).collect(),
+    };
+    let mut rules = format!("{name} ::= {}\n", starts.join(" | "));
     for (k, w) in words.iter().enumerate() {
         let word = format!("\"{}\"", gbnf_escape(w));
-        if k + 1 < n {
-            rules.push_str(&format!(
-                "{name}-{k} ::= {word} ((\" \" | \", \") {name}-{})?\n",
-                k + 1
-            ));
-        } else {
-            rules.push_str(&format!("{name}-{k} ::= {word}\n"));
-        }
+        let rest = format!("\" \" {name}-{}", k + 1);
+        let rule = match (k + 1 < n, span) {
+            (false, _) => word,
+            (true, Span::Head) => format!("{word} ({rest})?"),
+            (true, Span::Tail) => format!("{word} {rest}"),
+        };
+        rules.push_str(&format!("{name}-{k} ::= {rule}\n"));
     }
     rules
 }
@@ -315,7 +327,7 @@ mod tests {
             },
             CallSpec {
                 name: "notes_add".into(),
-                args: vec![arg(ArgKind::Words(vec!["купить".into(), "хлеб".into()]), true)],
+                args: vec![arg(ArgKind::TailOf(vec!["купить".into(), "хлеб".into()]), true)],
             },
         ];
         let g = ToolCallGrammar::default().gbnf_for(&calls).unwrap();
@@ -329,7 +341,7 @@ mod tests {
         assert!(g.contains("c2 ::= \"notes_delete\" \"|\" int\n"), "{g}");
         assert!(g.contains("c3-w0 ::= c3-w0-0 | c3-w0-1\n"), "{g}");
         assert!(
-            g.contains("c3-w0-0 ::= \"купить\" ((\" \" | \", \") c3-w0-1)?\n"),
+            g.contains("c3-w0-0 ::= \"купить\" \" \" c3-w0-1\n"),
             "{g}"
         );
         assert!(g.contains("c3-w0-1 ::= \"хлеб\"\n"), "{g}");
@@ -337,7 +349,8 @@ mod tests {
         // No calls: no grammar.
         assert_eq!(ToolCallGrammar::default().gbnf_for(&[]), None);
         let w = ToolCallGrammar::gbnf_words(&["10:00".into(), "суббота".into()]);
-        assert!(w.starts_with("root ::= span \".\"?\nspan ::= span-0 | span-1\n"), "{w}");
+        assert!(w.starts_with("root ::= span \".\"?\nspan ::= span-0\n"), "{w}");
+        assert!(w.contains("span-0 ::= \"10:00\" (\" \" span-1)?\n"), "{w}");
     }
 
     #[test]

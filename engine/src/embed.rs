@@ -21,6 +21,10 @@ use llama_cpp_2::token::LlamaToken;
 use crate::backend::{backend, compute_guard};
 use crate::error::EngineError;
 
+/// The version of how texts are embedded, in the cache file's name: a change of the
+/// recipe must not meet vectors of the old one.
+pub(crate) const EMBED_FORMAT: &str = "v2";
+
 /// Most tokens of one embedded text (longer texts are cut).
 pub const EMBED_TOKENS: usize = 64;
 /// Tokens decoded at once: the context, batch and micro-batch size. Small, because llama.cpp
@@ -162,12 +166,14 @@ fn read_cache(file: &std::path::Path) -> HashMap<String, Vec<f32>> {
         .unwrap_or_default()
 }
 
-/// The tokens of `text` as embedded: BOS (when the model has one), then the text as plain
-/// text (a user cannot forge special tokens), cut to [`EMBED_TOKENS`].
+/// The tokens of `text` as embedded: the text as plain text (a user cannot forge special
+/// tokens), cut to [`EMBED_TOKENS`]. No BOS: its hidden state (the attention sink) is the
+/// same for every text and large, so it would dominate the mean.
 fn tokens_of(model: &LlamaModel, text: &str) -> Result<Vec<LlamaToken>, EngineError> {
-    let bos = model.vocab().bos();
-    let mut tokens: Vec<LlamaToken> = if bos.0 < 0 { Vec::new() } else { vec![bos] };
-    tokens.extend(crate::prompt::tokenize_plain(model, text).into_iter().map(LlamaToken));
+    let mut tokens: Vec<LlamaToken> = crate::prompt::tokenize_plain(model, text)
+        .into_iter()
+        .map(LlamaToken)
+        .collect();
     tokens.truncate(EMBED_TOKENS);
     if tokens.is_empty() {
         return Err(EngineError::InvalidParams("nothing to embed".into()));

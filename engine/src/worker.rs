@@ -38,7 +38,7 @@ use porfiry_model::{GenerationStats, Message, StopReason};
 use crate::backend::{backend, compute_guard, register_exit_gate};
 use crate::chat::{self, ChatFormat, PromptSegment};
 use crate::config::{GenerateConfig, SamplingConfig};
-use crate::embed::Embedder;
+use crate::embed::{Embedder, EMBED_FORMAT};
 use crate::error::EngineError;
 use crate::gguf::GgufInfo;
 use crate::heads::{Head, Heads, HEAD_SESSION, MIN_HEAD_GAIN};
@@ -986,7 +986,7 @@ impl Worker<'_> {
                 let file = self.snapshots.as_mut().and_then(|s| {
                     let (dir, key) = s.key().ok()?;
                     let sha = key.model_sha256.get(..16)?.to_owned();
-                    Some(dir.join(format!("embeddings-{sha}.json")))
+                    Some(dir.join(format!("embeddings-{EMBED_FORMAT}-{sha}.json")))
                 });
                 self.embedder
                     .insert(Embedder::new(self.model, self.threads, file)?)

@@ -127,8 +127,8 @@ pub struct ReplyGuide<'a> {
     pub calls: Option<&'a [CallSpec]>,
     /// The most sentences of visible text (a spoken reply); `None`: no cap.
     pub max_sentences: Option<usize>,
-    /// The reply is plain text, one contiguous run of these words in this order (a stretch
-    /// of what a tool replied), no call. `None`: free.
+    /// The reply is plain text: these words from the first one on, as far as the model
+    /// goes (what a tool replied, said back), no call. `None`: free.
     pub words: Option<&'a [String]>,
 }
 
@@ -204,10 +204,10 @@ pub enum ArgKind {
     Boolean,
     /// One of these values.
     OneOf(Vec<String>),
-    /// A contiguous run of these words, in this order (separated by spaces or commas):
-    /// what a request's arguments are usually made of — a stretch of the user's own words,
-    /// of a tool's reply.
-    Words(Vec<String>),
+    /// The end of these words: a run that starts at any of them and goes on to the last
+    /// (separated by spaces) — what a spoken request's argument usually is, the
+    /// tail of the user's own words («запиши, что надо *купить хлеб*»).
+    TailOf(Vec<String>),
 }
 
 /// Why a generation ended.

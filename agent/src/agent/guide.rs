@@ -7,7 +7,7 @@ use super::{Guidance, Shared};
 use crate::args::{ArgDecl, ArgType};
 use crate::catalog::{Texts, PLAIN_REPLY};
 use crate::model::{ArgKind, ArgSpec, CallSpec, Model, ModelError, ReplyGuide, Role};
-use crate::route::{Route, RouteExample};
+use crate::route::{stems, word_overlap, Route, RouteExample};
 use crate::tools::CoreTool;
 
 /// One request's guide, owned; [`Guide::reply_guide`] lends it to a request.
@@ -48,19 +48,40 @@ fn arg_spec(a: &ArgDecl) -> ArgSpec {
     }
 }
 
-/// The words of `messages` (the turn so far), in order, without the punctuation around
-/// them and without words that open a parenthesis: a routed call's text arguments and the
-/// answer after its reply are a stretch of them.
+/// The words of `messages` (the turn so far), in order — without quotes and final stops,
+/// without words that open a parenthesis: a routed call's text arguments and the answer
+/// after its reply are a stretch of them.
 fn words_of(messages: &[crate::model::Message]) -> Vec<String> {
     messages
         .iter()
         .flat_map(|m| m.content.split_whitespace())
         // A parenthesised aside is for machines (the exact timestamp, an id's year).
         .filter(|w| !w.starts_with('('))
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        // Quotes go; commas and colons inside the text stay with their words.
+        .map(|w| {
+            w.trim_matches(|c: char| "«»\"'“”„()[]".contains(c))
+                .trim_end_matches(['.', '?', '!', '…'])
+        })
         .filter(|w| !w.is_empty() && w.chars().count() <= 40)
         .map(str::to_owned)
         .collect()
+}
+
+/// The name among `named` (name, description) whose words share the most stems with
+/// `request`; `None` when none shares any.
+fn best_named<'a>(
+    request: &str,
+    named: impl Iterator<Item = (&'a String, &'a String)>,
+) -> Option<String> {
+    let want = stems(request);
+    let mut best: Option<(f32, &String)> = None;
+    for (name, description) in named {
+        let score = word_overlap(&want, &stems(&format!("{name} {description}")));
+        if score > 0.0 && best.is_none_or(|(b, _)| score > b) {
+            best = Some((score, name));
+        }
+    }
+    best.map(|(_, n)| n.clone())
 }
 
 /// `TOOL_CALL: name` — the line a routed call starts with.
@@ -135,6 +156,32 @@ impl Shared {
             }
         }
         out
+    }
+
+    /// A routed call whose one required argument the request itself decides: a skill or a
+    /// toolset named by its words (the most stems shared with the name and description), a
+    /// number said in digits or as a word («вторую»). `None`: the model fills it in.
+    fn decided_call(&self, spec: &CallSpec, request: &str) -> Option<String> {
+        let [arg] = spec.args.as_slice() else {
+            return None;
+        };
+        let texts = Texts::new(self.config.lang);
+        let value = match (&arg.kind, spec.name.as_str()) {
+            (ArgKind::OneOf(_), "read_skill") => best_named(
+                request,
+                self.advertised.skills.iter().map(|k| (&k.name, &k.description)),
+            )?,
+            (ArgKind::OneOf(_), "enable_toolset") => best_named(
+                request,
+                self.advertised.toolsets.iter().map(|t| (&t.name, &t.description)),
+            )?,
+            (ArgKind::Integer, _) => request
+                .split(|c: char| !c.is_alphanumeric())
+                .find_map(|w| w.parse::<i64>().ok().or_else(|| texts.spoken_number(w)))?
+                .to_string(),
+            _ => return None,
+        };
+        Some(format!("{}|{value}", call_line(&spec.name)))
     }
 
     /// Embed every example request now (once per model: they are kept), so the first turn
@@ -223,12 +270,15 @@ impl Shared {
                     }
                     return guide;
                 };
-                if spec.args.iter().any(|a| a.required) {
+                let request = s.history.get(turn_start).map_or("", |m| m.content.as_str());
+                if let Some(line) = self.decided_call(spec, request) {
+                    guide.forced = Some(line);
+                } else if spec.args.iter().any(|a| a.required) {
                     let words = words_of(s.history.get(turn_start..).unwrap_or_default());
                     let mut spec = spec.clone();
                     for a in &mut spec.args {
                         if a.kind == ArgKind::Text && !words.is_empty() {
-                            a.kind = ArgKind::Words(words.clone());
+                            a.kind = ArgKind::TailOf(words.clone());
                         }
                     }
                     guide.prefix = Some(format!("{}|", call_line(name)));

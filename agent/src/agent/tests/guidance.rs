@@ -18,6 +18,12 @@ tools:
     description: показать заметки
     examples:
       ru: [\"Покажи мои заметки\"]
+  - name: notes_delete
+    description: удалить заметку
+    args:
+      - {name: number, type: integer, required: true}
+    examples:
+      ru: [\"Удали заметку номер три\", \"Сотри первую заметку\"]
 ";
 
 /// Notes (with an executor), media (declared only) and a skill bound to media.
@@ -63,7 +69,7 @@ fn a_call_without_arguments_is_decided_and_the_answer_is_made_of_its_reply() {
     assert_eq!(r[1].calls, Some(vec![]));
     assert_eq!(r[1].max_sentences, Some(1));
     let words = r[1].words.clone().unwrap();
-    assert_eq!(words[..4], ["10:00", "суббота", "22", "августа"]);
+    assert_eq!(words[..4], ["10:00,", "суббота,", "22", "августа"]);
     assert!(!words.iter().any(|w| w.contains("T10")), "{words:?}");
     assert_eq!(out.reply, "10:00, суббота.");
     assert_eq!(out.stop, TurnStop::Answered);
@@ -174,4 +180,21 @@ fn few_shot_examples_are_a_static_section_of_the_head() {
     assert!(p.static_prefix().contains("TOOL_CALL: get_current_time"));
     agent.enable_toolset("s", "notes").unwrap();
     assert_eq!(agent.prompt("s").static_prefix(), p.static_prefix());
+}
+
+#[test]
+fn a_number_or_a_skill_the_request_names_decides_the_call() {
+    let mut agent = agent_with(Guidance::default());
+    let (out, model) = routed_turn(&mut agent, "Удали вторую заметку", &["Готово."]);
+    assert_eq!(out.route.as_ref().unwrap().target.as_deref(), Some("notes_delete"));
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: notes_delete|2")
+    );
+    assert_eq!(out.executed[0].args.get("number"), Some(&crate::args::ArgValue::Int(2)));
+    // Without a number in the request the model fills it in (under the grammar).
+    let (_, model) = routed_turn(&mut agent, "Удали заметку", &["1"]);
+    let r = &model.requests()[0];
+    assert_eq!(r.forced_reply, None);
+    assert_eq!(r.prefix.as_deref(), Some("TOOL_CALL: notes_delete|"));
 }

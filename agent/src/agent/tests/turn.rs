@@ -435,7 +435,7 @@ fn warm_up_hands_the_head_to_the_model() {
             Ok(())
         }
     }
-    let (agent, _) = fixture();
+    let (mut agent, _) = fixture();
     let mut model = Recorder(Vec::new());
     agent.warm_up(&mut model).unwrap();
     let head = agent.head_view();
