@@ -362,6 +362,9 @@ const RU_ROUTES: &[(&str, &str)] = &[
     ("show_text", "Напиши на дисплее адрес"),
     ("show_text", "Отобрази на экране номер телефона"),
     ("show_text", "Покажи крупно надпись"),
+    ("show_text", "Выведи на очки напоминание"),
+    ("show_text", "Пусть на экране будет написано"),
+    ("show_text", "Высвети на очках адрес и время"),
     ("read_skill", "Прочитай инструкцию"),
     ("read_skill", "Загляни в свой скилл"),
     ("read_skill", "Что написано в твоей инструкции про это"),
@@ -369,6 +372,8 @@ const RU_ROUTES: &[(&str, &str)] = &[
     ("disable_toolset", "Выключи набор инструментов"),
     ("disable_toolset", "Больше не нужно, отключи это"),
     ("disable_toolset", "Закрой режим, мы закончили"),
+    ("disable_toolset", "Отключи эти инструменты, хватит"),
+    ("disable_toolset", "Выход из режима"),
     (PLAIN_REPLY, "Привет"),
     (PLAIN_REPLY, "Добрый вечер, как ты?"),
     (PLAIN_REPLY, "Спасибо большое"),
@@ -387,6 +392,12 @@ const RU_ROUTES: &[(&str, &str)] = &[
     (PLAIN_REPLY, "Сделай потише музыку"),
     (PLAIN_REPLY, "Открой ворота гаража"),
     (PLAIN_REPLY, "Купи билеты на поезд"),
+    (PLAIN_REPLY, "Включи кондиционер"),
+    (PLAIN_REPLY, "Позвони в ресторан"),
+    (PLAIN_REPLY, "Поставь таймер на десять минут"),
+    (PLAIN_REPLY, "Закажи пиццу"),
+    (PLAIN_REPLY, "Как дела у тебя?"),
+    (PLAIN_REPLY, "Придумай стишок"),
 ];
 
 const EN_ROUTES: &[(&str, &str)] = &[
@@ -403,6 +414,9 @@ const EN_ROUTES: &[(&str, &str)] = &[
     ("show_text", "Write the address on the display"),
     ("show_text", "Display the phone number on screen"),
     ("show_text", "Show a big sign that says"),
+    ("show_text", "Put a reminder on the glasses"),
+    ("show_text", "Let the screen say"),
+    ("show_text", "Flash the address and time on my glasses"),
     ("read_skill", "Read your instructions"),
     ("read_skill", "Look into your skill"),
     ("read_skill", "What do your instructions say about this"),
@@ -410,6 +424,8 @@ const EN_ROUTES: &[(&str, &str)] = &[
     ("disable_toolset", "Turn off the toolset"),
     ("disable_toolset", "We're done with that, disable it"),
     ("disable_toolset", "Close this mode, we finished"),
+    ("disable_toolset", "Switch those tools off, enough"),
+    ("disable_toolset", "Leave this mode"),
     (PLAIN_REPLY, "Hi"),
     (PLAIN_REPLY, "Good evening, how are you?"),
     (PLAIN_REPLY, "Thanks a lot"),
@@ -428,6 +444,12 @@ const EN_ROUTES: &[(&str, &str)] = &[
     (PLAIN_REPLY, "Turn the music down"),
     (PLAIN_REPLY, "Open the garage door"),
     (PLAIN_REPLY, "Buy train tickets"),
+    (PLAIN_REPLY, "Turn on the air conditioning"),
+    (PLAIN_REPLY, "Call the restaurant"),
+    (PLAIN_REPLY, "Set a timer for ten minutes"),
+    (PLAIN_REPLY, "Order a pizza"),
+    (PLAIN_REPLY, "How are you doing?"),
+    (PLAIN_REPLY, "Make up a little poem"),
 ];
 
 /// The catalog for one language. Cheap to copy; build one with [`Texts::new`].

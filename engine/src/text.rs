@@ -70,6 +70,22 @@ pub struct StopScanner {
     emitted: usize,
 }
 
+/// Where stop string `stop` first occurs in `text` at or after `from`. A stop made of
+/// whitespace only (a line break, a blank line) does not count before any visible text:
+/// a reply that opens with a line break has not ended.
+fn first_stop(text: &str, from: usize, stop: &str) -> Option<usize> {
+    let blank = stop.trim().is_empty();
+    let mut at = from;
+    while let Some(i) = text.get(at..)?.find(stop) {
+        let hit = at + i;
+        if !blank || !text[..hit].trim().is_empty() {
+            return Some(hit);
+        }
+        at = hit + stop.len();
+    }
+    None
+}
+
 /// What [`StopScanner::push`] found.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Scan {
@@ -100,14 +116,11 @@ impl StopScanner {
     pub fn push(&mut self, piece: &str) -> Scan {
         let search_from = self.emitted;
         self.text.push_str(piece);
+        let text = &self.text;
         let hit = self
             .stops
             .iter()
-            .filter_map(|s| {
-                self.text[search_from..]
-                    .find(s.as_str())
-                    .map(|i| search_from + i)
-            })
+            .filter_map(|s| first_stop(text, search_from, s))
             .min();
         let sentences = self
             .max_sentences
@@ -245,6 +258,11 @@ mod tests {
         assert!(r.stopped);
         assert_eq!(r.emit, "o!");
         assert_eq!(sc.text(), "One. Two!");
+        // A line break before any text does not end the reply.
+        let mut sc = StopScanner::new(&["\n".to_string()]);
+        assert!(!sc.push("\n\nДа").stopped);
+        assert!(sc.push(".\nНет").stopped);
+        assert_eq!(sc.text(), "\n\nДа.");
         // The stop string still wins when it comes first.
         let mut sc = StopScanner::new(&["\nUser:".to_string()]).with_sentence_cap(Some(2));
         let r = sc.push("One\nUser: Two. Three. ");

@@ -6,7 +6,7 @@ use super::session::Session;
 use super::{Guidance, Shared};
 use crate::args::{ArgDecl, ArgType};
 use crate::catalog::{Texts, PLAIN_REPLY};
-use crate::model::{ArgKind, ArgSpec, CallSpec, Model, ModelError, ReplyGuide, Role};
+use crate::model::{ArgKind, ArgSpec, CallSpec, Message, Model, ModelError, ReplyGuide, Role};
 use crate::route::{stems, word_overlap, Route, RouteExample};
 use crate::tools::CoreTool;
 
@@ -130,7 +130,14 @@ impl Shared {
     /// The example requests routing compares with: the catalog's (core tools, plain
     /// replies) and every advertised tool's, in the agent's language. Core tools that need
     /// something to work on (skills, active sets) come only when there is some.
-    pub(super) fn route_examples(&self, active: &[String]) -> Vec<RouteExample> {
+    pub(super) fn route_examples(&self, s: &Session) -> Vec<RouteExample> {
+        self.examples_for(&s.active_names(), Some(&s.history))
+    }
+
+    /// The examples with `active` sets; with `history`, a tool that needs an id (a required
+    /// argument `id` or `…_id`, which only a tool's reply gives) is routable only once a
+    /// tool of its set has replied in it — before that, a request naming a title is a search.
+    fn examples_for(&self, active: &[String], history: Option<&[Message]>) -> Vec<RouteExample> {
         let lang = self.config.lang;
         let a = &self.advertised;
         let mut out: Vec<RouteExample> = Texts::new(lang)
@@ -148,7 +155,22 @@ impl Shared {
             .collect();
         // A tool of an inactive set without direct execution routes to its enable_toolset.
         for set in a.toolsets.iter() {
+            let replied = history.is_none_or(|h| {
+                h.iter().any(|m| {
+                    m.role == Role::Tool
+                        && m.name
+                            .as_deref()
+                            .is_some_and(|n| n.starts_with(&format!("{}_", set.name)))
+                })
+            });
             for t in &set.tools {
+                let needs_id = t
+                    .args
+                    .iter()
+                    .any(|a| a.required && (a.name == "id" || a.name.ends_with("_id")));
+                if needs_id && !replied {
+                    continue;
+                }
                 out.extend(t.examples_in(lang).map(|text| RouteExample {
                     target: Some(t.name.clone()),
                     text: text.to_owned(),
@@ -196,7 +218,7 @@ impl Shared {
         }
         // With every advertised set active, every example is in the list.
         let all = self.advertised.toolsets.names();
-        let examples = self.route_examples(&all);
+        let examples = self.examples_for(&all, None);
         self.router.prepare(model, &examples)
     }
 
@@ -211,7 +233,7 @@ impl Shared {
         if !self.config.guidance.route {
             return None;
         }
-        let examples = self.route_examples(&s.active_names());
+        let examples = self.route_examples(s);
         match self.router.route(model, user_text, &examples) {
             Ok(Some(r)) if r.score >= self.config.guidance.min_route_score => Some(r),
             Ok(_) | Err(_) => None,
@@ -251,6 +273,11 @@ impl Shared {
                 // of that reply's words (a tiny model otherwise invents what it says).
                 guide.calls = Some(Vec::new());
                 guide.stop.push("TOOL_CALL:".to_owned());
+                // A spoken reply is one line; a tiny model's next lines are an invented
+                // dialogue.
+                if g.stop_at_turn_end {
+                    guide.stop.push("\n".to_owned());
+                }
                 if !first_action {
                     let turn = s.history.get(turn_start..).unwrap_or_default();
                     let tools: Vec<_> =

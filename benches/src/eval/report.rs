@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use porfiry_agent::{Lang, TurnStop};
+use porfiry_agent::{Lang, Route, TurnStop};
 use porfiry_runtime::TurnStats;
 
 use super::score::FirstAction;
@@ -65,6 +65,9 @@ pub struct CaseResult {
     pub turn_ok: Option<bool>,
     /// The tools executed during the turn, in order.
     pub executed: Vec<String>,
+    /// Where routing sent the first action (target, score, margin, nearest example);
+    /// `null` when the turn was not routed.
+    pub route: Option<Route>,
     /// The turn's figures (the runtime's one definition: tokens, TTFT, times).
     #[serde(flatten)]
     pub stats: TurnStats,

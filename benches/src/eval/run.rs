@@ -463,6 +463,7 @@ fn run_case(
         turn_ok: reply_ok.map(|ok| ok && score.correct),
         reply_ok,
         executed: outcome.executed.iter().map(|e| e.name.clone()).collect(),
+        route: outcome.route.clone(),
         stats,
     })
 }
