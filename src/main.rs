@@ -44,7 +44,7 @@ fn init_logs(verbose: u8) {
 enum Command {
     /// Work with skill files (`porfiry skills check`).
     Skills(cmd::skills::Args),
-    /// Print the system prompt of a fresh session.
+    /// Print the system prompt of a fresh session (every declared toolset, as on the phone).
     Prompt(cmd::prompt::Args),
     /// Run scripted scenario files.
     Scenario(cmd::scenario::Args),

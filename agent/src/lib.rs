@@ -75,6 +75,7 @@ mod args;
 mod catalog;
 mod clock;
 mod diag;
+pub mod function_gemma;
 mod load;
 mod model;
 mod prompt;

@@ -107,7 +107,10 @@ impl Router {
 
 /// How much a shared word stem counts beside the embeddings' cosine
 /// ([`word_overlap`] × this is added to it).
-pub const OVERLAP_WEIGHT: f32 = 0.5;
+pub const OVERLAP_WEIGHT: f32 = 2.0;
+
+/// How much the embeddings' cosine counts.
+pub const EMBEDDING_WEIGHT: f32 = 1.0;
 
 /// Words too common to tell requests apart (both languages).
 const STOP_WORDS: &[&str] = &[
@@ -132,6 +135,47 @@ pub(crate) fn stems(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// How telling each stem is among `examples`: ln(1 + targets / targets whose examples
+/// have it). A stem every tool's examples share («покажи», «show») tells little; one only
+/// the notes examples have («заметк») tells a lot. Stems no example has get the top weight.
+fn stem_weights(examples: &[RouteExample]) -> HashMap<String, f32> {
+    let mut by_target: HashMap<&Option<String>, Vec<String>> = HashMap::new();
+    for e in examples {
+        let entry = by_target.entry(&e.target).or_default();
+        for st in stems(&e.text) {
+            if !entry.contains(&st) {
+                entry.push(st);
+            }
+        }
+    }
+    let targets = by_target.len().max(1) as f32;
+    let mut df: HashMap<String, f32> = HashMap::new();
+    for st in by_target.into_values().flatten() {
+        *df.entry(st).or_default() += 1.0;
+    }
+    df.into_iter()
+        .map(|(st, n)| (st, (1.0 + targets / n).ln()))
+        .collect()
+}
+
+/// The weighted share of the request's stems that the example has too: Σ weight of the
+/// shared stems / Σ weight of the request's (a stem without a weight counts as the most
+/// telling). 0 without stems.
+pub(crate) fn weighted_overlap(
+    request: &[String],
+    example: &[String],
+    weights: &HashMap<String, f32>,
+) -> f32 {
+    let top = weights.values().copied().fold(1.0f32, f32::max);
+    let w = |s: &String| weights.get(s).copied().unwrap_or(top);
+    let total: f32 = request.iter().map(w).sum();
+    if total <= 0.0 {
+        return 0.0;
+    }
+    let shared: f32 = request.iter().filter(|s| example.contains(s)).map(w).sum();
+    shared / total
 }
 
 /// The share of the request's stems that the example has too (0 without stems).
@@ -172,14 +216,15 @@ fn nearest(
     let centered = |v: &[f32]| -> Vec<f32> { v.iter().zip(&mean).map(|(x, m)| x - m).collect() };
     let query = centered(query);
     let request_stems = stems(request);
+    let weights = stem_weights(examples);
     // The best score per target, in first-seen order.
     let mut best: Vec<(&Option<String>, f32, &str)> = Vec::new();
     for e in examples {
         let Some(v) = vectors.get(&e.text) else {
             continue;
         };
-        let score = cosine(&query, &centered(v))
-            + OVERLAP_WEIGHT * word_overlap(&request_stems, &stems(&e.text));
+        let score = EMBEDDING_WEIGHT * cosine(&query, &centered(v))
+            + OVERLAP_WEIGHT * weighted_overlap(&request_stems, &stems(&e.text), &weights);
         match best.iter_mut().find(|(t, _, _)| **t == e.target) {
             Some(b) if score > b.1 => {
                 b.1 = score;

@@ -39,6 +39,10 @@ struct ToolsArgs {
     /// Run every case's whole turn, not only the cases with `reply_contains`.
     #[arg(long)]
     whole_turns: bool,
+    /// Measure routing alone: each case's route is scored as its first action (the tool
+    /// name; arguments are not generated). Seconds, not minutes.
+    #[arg(long, conflicts_with = "whole_turns")]
+    routes_only: bool,
     /// CPU threads (default: physical cores).
     #[arg(long, value_name = "N")]
     threads: Option<u32>,
@@ -98,6 +102,7 @@ fn tools(a: ToolsArgs) -> anyhow::Result<ExitCode> {
     let defaults = EvalPlan::builtin_folders()?;
     let options = EvalOptions {
         whole_turns: a.whole_turns,
+        routes_only: a.routes_only,
     };
     let plan = EvalPlan::new(files, &variants, defaults, options)?;
     let mut model = EvalModel::open(a.model.as_deref(), a.threads)?;

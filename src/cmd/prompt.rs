@@ -1,4 +1,6 @@
-//! `porfiry prompt`: the system prompt of a fresh session with some toolsets active.
+//! `porfiry prompt`: the system prompt of a fresh session with some toolsets active, as a
+//! host that executes every declared toolset (the phone app) sees it; `chat` leaves out the
+//! sets the command line cannot run.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,6 +27,9 @@ pub struct Args {
     /// Prompt language: ru or en.
     #[arg(long, default_value = "ru")]
     lang: Lang,
+    /// Include the worked examples of the protocol (`Guidance::few_shot`).
+    #[arg(long)]
+    few_shot: bool,
     /// Print `{"sections":[{"kind":..,"text":..,"chars":N,"tokens":N}],"text":..,"tokens":{..}}`.
     /// Token counts come from the model's vocabulary (loaded alone, no weights): `--model`,
     /// else the default model when its file is present; `null` when no model is available.
@@ -39,10 +44,13 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let skills = super::with_builtin(args.skills, "skills", args.no_builtin)?;
     let toolsets = super::with_builtin(args.toolsets, "toolsets", args.no_builtin)?;
-    let config = AgentConfig {
+    let mut config = AgentConfig {
         lang: args.lang,
         ..AgentConfig::default()
     };
+    // Every declared set shows, as on a host that executes them all.
+    config.guidance.hide_unexecutable = false;
+    config.guidance.few_shot = args.few_shot;
     // The prompt never contains the time; any fixed clock gives the same text.
     let clock = Arc::new(ManualClock::parse("2026-01-01T00:00:00+00:00")?);
     let (mut agent, diagnostics) =

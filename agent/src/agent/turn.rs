@@ -11,6 +11,7 @@ use crate::catalog::Texts;
 use crate::model::{
     CancelToken, Generation, Message, Model, ModelError, ModelErrorKind, ModelRequest, StopReason,
 };
+use crate::route::Route;
 use crate::protocol::{parse_output, RepeatGuard, Segment, ToolCall, VisibleTextFilter};
 use crate::tools::CoreTool;
 
@@ -80,6 +81,16 @@ impl Agent {
                 guide: Default::default(),
             })
             .map_err(|e| AgentError::Model(e.to_string()))
+    }
+
+    /// Where routing would send `text` as the session's next turn ([`crate::Guidance::route`]),
+    /// without running the turn: nothing in the session changes. `None` when the guidance
+    /// does not route, the model cannot embed or there is nothing to route among.
+    pub fn route(&mut self, session: &str, text: &str, model: &mut dyn Model) -> Option<Route> {
+        let mut s = self.sessions.get(session).cloned().unwrap_or_default();
+        s.expire(self.shared.clock.now());
+        s.history.push(Message::user(text));
+        self.shared.route(&s, text, model)
     }
 
     /// Run one user turn: append the user's text, then call the model until it answers

@@ -7,8 +7,9 @@ use std::time::Instant;
 
 use porfiry_agent::scenario::StandIn;
 use porfiry_agent::{
-    Agent, AgentConfig, CancelToken, ContextWindow, ExecutorTarget, Generation, ManualClock,
-    Message, Model, ModelError, ModelRequest, Severity, ToolInvocation,
+    Agent, AgentConfig, CancelToken, ContextReport, ContextWindow, ExecutorTarget, Generation,
+    ManualClock, Message, Model, ModelError, ModelRequest, Route, Severity, ToolInvocation,
+    TurnOutcome, TurnStop,
 };
 use porfiry_engine::{Engine, EngineModel, GenerateConfig, Tokenizer};
 use porfiry_runtime::{Backend, Runtime, RuntimeConfig, TurnStats, DEFAULT_TOOL_TIMEOUT};
@@ -28,6 +29,9 @@ pub struct EvalOptions {
     /// Run every case's whole turn (stand-ins answering), not only the ones with
     /// `reply_contains`. Slower; the reply figures then cover every case.
     pub whole_turns: bool,
+    /// Route each case and score the route's tool as the first action, generating nothing
+    /// (routing measured alone; fast: one embedding per case).
+    pub routes_only: bool,
 }
 
 /// The files and variants to run, each file's agent built and its cases checked against it
@@ -414,9 +418,20 @@ fn run_case(
         first: None,
         cut: (!whole).then(|| cancel.clone()),
     };
-    let outcome = agent
-        .turn(&session, &case.user, &mut model, &cancel, &mut |_| {})
-        .map_err(|e| bad(e.to_string()))?;
+    let outcome = if options.routes_only {
+        let route = agent.route(&session, &case.user, &mut model);
+        // The route as the first generation would begin: a call line, or plain text.
+        let line = match route.as_ref().and_then(|r| r.target.as_ref()) {
+            Some(t) => format!("TOOL_CALL: {t}"),
+            None => "(plain reply)".to_string(),
+        };
+        model.first = Some(Ok(line));
+        routed_outcome(route)
+    } else {
+        agent
+            .turn(&session, &case.user, &mut model, &cancel, &mut |_| {})
+            .map_err(|e| bad(e.to_string()))?
+    };
     let stats = TurnStats::of(&outcome, started.elapsed().as_secs_f64() * 1000.0);
     let first = model.first;
     let (action, first_output) = match first {
@@ -466,6 +481,22 @@ fn run_case(
         route: outcome.route.clone(),
         stats,
     })
+}
+
+/// The outcome of a turn that only routed (`--routes-only`): nothing generated or run.
+fn routed_outcome(route: Option<Route>) -> TurnOutcome {
+    TurnOutcome {
+        reply: String::new(),
+        stop: TurnStop::Answered,
+        executed: Vec::new(),
+        shown: Vec::new(),
+        tool_replies: Vec::new(),
+        generations: Vec::new(),
+        streamed: String::new(),
+        model_error: None,
+        context: ContextReport::default(),
+        route,
+    }
 }
 
 /// The runtime's model, recording the first generation's text; with `cut`, that token is
