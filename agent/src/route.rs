@@ -316,7 +316,8 @@ mod tests {
             .unwrap();
         assert_eq!(r.target.as_deref(), Some("get_current_time"));
         // Cosine 1 plus every stem shared.
-        assert!((r.score - 1.5).abs() < 1e-5 && r.margin > 0.5, "{r:?}");
+        let top = EMBEDDING_WEIGHT + OVERLAP_WEIGHT;
+        assert!((r.score - top).abs() < 1e-5 && r.margin > 0.5, "{r:?}");
         assert_eq!(model.1, 5);
         let r = router.route(&mut model, "hello!", &examples).unwrap().unwrap();
         assert_eq!(r.target, None);
@@ -344,6 +345,25 @@ mod tests {
         assert!((word_overlap(&q, &stems("Сотри заметки")) - 1.0 / 3.0).abs() < 1e-6);
         assert_eq!(word_overlap(&[], &q), 0.0);
         assert_eq!(stems("What is the time?"), ["time"]);
+    }
+
+    #[test]
+    fn a_stem_every_target_shares_tells_less_than_a_rare_one() {
+        let examples = vec![
+            ex(Some("notes_list"), "покажи заметки"),
+            ex(Some("show_text"), "покажи на экране"),
+            ex(None, "покажи фокус"),
+        ];
+        let w = stem_weights(&examples);
+        assert!(w["покаж"] < w["замет"], "{w:?}");
+        let q = stems("покажи мои заметки");
+        let notes = weighted_overlap(&q, &stems("покажи заметки"), &w);
+        let screen = weighted_overlap(&q, &stems("покажи на экране"), &w);
+        assert!((notes - 1.0).abs() < 1e-6 && screen < 0.5, "{notes} {screen}");
+        // A stem no example has weighs the most, and an empty request shares nothing.
+        let unknown = weighted_overlap(&stems("покажи котика"), &stems("покажи заметки"), &w);
+        assert!(unknown < 0.5, "{unknown}");
+        assert_eq!(weighted_overlap(&[], &q, &w), 0.0);
     }
 
     #[test]

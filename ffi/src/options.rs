@@ -27,6 +27,8 @@ use crate::error::BridgeError;
 /// | `data_dir` | the data directory (built-in copies, snapshots) | `$PORFIRY_DATA`, else the user's data directory |
 /// | `kv_dir` | where head snapshots go | `$PORFIRY_KV_DIR`, else `<data_dir>/kv` |
 /// | `tool_timeout_ms` | the deadline of the runtime's own host tools | 10000 |
+/// | `max_sentences` | the most sentences of a spoken reply (0: no cap) | 3 |
+/// | `route` | route a turn's first action by example requests (`Guidance::route`) | true |
 ///
 /// An unknown key is an error that names it (a typo must not pass silently).
 #[derive(Debug, Clone, Default)]
@@ -44,10 +46,12 @@ pub(crate) struct OpenOptions {
     pub data_dir: Option<String>,
     pub kv_dir: Option<String>,
     pub tool_timeout_ms: Option<u64>,
+    pub max_sentences: Option<u32>,
+    pub route: Option<bool>,
 }
 
 /// The keys [`OpenOptions`] knows.
-const KEYS: [&str; 13] = [
+const KEYS: [&str; 15] = [
     "model",
     "skills",
     "toolsets",
@@ -61,6 +65,8 @@ const KEYS: [&str; 13] = [
     "data_dir",
     "kv_dir",
     "tool_timeout_ms",
+    "max_sentences",
+    "route",
 ];
 
 fn invalid(msg: impl Into<String>) -> BridgeError {
@@ -107,6 +113,8 @@ impl OpenOptions {
                 "data_dir" => o.data_dir = value_of(key, v)?,
                 "kv_dir" => o.kv_dir = value_of(key, v)?,
                 "tool_timeout_ms" => o.tool_timeout_ms = value_of(key, v)?,
+                "max_sentences" => o.max_sentences = value_of(key, v)?,
+                "route" => o.route = value_of(key, v)?,
                 _ => unknown.push(key.as_str()),
             }
         }
@@ -164,6 +172,12 @@ impl OpenOptions {
             .as_deref()
             .map(|f| f.parse().map_err(invalid))
             .transpose()?;
+        if let Some(n) = self.max_sentences {
+            config.agent.guidance.max_sentences = (n > 0).then_some(n as usize);
+        }
+        if let Some(route) = self.route {
+            config.agent.guidance.route = route;
+        }
         config.data_dir = self.data_dir.as_ref().map(PathBuf::from);
         config.kv_dir = self.kv_dir.as_ref().map(PathBuf::from);
         if let Some(ms) = self.tool_timeout_ms {
@@ -243,7 +257,8 @@ mod tests {
         let o = OpenOptions::parse(
             r#"{"model": "/m/g.gguf", "skills": ["/s", ""], "toolsets": ["/t"], "builtin": false,
                 "context": 1024, "threads": 0, "max_tokens": 48, "sessions": 2, "language": "en",
-                "chat_format": "chatml", "data_dir": "/d", "kv_dir": "/k", "tool_timeout_ms": 250}"#,
+                "chat_format": "chatml", "data_dir": "/d", "kv_dir": "/k", "tool_timeout_ms": 250,
+                "max_sentences": 0, "route": false}"#,
         )
         .unwrap();
         let c = o.config().unwrap();
@@ -254,6 +269,8 @@ mod tests {
         assert_eq!(c.toolset_dirs, vec![PathBuf::from("/t")]);
         assert_eq!((c.n_ctx, c.threads, c.n_seq), (Some(1024), None, 2));
         assert_eq!(c.generate.max_tokens, 48);
+        assert_eq!(c.agent.guidance.max_sentences, None);
+        assert!(!c.agent.guidance.route);
         assert_eq!(c.agent.lang, Lang::En);
         assert_eq!(c.chat_format.map(|f| f.name()), Some("chatml"));
         assert_eq!(c.data_dir, Some(PathBuf::from("/d")));

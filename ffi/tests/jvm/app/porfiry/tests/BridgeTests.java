@@ -756,9 +756,13 @@ public final class BridgeTests {
         Check.contains(PorfiryNative.stats(h), "\"kind\":\"gguf\"", "stats");
         System.out.println("gemma turn: " + r.done);
         // The user speaks again: partial transcripts go ahead of the turn.
+        int before = cachedTokens(PorfiryNative.cacheReport(h), "s");
         PorfiryNative.prepare(h, "s", "Как");
         PorfiryNative.prepare(h, "s", "Как тебя зовут");
-        Thread.sleep(2000);
+        // Wait until the words heard are in the cache (a loaded machine may take a while).
+        for (int i = 0; i < 600 && cachedTokens(PorfiryNative.cacheReport(h), "s") < before + 3; i++) {
+            Thread.sleep(100);
+        }
         Recorder r2 = send(h, "s", "Как тебя зовут?");
         r2.await(300);
         Check.eq(null, r2.error, "error");
@@ -770,7 +774,11 @@ public final class BridgeTests {
     }
 
     static void gemmaCancel() throws Exception {
-        long h = PorfiryNative.create(prop("porfiry.model"), SKILLS, TOOLSETS, 2048, 2, 0, "ru");
+        // A long generation to cancel: no sentence cap, no routing (a routed plain reply is
+        // one line and could end before the cancel).
+        long h = PorfiryNative.open("{\"model\":\"" + prop("porfiry.model") + "\",\"skills\":[\"" + SKILLS
+                + "\"],\"toolsets\":[\"" + TOOLSETS + "\"],\"context\":2048,\"threads\":2,"
+                + "\"language\":\"ru\",\"max_sentences\":0,\"route\":false}");
         Recorder r = send(h, "s", "Напиши длинную историю про кота, который жил в Москве.");
         boolean texted = r.firstText.await(300, TimeUnit.SECONDS);
         long t0 = System.nanoTime();
