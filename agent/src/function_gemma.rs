@@ -222,9 +222,7 @@ fn blocks(text: &str) -> Vec<(bool, usize, usize, Option<&str>)> {
         let body = text.get(body_start..).unwrap_or("");
         let next = earliest_open(body).map(|(i, _)| i);
         let (end, inner) = match body.find(close) {
-            Some(c) if next.map_or(true, |n| c < n) => {
-                (body_start + c + close.len(), body.get(..c))
-            }
+            Some(c) if next.is_none_or(|n| c < n) => (body_start + c + close.len(), body.get(..c)),
             _ => (next.map_or(text.len(), |n| body_start + n), None),
         };
         out.push((is_call, start, end, inner));

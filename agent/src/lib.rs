@@ -92,7 +92,6 @@ pub use agent::{
     ContextReport, ExecutedTool, GenerationRecord, Guidance, ReplyKind, RequestView, ToolReply,
     TurnOutcome, TurnStop, LOW_WATER_PERCENT,
 };
-pub use route::{Route, RouteExample};
 pub use args::{validate_args, ArgDecl, ArgType, ArgValue, Args, RawArgs};
 pub use catalog::{ArgProblem, Lang, Texts, UnknownLang};
 pub use clock::{iso8601, parse_duration, BadDuration, Clock, ManualClock, SystemClock, Timestamp};
@@ -103,6 +102,7 @@ pub use model::{
 };
 pub use prompt::{build_prompt, Prompt, PromptLayout, Section, SectionKind, SECTION_SEPARATOR};
 pub use protocol::{parse_output, ParsedOutput, RepeatGuard, Segment, ToolCall, VisibleTextFilter};
+pub use route::{Route, RouteExample};
 pub use scripted::{RecordedRequest, ScriptedModel};
 pub use skill::{
     check_skill_name, load_skill_dir, name_key, parse_skill, Skill, SkillRegistry,

@@ -37,6 +37,18 @@ pub(crate) struct Router {
 }
 
 impl Router {
+    /// The distinct example texts not embedded yet, sorted.
+    fn missing<'e>(&self, examples: &'e [RouteExample]) -> Vec<&'e str> {
+        let mut missing: Vec<&str> = examples
+            .iter()
+            .map(|e| e.text.as_str())
+            .filter(|t| !self.cache.contains_key(*t))
+            .collect();
+        missing.sort_unstable();
+        missing.dedup();
+        missing
+    }
+
     /// Embed the examples not embedded yet.
     ///
     /// # Errors
@@ -46,13 +58,7 @@ impl Router {
         model: &mut dyn Model,
         examples: &[RouteExample],
     ) -> Result<(), ModelError> {
-        let mut missing: Vec<&str> = examples
-            .iter()
-            .map(|e| e.text.as_str())
-            .filter(|t| !self.cache.contains_key(*t))
-            .collect();
-        missing.sort_unstable();
-        missing.dedup();
+        let missing = self.missing(examples);
         if missing.is_empty() {
             return Ok(());
         }
@@ -78,13 +84,7 @@ impl Router {
         if examples.is_empty() || request.trim().is_empty() {
             return Ok(None);
         }
-        let mut missing: Vec<&str> = examples
-            .iter()
-            .map(|e| e.text.as_str())
-            .filter(|t| !self.cache.contains_key(*t))
-            .collect();
-        missing.sort_unstable();
-        missing.dedup();
+        let missing = self.missing(examples);
         let mut texts = missing.clone();
         texts.push(request);
         let Some(mut vectors) = model.embed(&texts)? else {
@@ -114,9 +114,38 @@ pub const EMBEDDING_WEIGHT: f32 = 1.0;
 
 /// Words too common to tell requests apart (both languages).
 const STOP_WORDS: &[&str] = &[
-    "the", "and", "for", "you", "your", "what", "that", "this", "with", "are", "can", "please",
-    "что", "как", "мне", "меня", "про", "это", "для", "все", "ещё", "там", "где", "кто", "пожалуйста",
-    "мой", "мои", "мою", "моя", "какой", "какая", "какие",
+    "the",
+    "and",
+    "for",
+    "you",
+    "your",
+    "what",
+    "that",
+    "this",
+    "with",
+    "are",
+    "can",
+    "please",
+    "что",
+    "как",
+    "мне",
+    "меня",
+    "про",
+    "это",
+    "для",
+    "все",
+    "ещё",
+    "там",
+    "где",
+    "кто",
+    "пожалуйста",
+    "мой",
+    "мои",
+    "мою",
+    "моя",
+    "какой",
+    "какая",
+    "какие",
 ];
 
 /// The stems of `text`'s words: lower case, the first five letters of each word of three
@@ -283,10 +312,7 @@ mod tests {
                     .iter()
                     .map(|t| {
                         let t = t.to_lowercase();
-                        self.0
-                            .iter()
-                            .map(|w| t.matches(w).count() as f32)
-                            .collect()
+                        self.0.iter().map(|w| t.matches(w).count() as f32).collect()
                     })
                     .collect(),
             ))
@@ -319,7 +345,10 @@ mod tests {
         let top = EMBEDDING_WEIGHT + OVERLAP_WEIGHT;
         assert!((r.score - top).abs() < 1e-5 && r.margin > 0.5, "{r:?}");
         assert_eq!(model.1, 5);
-        let r = router.route(&mut model, "hello!", &examples).unwrap().unwrap();
+        let r = router
+            .route(&mut model, "hello!", &examples)
+            .unwrap()
+            .unwrap();
         assert_eq!(r.target, None);
         assert_eq!(r.example, "hello there");
         // Only the request was embedded the second time.
@@ -359,7 +388,10 @@ mod tests {
         let q = stems("покажи мои заметки");
         let notes = weighted_overlap(&q, &stems("покажи заметки"), &w);
         let screen = weighted_overlap(&q, &stems("покажи на экране"), &w);
-        assert!((notes - 1.0).abs() < 1e-6 && screen < 0.5, "{notes} {screen}");
+        assert!(
+            (notes - 1.0).abs() < 1e-6 && screen < 0.5,
+            "{notes} {screen}"
+        );
         // A stem no example has weighs the most, and an empty request shares nothing.
         let unknown = weighted_overlap(&stems("покажи котика"), &stems("покажи заметки"), &w);
         assert!(unknown < 0.5, "{unknown}");

@@ -91,11 +91,9 @@ impl ScriptedModel {
             .filter(|w| !w.is_empty())
         {
             let stem: String = word.to_lowercase().chars().take(5).collect();
-            let hash = stem
-                .bytes()
-                .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-                    (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-                });
+            let hash = stem.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            });
             v[(hash % 64) as usize] += 1.0;
         }
         let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -257,7 +255,11 @@ fn shaped(output: String, guide: &ReplyGuide<'_>) -> String {
         .stop
         .iter()
         .filter(|s| !s.is_empty())
-        .filter_map(|s| text[prefix.len()..].find(s.as_str()).map(|i| prefix.len() + i))
+        .filter_map(|s| {
+            text[prefix.len()..]
+                .find(s.as_str())
+                .map(|i| prefix.len() + i)
+        })
         .min();
     if let Some(cut) = cut {
         text.truncate(cut);

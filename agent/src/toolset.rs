@@ -217,11 +217,9 @@ pub fn parse_toolset(text: &str, path: &Path) -> Result<Toolset, Problem> {
         }
         let mut examples = Vec::new();
         for (code, texts) in &t.examples {
-            let lang: Lang = code.parse().map_err(|_| {
-                bad(format!(
-                    "examples for unknown language {code:?} (ru or en)"
-                ))
-            })?;
+            let lang: Lang = code
+                .parse()
+                .map_err(|_| bad(format!("examples for unknown language {code:?} (ru or en)")))?;
             if texts.len() > EXAMPLES_LIMIT {
                 return Err(bad(format!(
                     "{} examples in {code}, at most {EXAMPLES_LIMIT}",

@@ -186,7 +186,10 @@ impl ToolCallGrammar {
     /// writes (separated by spaces), with an optional full stop. Not lazy: it
     /// holds from the first token.
     pub fn gbnf_words(words: &[String]) -> String {
-        format!("root ::= span \".\"?\n{}", span_rules("span", words, Span::Head))
+        format!(
+            "root ::= span \".\"?\n{}",
+            span_rules("span", words, Span::Head)
+        )
     }
 
     /// The trigger: `TOOL_CALL:` at the start of the output or of a line. The grammar is fed
@@ -327,11 +330,17 @@ mod tests {
             },
             CallSpec {
                 name: "notes_add".into(),
-                args: vec![arg(ArgKind::TailOf(vec!["купить".into(), "хлеб".into()]), true)],
+                args: vec![arg(
+                    ArgKind::TailOf(vec!["купить".into(), "хлеб".into()]),
+                    true,
+                )],
             },
         ];
         let g = ToolCallGrammar::default().gbnf_for(&calls).unwrap();
-        assert!(g.contains("call ::= \"TOOL_CALL:\" \" \"? (c0 | c1 | c2 | c3)"), "{g}");
+        assert!(
+            g.contains("call ::= \"TOOL_CALL:\" \" \"? (c0 | c1 | c2 | c3)"),
+            "{g}"
+        );
         assert!(g.contains("c0 ::= \"get_current_time\"\n"), "{g}");
         assert!(
             g.contains("c1 ::= \"media_play\" \"|\" text (\"|\" c1-a1)?\n"),
@@ -340,16 +349,19 @@ mod tests {
         assert!(g.contains("c1-a1 ::= \"play\" | \"pa\\\"use\""), "{g}");
         assert!(g.contains("c2 ::= \"notes_delete\" \"|\" int\n"), "{g}");
         assert!(g.contains("c3-w0 ::= c3-w0-0 | c3-w0-1\n"), "{g}");
-        assert!(
-            g.contains("c3-w0-0 ::= \"купить\" \" \" c3-w0-1\n"),
-            "{g}"
-        );
+        assert!(g.contains("c3-w0-0 ::= \"купить\" \" \" c3-w0-1\n"), "{g}");
         assert!(g.contains("c3-w0-1 ::= \"хлеб\"\n"), "{g}");
-        assert!(!g.contains('+') && !g.contains('*'), "unbounded repetition in {g}");
+        assert!(
+            !g.contains('+') && !g.contains('*'),
+            "unbounded repetition in {g}"
+        );
         // No calls: no grammar.
         assert_eq!(ToolCallGrammar::default().gbnf_for(&[]), None);
         let w = ToolCallGrammar::gbnf_words(&["10:00".into(), "суббота".into()]);
-        assert!(w.starts_with("root ::= span \".\"?\nspan ::= span-0\n"), "{w}");
+        assert!(
+            w.starts_with("root ::= span \".\"?\nspan ::= span-0\n"),
+            "{w}"
+        );
         assert!(w.contains("span-0 ::= \"10:00\" (\" \" span-1)?\n"), "{w}");
     }
 

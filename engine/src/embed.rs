@@ -90,7 +90,8 @@ impl<'m> Embedder<'m> {
         let mut group: Vec<(&str, Vec<LlamaToken>)> = Vec::new();
         let mut used = 0;
         for (text, tokens) in missing {
-            if !group.is_empty() && (used + tokens.len() > BATCH_TOKENS || group.len() == BATCH_SEQS)
+            if !group.is_empty()
+                && (used + tokens.len() > BATCH_TOKENS || group.len() == BATCH_SEQS)
             {
                 self.decode_group(&std::mem::take(&mut group))?;
                 used = 0;

@@ -1,8 +1,7 @@
 //! The engine behind the agent's [`Model`] seam.
 
 use porfiry_model::{
-    ContextWindow, Generation, Message, Model, ModelError, ModelErrorKind, ModelRequest,
-    ReplyGuide,
+    ContextWindow, Generation, Message, Model, ModelError, ModelErrorKind, ModelRequest, ReplyGuide,
 };
 
 use crate::config::GenerateConfig;

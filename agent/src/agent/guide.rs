@@ -191,11 +191,17 @@ impl Shared {
         let value = match (&arg.kind, spec.name.as_str()) {
             (ArgKind::OneOf(_), "read_skill") => best_named(
                 request,
-                self.advertised.skills.iter().map(|k| (&k.name, &k.description)),
+                self.advertised
+                    .skills
+                    .iter()
+                    .map(|k| (&k.name, &k.description)),
             )?,
             (ArgKind::OneOf(_), "enable_toolset") => best_named(
                 request,
-                self.advertised.toolsets.iter().map(|t| (&t.name, &t.description)),
+                self.advertised
+                    .toolsets
+                    .iter()
+                    .map(|t| (&t.name, &t.description)),
             )?,
             (ArgKind::Integer, _) => request
                 .split(|c: char| !c.is_alphanumeric())
@@ -256,7 +262,9 @@ impl Shared {
             ..Guide::default()
         };
         if g.stop_at_turn_end {
-            guide.stop.extend(texts.turn_openers().iter().map(|t| (*t).to_owned()));
+            guide
+                .stop
+                .extend(texts.turn_openers().iter().map(|t| (*t).to_owned()));
             guide.stop.push("\n\n".to_owned());
         }
         if g.constrain_calls {
@@ -280,8 +288,11 @@ impl Shared {
                 }
                 if !first_action {
                     let turn = s.history.get(turn_start..).unwrap_or_default();
-                    let tools: Vec<_> =
-                        turn.iter().filter(|m| m.role == Role::Tool).cloned().collect();
+                    let tools: Vec<_> = turn
+                        .iter()
+                        .filter(|m| m.role == Role::Tool)
+                        .cloned()
+                        .collect();
                     let words = words_of(&tools);
                     if !words.is_empty() {
                         guide.words = Some(words);
@@ -293,7 +304,8 @@ impl Shared {
                 let Some(spec) = specs.iter().find(|c| &c.name == name) else {
                     // A tool of a set reached only through enable_toolset.
                     if let Some(set) = self.advertised.toolsets.route(name) {
-                        guide.forced = Some(format!("{}|{}", call_line("enable_toolset"), set.name));
+                        guide.forced =
+                            Some(format!("{}|{}", call_line("enable_toolset"), set.name));
                     }
                     return guide;
                 };

@@ -27,9 +27,9 @@ use crate::clock::{Clock, Timestamp};
 use crate::diag::Loaded;
 use crate::model::Message;
 use crate::prompt::{build_prompt, Prompt, PromptLayout};
+use crate::route::Router;
 use crate::skill::SkillRegistry;
 use crate::tools::{ExecutorTarget, ToolExecutor};
-use crate::route::Router;
 use crate::toolset::{Toolset, ToolsetRegistry};
 
 mod compact;
@@ -358,7 +358,11 @@ impl Shared {
             };
             return;
         }
-        let runs = |set: &Toolset| set.tools.iter().any(|t| self.executor_for(&set.name, &t.name).is_some());
+        let runs = |set: &Toolset| {
+            set.tools
+                .iter()
+                .any(|t| self.executor_for(&set.name, &t.name).is_some())
+        };
         let hidden: Vec<String> = self
             .toolsets
             .iter()
@@ -366,7 +370,10 @@ impl Shared {
             .map(|s| s.name.clone())
             .collect();
         let toolsets = ToolsetRegistry::from_toolsets(
-            self.toolsets.iter().filter(|s| !hidden.contains(&s.name)).cloned(),
+            self.toolsets
+                .iter()
+                .filter(|s| !hidden.contains(&s.name))
+                .cloned(),
         );
         let skills = SkillRegistry::from_skills(
             self.skills

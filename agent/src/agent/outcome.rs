@@ -187,10 +187,16 @@ pub struct ContextReport {
     pub reply_cut_by_context: bool,
 }
 
+impl Default for TurnOutcome {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl TurnOutcome {
     /// An outcome with nothing in it yet (a turn that ends without a stop of its own ran
     /// out of iterations).
-    pub(super) fn new() -> Self {
+    pub fn new() -> Self {
         TurnOutcome {
             reply: String::new(),
             stop: TurnStop::MaxIterations,

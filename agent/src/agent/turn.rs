@@ -11,8 +11,8 @@ use crate::catalog::Texts;
 use crate::model::{
     CancelToken, Generation, Message, Model, ModelError, ModelErrorKind, ModelRequest, StopReason,
 };
-use crate::route::Route;
 use crate::protocol::{parse_output, RepeatGuard, Segment, ToolCall, VisibleTextFilter};
+use crate::route::Route;
 use crate::tools::CoreTool;
 
 impl Agent {

@@ -389,6 +389,7 @@ mod tests {
             turn_ok: reply_ok.map(|ok| ok && correct),
             reply_ok,
             executed: vec![],
+            route: None,
             stats: TurnStats {
                 ttft_ms: 10.0,
                 generated_tokens: 5,

@@ -7,9 +7,9 @@ use std::time::Instant;
 
 use porfiry_agent::scenario::StandIn;
 use porfiry_agent::{
-    Agent, AgentConfig, CancelToken, ContextReport, ContextWindow, ExecutorTarget, Generation,
-    ManualClock, Message, Model, ModelError, ModelRequest, Route, Severity, ToolInvocation,
-    TurnOutcome, TurnStop,
+    Agent, AgentConfig, CancelToken, ContextWindow, ExecutorTarget, Generation, ManualClock,
+    Message, Model, ModelError, ModelRequest, Route, Severity, ToolInvocation, TurnOutcome,
+    TurnStop,
 };
 use porfiry_engine::{Engine, EngineModel, GenerateConfig, Tokenizer};
 use porfiry_runtime::{Backend, Runtime, RuntimeConfig, TurnStats, DEFAULT_TOOL_TIMEOUT};
@@ -486,16 +486,9 @@ fn run_case(
 /// The outcome of a turn that only routed (`--routes-only`): nothing generated or run.
 fn routed_outcome(route: Option<Route>) -> TurnOutcome {
     TurnOutcome {
-        reply: String::new(),
         stop: TurnStop::Answered,
-        executed: Vec::new(),
-        shown: Vec::new(),
-        tool_replies: Vec::new(),
-        generations: Vec::new(),
-        streamed: String::new(),
-        model_error: None,
-        context: ContextReport::default(),
         route,
+        ..TurnOutcome::new()
     }
 }
 

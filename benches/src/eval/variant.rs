@@ -75,11 +75,7 @@ pub const VARIANTS: &[Variant] = &[
         "bare + replies stopped at turn openers, blank lines and 3 sentences",
         short,
     ),
-    Variant::new(
-        "no-route",
-        "the shipped guidance without routing",
-        no_route,
-    ),
+    Variant::new("no-route", "the shipped guidance without routing", no_route),
     Variant::new(
         "baseline+few-shot",
         "the shipped guidance plus worked examples in the head",

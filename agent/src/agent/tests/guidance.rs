@@ -60,9 +60,15 @@ fn routed_turn(agent: &mut Agent, user: &str, outputs: &[&str]) -> (TurnOutcome,
 fn a_call_without_arguments_is_decided_and_the_answer_is_made_of_its_reply() {
     let mut agent = agent_with(Guidance::default());
     let (out, model) = routed_turn(&mut agent, "Который час сейчас?", &["10:00, суббота."]);
-    assert_eq!(out.route.as_ref().unwrap().target.as_deref(), Some("get_current_time"));
+    assert_eq!(
+        out.route.as_ref().unwrap().target.as_deref(),
+        Some("get_current_time")
+    );
     let r = model.requests();
-    assert_eq!(r[0].forced_reply.as_deref(), Some("TOOL_CALL: get_current_time"));
+    assert_eq!(
+        r[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: get_current_time")
+    );
     assert_eq!(out.executed[0].name, "get_current_time");
     // After the reply: plain text, one sentence, made of the reply's words (the
     // parenthesised timestamp left out).
@@ -84,7 +90,12 @@ fn a_call_with_arguments_gets_its_name_and_the_request_s_words() {
         &["купить хлеб", "Заметка 1 сохранена."],
     );
     let r = model.requests();
-    assert_eq!(out.route.as_ref().unwrap().target.as_deref(), Some("notes_add"), "{:?}", out.route);
+    assert_eq!(
+        out.route.as_ref().unwrap().target.as_deref(),
+        Some("notes_add"),
+        "{:?}",
+        out.route
+    );
     assert_eq!(r[0].prefix.as_deref(), Some("TOOL_CALL: notes_add|"));
     assert_eq!(r[0].stop, ["\n"]);
     assert_eq!(r[0].calls, Some(vec!["notes_add".to_string()]));
@@ -133,11 +144,20 @@ fn no_guidance_sends_bare_requests() {
     let mut agent = agent_with(Guidance::none());
     let mut model = ScriptedModel::new(["Долгий ответ. Ещё. Ещё. Ещё."]).with_embeddings();
     let out = agent
-        .turn("s", "Который час?", &mut model, &CancelToken::new(), &mut |_| {})
+        .turn(
+            "s",
+            "Который час?",
+            &mut model,
+            &CancelToken::new(),
+            &mut |_| {},
+        )
         .unwrap();
     assert_eq!(out.route, None);
     let r = &model.requests()[0];
-    assert_eq!((r.calls.clone(), r.prefix.clone(), r.forced_reply.clone()), (None, None, None));
+    assert_eq!(
+        (r.calls.clone(), r.prefix.clone(), r.forced_reply.clone()),
+        (None, None, None)
+    );
     assert!(r.stop.is_empty() && r.max_sentences.is_none() && r.words.is_none());
     assert_eq!(out.reply, "Долгий ответ. Ещё. Ещё. Ещё.");
     // Every declared set is advertised.
@@ -155,7 +175,10 @@ fn a_set_without_an_executor_is_left_out_until_one_is_registered() {
     let (out, _) = routed_turn(&mut agent, "Найди фильм Титаник", &["Не знаю."]);
     let route = out.route.expect("routed");
     assert!(
-        !route.target.as_deref().is_some_and(|t| t.starts_with("media_")),
+        !route
+            .target
+            .as_deref()
+            .is_some_and(|t| t.starts_with("media_")),
         "{route:?}"
     );
     agent.register_executor(
@@ -165,7 +188,11 @@ fn a_set_without_an_executor_is_left_out_until_one_is_registered() {
     assert!(agent.hidden_toolsets().is_empty());
     let p = agent.prompt("s");
     assert!(p.text().contains("media — "), "{}", p.text());
-    assert!(p.text().contains("фильмы; вызови enable_toolset|media"), "{}", p.text());
+    assert!(
+        p.text().contains("фильмы; вызови enable_toolset|media"),
+        "{}",
+        p.text()
+    );
 }
 
 #[test]
@@ -176,7 +203,14 @@ fn few_shot_examples_are_a_static_section_of_the_head() {
     });
     let p = agent.prompt("s");
     let kinds: Vec<_> = p.sections().iter().map(|s| s.kind).collect();
-    assert_eq!(kinds[..3], [SectionKind::Core, SectionKind::Catalog, SectionKind::Examples]);
+    assert_eq!(
+        kinds[..3],
+        [
+            SectionKind::Core,
+            SectionKind::Catalog,
+            SectionKind::Examples
+        ]
+    );
     assert!(p.static_prefix().contains("TOOL_CALL: get_current_time"));
     agent.enable_toolset("s", "notes").unwrap();
     assert_eq!(agent.prompt("s").static_prefix(), p.static_prefix());
@@ -186,12 +220,18 @@ fn few_shot_examples_are_a_static_section_of_the_head() {
 fn a_number_or_a_skill_the_request_names_decides_the_call() {
     let mut agent = agent_with(Guidance::default());
     let (out, model) = routed_turn(&mut agent, "Удали вторую заметку", &["Готово."]);
-    assert_eq!(out.route.as_ref().unwrap().target.as_deref(), Some("notes_delete"));
+    assert_eq!(
+        out.route.as_ref().unwrap().target.as_deref(),
+        Some("notes_delete")
+    );
     assert_eq!(
         model.requests()[0].forced_reply.as_deref(),
         Some("TOOL_CALL: notes_delete|2")
     );
-    assert_eq!(out.executed[0].args.get("number"), Some(&crate::args::ArgValue::Int(2)));
+    assert_eq!(
+        out.executed[0].args.get("number"),
+        Some(&crate::args::ArgValue::Int(2))
+    );
     // Without a number in the request the model fills it in (under the grammar).
     let (_, model) = routed_turn(&mut agent, "Удали заметку", &["1"]);
     let r = &model.requests()[0];
