@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use porfiry_agent::scenario::StandIn;
 use porfiry_agent::{
-    Agent, AgentConfig, ExecutorTarget, Lang, ManualClock, PromptLayout, ToolInvocation,
+    Agent, AgentConfig, ExecutorTarget, Guidance, Lang, ManualClock, PromptLayout, ToolInvocation,
 };
 use serde::Deserialize;
 
@@ -138,9 +138,12 @@ impl Dialogue {
         layout: PromptLayout,
     ) -> Result<Agent, BenchError> {
         let clock = ManualClock::parse(&self.clock).map_err(|e| BenchError::Load(e.to_string()))?;
+        // The replies are scripted (teacher forcing): guidance, which decides replies (routed
+        // calls, stops, hidden sets), would change the dialogue being measured.
         let config = AgentConfig {
             lang: self.lang,
             layout,
+            guidance: Guidance::none(),
             ..AgentConfig::default()
         };
         let (mut agent, diagnostics) =

@@ -20,6 +20,7 @@
 use std::time::Instant;
 
 use porfiry_engine::{Engine, EngineParams, GenerateConfig, GenerateRequest, Message, Tokenizer};
+use porfiry_model::{ArgKind, ArgSpec, CallSpec};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args()
@@ -133,6 +134,88 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         mean(&off),
         mean(&on),
         mean(&on) / mean(&off)
+    );
+
+    // The request's own calls (the agent's `constrain_calls`: 13 tools of the shipped
+    // state, names and argument shapes spelled out), idle, against no grammar; and a reply
+    // made of given words (an answer said with a tool's words), engaged from the first token.
+    let text = |k: ArgKind| ArgSpec {
+        kind: k,
+        required: true,
+    };
+    let mut calls: Vec<CallSpec> = ["get_current_time", "notes_list", "disable_toolset"]
+        .iter()
+        .map(|n| CallSpec {
+            name: (*n).into(),
+            args: vec![],
+        })
+        .collect();
+    for n in ["show_text", "notes_add", "media_search", "media_info"] {
+        calls.push(CallSpec {
+            name: n.into(),
+            args: vec![text(ArgKind::Text)],
+        });
+    }
+    calls.push(CallSpec {
+        name: "notes_delete".into(),
+        args: vec![text(ArgKind::Integer)],
+    });
+    calls.push(CallSpec {
+        name: "read_skill".into(),
+        args: vec![text(ArgKind::OneOf(vec!["media".into(), "notes".into()]))],
+    });
+    calls.push(CallSpec {
+        name: "media_play".into(),
+        args: vec![
+            text(ArgKind::Text),
+            ArgSpec {
+                kind: ArgKind::OneOf(vec!["play".into(), "pause".into(), "stop".into()]),
+                required: false,
+            },
+        ],
+    });
+    let words: Vec<String> = "Заметка 1 сохранена , завтра в девять утра встреча с Анной у входа"
+        .split(' ')
+        .map(str::to_owned)
+        .collect();
+    let (mut free, mut own, mut worded) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        for mode in 0..3 {
+            let mut c = long.clone();
+            c.tool_call_grammar = (mode > 0).then(Default::default);
+            if mode == 1 {
+                c.allowed_calls = Some(calls.clone());
+            }
+            if mode == 2 {
+                c.reply_words = Some(words.clone());
+            }
+            let done = engine.generate(
+                GenerateRequest::new(
+                    "g",
+                    system.clone(),
+                    vec![Message::user("Tell me a story about a hedgehog.")],
+                )
+                .with_config(c),
+                &mut |_| {},
+            )?;
+            let tps = done.stats.decode_tps;
+            match mode {
+                0 => free.push(tps),
+                1 => own.push(tps),
+                _ => worded.push((tps, done.stats.generated_tokens)),
+            }
+        }
+    }
+    let worded_tps: Vec<f64> = worded.iter().map(|w| w.0).collect();
+    println!(
+        "decode tok/s free {:.1}; the request's calls (idle) {:.1}: ratio {:.3}; \
+         an answer of given words (engaged) {:.1} over {} tokens: ratio {:.3}",
+        mean(&free),
+        mean(&own),
+        mean(&own) / mean(&free),
+        mean(&worded_tps),
+        worded.last().map_or(0, |w| w.1),
+        mean(&worded_tps) / mean(&free)
     );
 
     // Grammar engaged (a call line being written).
