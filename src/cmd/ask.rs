@@ -66,16 +66,25 @@ pub struct AgentArgs {
     /// Leave the built-in skills and toolsets out (only the folders given load).
     #[arg(long)]
     pub no_builtin: bool,
+    /// The most sentences of a reply (a spoken reply is short); 0: no cap.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub sentences: usize,
+    /// Do not route the first action by example requests (the model alone chooses).
+    #[arg(long)]
+    pub no_route: bool,
 }
 
 impl AgentArgs {
     /// The runtime's view of these options (the rest default).
     pub fn config(&self) -> RuntimeConfig {
+        let mut agent = AgentConfig {
+            lang: self.lang,
+            ..AgentConfig::default()
+        };
+        agent.guidance.max_sentences = (self.sentences > 0).then_some(self.sentences);
+        agent.guidance.route = !self.no_route;
         RuntimeConfig {
-            agent: AgentConfig {
-                lang: self.lang,
-                ..AgentConfig::default()
-            },
+            agent,
             builtin: !self.no_builtin,
             skill_dirs: self.skills.clone(),
             toolset_dirs: self.toolsets.clone(),
