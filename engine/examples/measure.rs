@@ -97,96 +97,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
 
-    // Grammar on vs off: same prompt, free text (the grammar stays idle unless triggered).
+    // Grammar on vs off, same prompt, free text: the lazy grammar stays idle unless
+    // triggered; with the request's own calls (the agent's `constrain_calls`: the shipped
+    // state's tools, names and argument shapes spelled out) idle too; a reply made of given
+    // words (an answer said with a tool's words) engaged from the first token.
     let long = GenerateConfig {
         max_tokens: 128,
         ..GenerateConfig::greedy(128)
     };
-    let mut on = Vec::new();
-    let mut off = Vec::new();
-    for _ in 0..rounds {
-        for grammar in [false, true] {
-            let mut c = long.clone();
-            c.tool_call_grammar = if grammar {
-                Some(Default::default())
-            } else {
-                None
-            };
-            let done = engine.generate(
-                GenerateRequest::new(
-                    "g",
-                    system.clone(),
-                    vec![Message::user("Tell me a story about a hedgehog.")],
-                )
-                .with_config(c),
-                &mut |_| {},
-            )?;
-            if grammar {
-                on.push(done.stats.decode_tps);
-            } else {
-                off.push(done.stats.decode_tps);
-            }
-        }
-    }
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    println!(
-        "decode tok/s without grammar {:.1}, with idle lazy grammar {:.1}: ratio {:.3}",
-        mean(&off),
-        mean(&on),
-        mean(&on) / mean(&off)
-    );
-
-    // The request's own calls (the agent's `constrain_calls`: 13 tools of the shipped
-    // state, names and argument shapes spelled out), idle, against no grammar; and a reply
-    // made of given words (an answer said with a tool's words), engaged from the first token.
-    let text = |k: ArgKind| ArgSpec {
-        kind: k,
-        required: true,
-    };
-    let mut calls: Vec<CallSpec> = ["get_current_time", "notes_list", "disable_toolset"]
-        .iter()
-        .map(|n| CallSpec {
-            name: (*n).into(),
-            args: vec![],
-        })
-        .collect();
-    for n in ["show_text", "notes_add", "media_search", "media_info"] {
-        calls.push(CallSpec {
-            name: n.into(),
-            args: vec![text(ArgKind::Text)],
-        });
-    }
-    calls.push(CallSpec {
-        name: "notes_delete".into(),
-        args: vec![text(ArgKind::Integer)],
-    });
-    calls.push(CallSpec {
-        name: "read_skill".into(),
-        args: vec![text(ArgKind::OneOf(vec!["media".into(), "notes".into()]))],
-    });
-    calls.push(CallSpec {
-        name: "media_play".into(),
-        args: vec![
-            text(ArgKind::Text),
-            ArgSpec {
-                kind: ArgKind::OneOf(vec!["play".into(), "pause".into(), "stop".into()]),
-                required: false,
-            },
-        ],
-    });
+    let calls = shipped_calls();
     let words: Vec<String> = "Заметка 1 сохранена , завтра в девять утра встреча с Анной у входа"
         .split(' ')
         .map(str::to_owned)
         .collect();
-    let (mut free, mut own, mut worded) = (Vec::new(), Vec::new(), Vec::new());
+    // Per mode (free, idle lazy grammar, the request's calls, given words): tok/s, tokens.
+    let mut runs: [Vec<(f64, usize)>; 4] = Default::default();
     for _ in 0..rounds {
-        for mode in 0..3 {
+        for (mode, seen) in runs.iter_mut().enumerate() {
             let mut c = long.clone();
             c.tool_call_grammar = (mode > 0).then(Default::default);
-            if mode == 1 {
+            if mode == 2 {
                 c.allowed_calls = Some(calls.clone());
             }
-            if mode == 2 {
+            if mode == 3 {
                 c.reply_words = Some(words.clone());
             }
             let done = engine.generate(
@@ -198,24 +131,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .with_config(c),
                 &mut |_| {},
             )?;
-            let tps = done.stats.decode_tps;
-            match mode {
-                0 => free.push(tps),
-                1 => own.push(tps),
-                _ => worded.push((tps, done.stats.generated_tokens)),
-            }
+            seen.push((done.stats.decode_tps, done.stats.generated_tokens));
         }
     }
-    let worded_tps: Vec<f64> = worded.iter().map(|w| w.0).collect();
+    let mean = |v: &[(f64, usize)]| v.iter().map(|r| r.0).sum::<f64>() / v.len() as f64;
+    let [free, lazy, own, worded] = &runs;
     println!(
-        "decode tok/s free {:.1}; the request's calls (idle) {:.1}: ratio {:.3}; \
-         an answer of given words (engaged) {:.1} over {} tokens: ratio {:.3}",
-        mean(&free),
-        mean(&own),
-        mean(&own) / mean(&free),
-        mean(&worded_tps),
+        "decode tok/s without grammar {:.1}, with idle lazy grammar {:.1}: ratio {:.3}",
+        mean(free),
+        mean(lazy),
+        mean(lazy) / mean(free)
+    );
+    println!(
+        "decode tok/s: the request's calls (idle) {:.1}: ratio {:.3}; an answer of given words \
+         (engaged) {:.1} over {} tokens: ratio {:.3}",
+        mean(own),
+        mean(own) / mean(free),
+        mean(worded),
         worded.last().map_or(0, |w| w.1),
-        mean(&worded_tps) / mean(&free)
+        mean(worded) / mean(free)
     );
 
     // Grammar engaged (a call line being written).
@@ -228,6 +162,38 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         done.text, done.stats.generated_tokens, done.stats.decode_tps, done.stop
     );
     Ok(())
+}
+
+/// The calls of the shipped state as the agent offers them (core tools, notes, media).
+fn shipped_calls() -> Vec<CallSpec> {
+    let arg = |kind: ArgKind, required: bool| ArgSpec { kind, required };
+    let call = |name: &str, args: Vec<ArgSpec>| CallSpec {
+        name: name.into(),
+        args,
+    };
+    let names = |v: &[&str]| ArgKind::OneOf(v.iter().map(|s| (*s).into()).collect());
+    vec![
+        call("get_current_time", vec![]),
+        call("show_text", vec![arg(ArgKind::Text, true)]),
+        call("read_skill", vec![arg(names(&["media", "notes"]), true)]),
+        call(
+            "enable_toolset",
+            vec![arg(names(&["media", "notes"]), true)],
+        ),
+        call("disable_toolset", vec![]),
+        call("notes_add", vec![arg(ArgKind::Text, true)]),
+        call("notes_list", vec![]),
+        call("notes_delete", vec![arg(ArgKind::Integer, true)]),
+        call("media_search", vec![arg(ArgKind::Text, true)]),
+        call("media_info", vec![arg(ArgKind::Text, true)]),
+        call(
+            "media_play",
+            vec![
+                arg(ArgKind::Text, true),
+                arg(names(&["play", "pause", "stop"]), false),
+            ],
+        ),
+    ]
 }
 
 /// The value after `--name` on the command line, parsed, or `default`.
