@@ -6,7 +6,7 @@ use crate::model::{
     ContextWindow, Generation, GenerationStats, Message, Model, ModelError, ModelErrorKind,
     ModelRequest, ReplyGuide, StopReason,
 };
-use porfiry_model::sentence_end;
+use porfiry_model::{first_stop, sentence_end};
 
 /// What a [`ScriptedModel`] was asked, per generation.
 #[derive(Debug, Clone, PartialEq)]
@@ -242,8 +242,8 @@ impl Model for ScriptedModel {
 }
 
 /// A scripted output as an engine would produce it under `guide`: the prefix in front
-/// (unless the output has it), cut before the first stop string found after the prefix,
-/// and after the capped sentences.
+/// (unless the output has it), cut before the first stop string found after the prefix
+/// (the engine's rule, [`first_stop`]), and after the capped sentences.
 fn shaped(output: String, guide: &ReplyGuide<'_>) -> String {
     let prefix = guide.prefix.unwrap_or_default();
     let mut text = if output.starts_with(prefix) {
@@ -255,11 +255,7 @@ fn shaped(output: String, guide: &ReplyGuide<'_>) -> String {
         .stop
         .iter()
         .filter(|s| !s.is_empty())
-        .filter_map(|s| {
-            text[prefix.len()..]
-                .find(s.as_str())
-                .map(|i| prefix.len() + i)
-        })
+        .filter_map(|s| first_stop(&text, prefix.len(), s))
         .min();
     if let Some(cut) = cut {
         text.truncate(cut);

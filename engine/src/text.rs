@@ -5,7 +5,7 @@
 //! bytes until the next token completes them. [`StopScanner`] keeps back any tail of the text
 //! that could still become a stop string, so a stop string never reaches the caller.
 
-use porfiry_model::sentence_end;
+use porfiry_model::{first_stop, sentence_end};
 
 /// Turns a stream of byte pieces into valid UTF-8 text, never splitting a character.
 #[derive(Debug, Default)]
@@ -68,22 +68,6 @@ pub struct StopScanner {
     max_sentences: Option<usize>,
     text: String,
     emitted: usize,
-}
-
-/// Where stop string `stop` first occurs in `text` at or after `from`. A stop made of
-/// whitespace only (a line break, a blank line) does not count before any visible text:
-/// a reply that opens with a line break has not ended.
-fn first_stop(text: &str, from: usize, stop: &str) -> Option<usize> {
-    let blank = stop.trim().is_empty();
-    let mut at = from;
-    while let Some(i) = text.get(at..)?.find(stop) {
-        let hit = at + i;
-        if !blank || !text[..hit].trim().is_empty() {
-            return Some(hit);
-        }
-        at = hit + stop.len();
-    }
-    None
 }
 
 /// What [`StopScanner::push`] found.

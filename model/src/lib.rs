@@ -172,6 +172,23 @@ pub fn sentence_end(text: &str, n: usize) -> Option<usize> {
     None
 }
 
+/// Where stop string `stop` first occurs in `text` at or after `from` — the rule of
+/// [`ReplyGuide::stop`]. A stop made of
+/// whitespace only (a line break, a blank line) does not count before any visible text:
+/// a reply that opens with a line break has not ended.
+pub fn first_stop(text: &str, from: usize, stop: &str) -> Option<usize> {
+    let blank = stop.trim().is_empty();
+    let mut at = from;
+    while let Some(i) = text.get(at..)?.find(stop) {
+        let hit = at + i;
+        if !blank || !text[..hit].trim().is_empty() {
+            return Some(hit);
+        }
+        at = hit + stop.len();
+    }
+    None
+}
+
 /// A tool the model may call, in the shape of its declaration (`name|arg|arg`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CallSpec {

@@ -153,14 +153,12 @@ impl Shared {
                 text: (*text).to_owned(),
             })
             .collect();
-        // A tool of an inactive set without direct execution routes to its enable_toolset.
         for set in a.toolsets.iter() {
+            let prefix = format!("{}_", set.name);
             let replied = history.is_none_or(|h| {
                 h.iter().any(|m| {
                     m.role == Role::Tool
-                        && m.name
-                            .as_deref()
-                            .is_some_and(|n| n.starts_with(&format!("{}_", set.name)))
+                        && m.name.as_deref().is_some_and(|n| n.starts_with(&prefix))
                 })
             });
             for t in &set.tools {
@@ -302,7 +300,7 @@ impl Shared {
             }
             Some(name) => {
                 let Some(spec) = specs.iter().find(|c| &c.name == name) else {
-                    // A tool of a set reached only through enable_toolset.
+                    // A tool of an inactive set without direct execution: enable its set.
                     if let Some(set) = self.advertised.toolsets.route(name) {
                         guide.forced =
                             Some(format!("{}|{}", call_line("enable_toolset"), set.name));
