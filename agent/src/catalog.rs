@@ -137,6 +137,14 @@ keys! {
     EarlierLeftOut,
     MessageCut,
     MessageTooLong,
+    // turn control: what a turn without an answer says, the interruption marker, reminders
+    TurnInterrupted,
+    TurnCancelled,
+    TurnOutOfTime,
+    TurnTooManySteps,
+    TurnModelFailed,
+    TurnTooLong,
+    TurnReminder,
     // replies hosts write for their own tools
     HostToolTimeout,
     HostToolVanished,
@@ -216,6 +224,16 @@ fn ru(key: Key) -> &'static str {
         Key::MessageCut => "{text} … [обрезано: сообщение не помещалось в контекст]",
         Key::MessageTooLong => {
             "сообщение слишком длинное: запрос занимает {tokens} токенов, контекст вмещает {limit}"
+        }
+        Key::TurnInterrupted => "[перебит пользователем]",
+        Key::TurnCancelled => "Прервано.",
+        Key::TurnOutOfTime => "Не успел ответить. Спросите ещё раз, пожалуйста.",
+        Key::TurnTooManySteps => "Не получилось довести до конца. Скажите иначе, пожалуйста.",
+        Key::TurnModelFailed => "Не получилось ответить. Попробуйте ещё раз.",
+        Key::TurnTooLong => "Это слишком длинно для меня. Скажите короче, пожалуйста.",
+        Key::TurnReminder => {
+            "[Напоминание: вопрос пользователя: «{question}». Активные наборы: {active}. \
+            Ответь коротко или вызови нужный инструмент.]"
         }
         Key::HostToolTimeout => "инструмент не ответил за {ms} мс",
         Key::HostToolVanished => "инструмент завершился без ответа",
@@ -298,6 +316,16 @@ fn en(key: Key) -> &'static str {
         Key::MessageCut => "{text} … [cut: the message did not fit the context]",
         Key::MessageTooLong => {
             "message too long: the request takes {tokens} tokens, the context holds {limit}"
+        }
+        Key::TurnInterrupted => "[interrupted by the user]",
+        Key::TurnCancelled => "Stopped.",
+        Key::TurnOutOfTime => "I ran out of time. Please ask again.",
+        Key::TurnTooManySteps => "I couldn't finish that. Please put it another way.",
+        Key::TurnModelFailed => "I couldn't answer. Please try again.",
+        Key::TurnTooLong => "That is too long for me. Please say it shorter.",
+        Key::TurnReminder => {
+            "[Reminder: the user asked: \"{question}\". Active sets: {active}. \
+            Answer briefly or call the tool you need.]"
         }
         Key::HostToolTimeout => "the tool did not answer within {ms} ms",
         Key::HostToolVanished => "the tool stopped without an answer",
@@ -861,6 +889,52 @@ impl Texts {
                 ("tokens", &tokens.to_string()),
                 ("limit", &limit.to_string()),
             ],
+        )
+    }
+
+    // ---- turn control ---------------------------------------------------------------
+
+    /// The marker after the delivered part of a reply the user interrupted (in the history).
+    pub fn turn_interrupted(self) -> &'static str {
+        self.get(Key::TurnInterrupted)
+    }
+
+    /// What a cancelled turn tells the host (not spoken: the user stopped it).
+    pub fn turn_cancelled(self) -> &'static str {
+        self.get(Key::TurnCancelled)
+    }
+
+    /// What a turn whose time budget ran out says.
+    pub fn turn_out_of_time(self) -> &'static str {
+        self.get(Key::TurnOutOfTime)
+    }
+
+    /// What a turn that reached the iteration limit says.
+    pub fn turn_too_many_steps(self) -> &'static str {
+        self.get(Key::TurnTooManySteps)
+    }
+
+    /// What a turn whose model failed says.
+    pub fn turn_model_failed(self) -> &'static str {
+        self.get(Key::TurnModelFailed)
+    }
+
+    /// What a turn too long for the context says.
+    pub fn turn_too_long(self) -> &'static str {
+        self.get(Key::TurnTooLong)
+    }
+
+    /// The reminder a long turn's latest tool result carries: the user's `question` and
+    /// the `active` sets (`—` when none).
+    pub(crate) fn turn_reminder(self, question: &str, active: &[String]) -> String {
+        let active = if active.is_empty() {
+            "—".to_string()
+        } else {
+            active.join(", ")
+        };
+        self.fill(
+            Key::TurnReminder,
+            &[("question", question), ("active", &active)],
         )
     }
 

@@ -88,9 +88,9 @@ mod tools;
 mod toolset;
 
 pub use agent::{
-    estimate_tokens, render_history, Agent, AgentConfig, AgentError, AgentEvent, ContextBudget,
-    ContextReport, ExecutedTool, GenerationRecord, Guidance, ReplyKind, RequestView, ToolReply,
-    TurnOutcome, TurnStop, LOW_WATER_PERCENT,
+    estimate_tokens, merged_input, render_history, Agent, AgentConfig, AgentError, AgentEvent,
+    ContextBudget, ContextReport, ExecutedTool, GenerationRecord, Guidance, ReplyKind, RequestView,
+    ToolReply, TurnOutcome, TurnStop, LOW_WATER_PERCENT,
 };
 pub use args::{validate_args, ArgDecl, ArgType, ArgValue, Args, RawArgs};
 pub use catalog::{ArgProblem, Lang, Texts, UnknownLang};

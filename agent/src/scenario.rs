@@ -66,12 +66,12 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use crate::agent::{render_history, Agent, AgentConfig, ContextReport, TurnOutcome, TurnStop};
+use crate::agent::{merged_input, render_history, Agent, AgentConfig, TurnOutcome, TurnStop};
 use crate::catalog::Lang;
 use crate::clock::{parse_duration, Clock, ManualClock};
 use crate::model::CancelToken;
 use crate::scripted::{RecordedRequest, ScriptedModel};
-use crate::tools::{ExecutorTarget, ToolInvocation};
+use crate::tools::{ExecutorTarget, ToolExecutor, ToolInvocation};
 
 /// A host tool stand-in: the reply text, or an error.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -127,6 +127,13 @@ pub struct Scenario {
     /// With `context`: the scripted model's reply limit. Default: a quarter of the context.
     #[serde(default)]
     pub reply_tokens: Option<usize>,
+    /// Host tools that never return (their stand-ins block for good). Runs only with a host
+    /// that times its tools ([`ScenarioDefaults::timed_tools`]); the agent alone refuses it.
+    #[serde(default)]
+    pub tool_hangs: Vec<String>,
+    /// [`AgentConfig::reminder_after`]; default as the agent's.
+    #[serde(default)]
+    pub reminder_after: Option<usize>,
     /// The steps.
     pub steps: Vec<Step>,
 }
@@ -148,12 +155,38 @@ pub struct Step {
     /// Run a user turn with this text.
     #[serde(default)]
     pub user: Option<String>,
+    /// Several user messages that arrived at once: one turn with their texts merged
+    /// ([`merged_input`], the runtime's policy for queued messages).
+    #[serde(default)]
+    pub queue: Option<Vec<String>>,
     /// The model's outputs for that turn, one per generation.
     #[serde(default)]
     pub model: Option<Vec<String>>,
+    /// The user speaks over the reply: the turn is interrupted once this much was streamed.
+    #[serde(default)]
+    pub interrupt: Option<Interrupt>,
+    /// The turn's time budget ([`AgentConfig::turn_budget`]), e.g. `5s`; `off` for none.
+    /// Default: the agent's.
+    #[serde(default)]
+    pub deadline: Option<String>,
+    /// How long each generation of the turn takes on the manual clock (`3s`,
+    /// [`ScriptedModel::taking`]). Default: no time.
+    #[serde(default)]
+    pub takes: Option<String>,
     /// Checks.
     #[serde(default)]
     pub expect: Option<Expect>,
+}
+
+/// A barge-in ([`Step::interrupt`]).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Interrupt {
+    /// Interrupt once the turn streamed at least this many characters.
+    pub after_chars: usize,
+    /// How many of them the user got (spoken or shown); default `after_chars`.
+    #[serde(default)]
+    pub delivered_chars: Option<usize>,
 }
 
 /// Checks against the current state and the last user turn.
@@ -208,6 +241,15 @@ pub struct Expect {
     /// Exactly how many compactions the last turn made.
     #[serde(default)]
     pub compactions: Option<usize>,
+    /// Whether the last turn was interrupted by the user.
+    #[serde(default)]
+    pub interrupted: Option<bool>,
+    /// Substrings of the last turn's notice (what a turn without an answer says).
+    #[serde(default)]
+    pub notice_contains: Vec<String>,
+    /// Exactly how many requests of the last turn carried a reminder.
+    #[serde(default)]
+    pub reminders: Option<usize>,
     /// The last request is identical (system and messages) to the last request of this
     /// earlier step (1-based).
     #[serde(default)]
@@ -218,13 +260,31 @@ pub struct Expect {
     pub request_extends_step: Option<usize>,
 }
 
-/// Where scenarios without `skills:` / `toolsets:` get them.
+/// Where scenarios without `skills:` / `toolsets:` get them, and what the host adds.
 #[derive(Debug, Clone, Default)]
 pub struct ScenarioDefaults {
     /// Default skill folders.
     pub skills: Vec<PathBuf>,
     /// Default toolset folders.
     pub toolsets: Vec<PathBuf>,
+    /// How the host times its tools: every stand-in executor is registered through it.
+    /// Needed by scenarios with `tool_hangs` (the agent starts no threads; a host such as
+    /// the runtime gives its timed executor here).
+    pub timed_tools: Option<TimedTools>,
+}
+
+/// A host's wrapping of a tool executor in a timeout ([`ScenarioDefaults::timed_tools`]).
+#[derive(Clone)]
+#[allow(clippy::type_complexity)]
+pub struct TimedTools(
+    /// Wraps an executor for a scenario in this language (the timeout's reply is worded in it).
+    pub Arc<dyn Fn(Arc<dyn ToolExecutor>, Lang) -> Arc<dyn ToolExecutor> + Send + Sync>,
+);
+
+impl fmt::Debug for TimedTools {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("TimedTools(..)")
+    }
 }
 
 /// The result of one scenario file.
@@ -303,7 +363,30 @@ fn stop_name(stop: &TurnStop) -> &'static str {
         TurnStop::Answered => "answered",
         TurnStop::MaxIterations => "max_iterations",
         TurnStop::Cancelled => "cancelled",
+        TurnStop::Deadline => "deadline",
         TurnStop::ModelError(_) => "model_error",
+    }
+}
+
+/// What every turn must leave: a history whose last message is the assistant's and in
+/// which no two user messages follow each other.
+fn check_turn_shape(history: &[crate::model::Message]) -> Result<(), String> {
+    use crate::model::Role;
+    if let Some(i) = history
+        .windows(2)
+        .position(|w| w[0].role == Role::User && w[1].role == Role::User)
+    {
+        return Err(format!(
+            "two user messages in a row at {i}:\n{}",
+            render_history(history)
+        ));
+    }
+    match history.last() {
+        Some(m) if m.role == Role::Assistant => Ok(()),
+        _ => Err(format!(
+            "the turn left no assistant message at the end:\n{}",
+            render_history(history)
+        )),
     }
 }
 
@@ -326,6 +409,16 @@ pub fn run_scenario(sc: &Scenario, base: &Path, defaults: &ScenarioDefaults) -> 
     if let Some(n) = sc.max_iterations {
         config.max_iterations = n;
     }
+    if let Some(n) = sc.reminder_after {
+        config.reminder_after = Some(n);
+    }
+    if !sc.tool_hangs.is_empty() && defaults.timed_tools.is_none() {
+        return Err(
+            "`tool_hangs` needs a host that times its tools (run it from the runtime's tests)"
+                .into(),
+        );
+    }
+    let default_budget = config.turn_budget;
     if let Some(t) = &sc.toolset_timeout {
         config.toolset_timeout = parse_duration(t).map_err(|e| e.to_string())?;
     }
@@ -341,14 +434,27 @@ pub fn run_scenario(sc: &Scenario, base: &Path, defaults: &ScenarioDefaults) -> 
         return Err(format!("loading failed: {}", errors.join("; ")));
     }
     let mut agent = loaded.value;
+    let timed = |e: Arc<dyn ToolExecutor>| match &defaults.timed_tools {
+        Some(TimedTools(wrap)) => wrap(e, sc.lang),
+        None => e,
+    };
     for (tool, stand_in) in &sc.tool_results {
         let reply = stand_in.clone();
         agent.register_executor(
             ExecutorTarget::Tool(tool.clone()),
-            Arc::new(move |_: &ToolInvocation<'_>| match &reply {
+            timed(Arc::new(move |_: &ToolInvocation<'_>| match &reply {
                 StandIn::Text(t) => Ok(t.clone()),
                 StandIn::Error { error } => Err(error.clone()),
-            }),
+            })),
+        );
+    }
+    for tool in &sc.tool_hangs {
+        agent.register_executor(
+            ExecutorTarget::Tool(tool.clone()),
+            timed(Arc::new(|_: &ToolInvocation<'_>| loop {
+                // Never returns: the host's timeout must answer for it.
+                std::thread::park();
+            })),
         );
     }
 
@@ -366,7 +472,13 @@ pub fn run_scenario(sc: &Scenario, base: &Path, defaults: &ScenarioDefaults) -> 
         if let Some(a) = &step.advance {
             clock.advance(parse_duration(a).map_err(|e| at(e.to_string()))?);
         }
-        match (&step.user, &step.model) {
+        let user = match (&step.user, &step.queue) {
+            (Some(_), Some(_)) => return Err(at("`user` and `queue` in one step".into())),
+            (Some(u), None) => Some(u.clone()),
+            (None, Some(q)) => Some(merged_input(q)),
+            (None, None) => None,
+        };
+        match (&user, &step.model) {
             (Some(user), outputs) => {
                 let outputs = outputs.clone().unwrap_or_default();
                 let given = outputs.len();
@@ -374,9 +486,31 @@ pub fn run_scenario(sc: &Scenario, base: &Path, defaults: &ScenarioDefaults) -> 
                 if let Some(n) = sc.context {
                     model = model.with_context(n, sc.reply_tokens.unwrap_or(n / 4));
                 }
+                if let Some(t) = &step.takes {
+                    let each = parse_duration(t).map_err(|e| at(e.to_string()))?;
+                    model = model.taking(clock.clone(), each);
+                }
+                let budget = match step.deadline.as_deref().map(str::trim) {
+                    None => default_budget,
+                    Some("off") => None,
+                    Some(d) => Some(parse_duration(d).map_err(|e| at(e.to_string()))?),
+                };
+                agent.set_turn_budget(budget);
+                let cancel = CancelToken::new();
+                let mut streamed = 0usize;
+                let interrupt = step.interrupt.clone();
                 let out = agent
-                    .turn(&session, user, &mut model, &CancelToken::new(), &mut |_| {})
+                    .turn(&session, user, &mut model, &cancel, &mut |event| {
+                        if let (Some(i), crate::agent::AgentEvent::Text(t)) = (&interrupt, &event) {
+                            streamed += t.chars().count();
+                            if streamed >= i.after_chars && !cancel.is_cancelled() {
+                                cancel.interrupt(i.delivered_chars.unwrap_or(i.after_chars));
+                            }
+                        }
+                    })
                     .map_err(|e| at(e.to_string()))?;
+                agent.set_turn_budget(default_budget);
+                check_turn_shape(agent.history(&session)).map_err(at)?;
                 let step_request = model.requests().last().cloned();
                 if step_request.is_some() {
                     requests.last = step_request.clone();
@@ -522,16 +656,8 @@ fn check(
     contains_all("history", &history, &e.history_contains)?;
     excludes_all("history", &history, &e.history_excludes)?;
     let empty = TurnOutcome {
-        reply: String::new(),
         stop: TurnStop::Answered,
-        executed: vec![],
-        shown: vec![],
-        tool_replies: vec![],
-        generations: vec![],
-        streamed: String::new(),
-        model_error: None,
-        context: ContextReport::default(),
-        route: None,
+        ..TurnOutcome::new()
     };
     let last = last.unwrap_or(&empty);
     for w in &e.tool_results_contains {
@@ -568,6 +694,24 @@ fn check(
         let got = stop_name(&last.stop);
         if got != want.trim() {
             return Err(format!("the turn stopped as {got}, expected {want}"));
+        }
+    }
+    if let Some(want) = e.interrupted {
+        if last.interrupted != want {
+            return Err(format!(
+                "interrupted is {}, expected {want}",
+                last.interrupted
+            ));
+        }
+    }
+    contains_all(
+        "notice",
+        last.notice.as_deref().unwrap_or_default(),
+        &e.notice_contains,
+    )?;
+    if let Some(want) = e.reminders {
+        if last.reminders != want {
+            return Err(format!("{} reminder(s), expected {want}", last.reminders));
         }
     }
     if let Some(want) = e.compactions {

@@ -1,6 +1,9 @@
 //! A [`Model`] that plays back scripted outputs: for tests, scenarios and demos.
 
 use std::collections::VecDeque;
+use std::time::Duration;
+
+use crate::clock::ManualClock;
 
 use crate::model::{
     ContextWindow, Generation, GenerationStats, Message, Model, ModelError, ModelErrorKind,
@@ -32,6 +35,8 @@ pub struct RecordedRequest {
     pub max_sentences: Option<usize>,
     /// The words the reply had to be made of, if any (not enforced: the script is played).
     pub words: Option<Vec<String>>,
+    /// What was left of the turn's time budget.
+    pub time_left: Option<Duration>,
 }
 
 /// Plays back one scripted output per generation, streamed in small pieces (so the
@@ -55,6 +60,8 @@ pub struct ScriptedModel {
     piece_chars: usize,
     context: Option<ContextWindow>,
     embeddings: bool,
+    /// [`ScriptedModel::taking`]: the clock each generation moves and by how much.
+    takes: Option<(ManualClock, Duration)>,
 }
 
 impl ScriptedModel {
@@ -71,6 +78,7 @@ impl ScriptedModel {
             piece_chars: 3,
             context: None,
             embeddings: false,
+            takes: None,
         }
     }
 
@@ -134,6 +142,15 @@ impl ScriptedModel {
         )
     }
 
+    /// Every generation takes `each` on `clock` (moved forward by it): a request whose
+    /// [`ModelRequest::time_left`] is shorter gets only the share of its output that fits,
+    /// the clock moved by what was left, and stops with [`StopReason::Deadline`] — as an
+    /// engine stops at a generation deadline.
+    pub fn taking(mut self, clock: ManualClock, each: Duration) -> Self {
+        self.takes = Some((clock, each));
+        self
+    }
+
     /// Stream outputs in pieces of this many characters (at least 1; default 3).
     pub fn with_piece_chars(mut self, n: usize) -> Self {
         self.piece_chars = n.max(1);
@@ -179,6 +196,7 @@ impl Model for ScriptedModel {
                 .map(|c| c.iter().map(|c| c.name.clone()).collect()),
             max_sentences: request.guide.max_sentences,
             words: request.guide.words.map(<[String]>::to_vec),
+            time_left: request.time_left,
         });
         // The reply's room: what the context leaves, at most the reply limit.
         let room = match (self.context, tokens) {
@@ -202,7 +220,18 @@ impl Model for ScriptedModel {
             },
             None => (text, StopReason::EndOfTurn),
         };
-        let chars: Vec<char> = text.chars().collect();
+        let mut chars: Vec<char> = text.chars().collect();
+        if let Some((clock, each)) = &self.takes {
+            match request.time_left {
+                Some(left) if left < *each => {
+                    let share = left.as_secs_f64() / each.as_secs_f64().max(f64::MIN_POSITIVE);
+                    chars.truncate((chars.len() as f64 * share) as usize);
+                    clock.advance(left);
+                    stop = StopReason::Deadline;
+                }
+                _ => clock.advance(*each),
+            }
+        }
         let mut produced = String::new();
         for piece in chars.chunks(self.piece_chars) {
             if request.cancel.is_cancelled() {
@@ -298,6 +327,7 @@ mod tests {
             cancel: &cancel,
             forced_reply: None,
             guide: Default::default(),
+            time_left: None,
         };
         model.generate(&request, &mut |_| {})
     }

@@ -14,6 +14,7 @@ fn defaults() -> ScenarioDefaults {
     ScenarioDefaults {
         skills: vec![root().join("skills")],
         toolsets: vec![root().join("toolsets")],
+        timed_tools: None,
     }
 }
 

@@ -129,6 +129,7 @@ mod tests {
             cancel: &cancel,
             forced_reply: None,
             guide: Default::default(),
+            time_left: None,
         };
         let mut text = String::new();
         assert_eq!(
@@ -160,6 +161,7 @@ mod tests {
             cancel: &cancel,
             forced_reply: None,
             guide: Default::default(),
+            time_left: None,
         };
         assert!(matches!(m.generate(&req, &mut |_| {}), Err(e) if e.message() == "cache"));
     }

@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use porfiry_agent::scenario::StandIn;
-use porfiry_agent::{CancelToken, PromptLayout, TurnStop};
+use porfiry_agent::{CancelToken, PromptLayout};
 use porfiry_engine::{EngineModel, EngineParams, GenerateConfig};
 use porfiry_runtime::TurnStats;
 use serde::Serialize;
@@ -202,12 +202,7 @@ pub fn run_soak(
         let in_step = forced.remaining() == 0;
         model = Some(forced.into_inner());
         let out = out.map_err(|e| BenchError::Model(e.to_string()))?;
-        let stop = match &out.stop {
-            TurnStop::Answered => "answered",
-            TurnStop::MaxIterations => "max_iterations",
-            TurnStop::Cancelled => "cancelled",
-            TurnStop::ModelError(_) => "model_error",
-        };
+        let stop = porfiry_runtime::stop_name(&out.stop);
         let row = SoakTurn {
             turn: i + 1,
             stop: stop.to_string(),

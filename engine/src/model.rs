@@ -44,7 +44,7 @@ impl Model for EngineModel {
             session: request.session.to_owned(),
             system: request.system.to_owned(),
             messages: request.messages.to_vec(),
-            config: guided(&self.config, &request.guide),
+            config: guided(&self.config, &request.guide, request.time_left),
             forced_reply: request.forced_reply.map(str::to_owned),
             reply_prefix: request.guide.prefix.map(str::to_owned),
             cancel: request.cancel.clone(),
@@ -120,9 +120,18 @@ impl Model for EngineModel {
 }
 
 /// `config` with a request's [`ReplyGuide`] on top: its stop strings added, its calls
-/// constraining the grammar, its sentence cap (the tighter one when both set one).
-fn guided(config: &GenerateConfig, guide: &ReplyGuide<'_>) -> GenerateConfig {
+/// constraining the grammar, its sentence cap (the tighter one when both set one); the
+/// turn's `time_left` becomes the generation's deadline (the earlier one when both set one).
+fn guided(
+    config: &GenerateConfig,
+    guide: &ReplyGuide<'_>,
+    time_left: Option<std::time::Duration>,
+) -> GenerateConfig {
     let mut c = config.clone();
+    c.deadline = match (c.deadline, time_left) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
     c.stop.extend(guide.stop.iter().cloned());
     if let Some(calls) = guide.calls {
         c.allowed_calls = Some(calls.to_vec());

@@ -226,6 +226,7 @@ fn engine_model_serves_the_agent_seam_on_both_models() {
             cancel: &cancel,
             forced_reply: None,
             guide: Default::default(),
+            time_left: None,
         };
         let mut streamed = String::new();
         let generation = model.generate(&req, &mut |p| streamed.push_str(p)).unwrap();
@@ -239,6 +240,7 @@ fn engine_model_serves_the_agent_seam_on_both_models() {
         let req = ModelRequest {
             forced_reply: Some("Hello there."),
             guide: Default::default(),
+            time_left: None,
             ..req
         };
         let forced = model.generate(&req, &mut |_| {}).unwrap();

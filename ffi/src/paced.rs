@@ -112,6 +112,7 @@ mod tests {
             cancel: &cancel,
             forced_reply: None,
             guide: Default::default(),
+            time_left: None,
         };
         let mut streamed = String::new();
         let g = m.generate(&request, &mut |p| streamed.push_str(p)).unwrap();

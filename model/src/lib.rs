@@ -7,8 +7,9 @@
 //! outputs. Everything that crosses this seam is plain data.
 #![deny(missing_docs)]
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Who wrote a message of the conversation history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -64,9 +65,24 @@ impl Message {
 /// A cheap, clonable flag that asks a running turn (and the generation inside it) to stop.
 ///
 /// The agent checks it between loop iterations; a [`Model`] implementation is expected
-/// to check it between every decoded token.
-#[derive(Debug, Clone, Default)]
-pub struct CancelToken(Arc<AtomicBool>);
+/// to check it between every decoded token. A host that stops a turn because the user
+/// spoke over it ([`CancelToken::interrupt`]) also says how much of the turn's streamed
+/// text reached the user, so the history keeps exactly what was heard.
+#[derive(Debug, Clone)]
+pub struct CancelToken {
+    flag: Arc<AtomicBool>,
+    /// Characters of the turn's streamed text the user got; `usize::MAX`: not said.
+    delivered: Arc<AtomicUsize>,
+}
+
+impl Default for CancelToken {
+    fn default() -> Self {
+        Self {
+            flag: Arc::new(AtomicBool::new(false)),
+            delivered: Arc::new(AtomicUsize::new(usize::MAX)),
+        }
+    }
+}
 
 impl CancelToken {
     /// A token that is not cancelled.
@@ -75,19 +91,36 @@ impl CancelToken {
     }
     /// Ask everything holding a clone of this token to stop.
     pub fn cancel(&self) {
-        self.0.store(true, Ordering::SeqCst);
+        self.flag.store(true, Ordering::SeqCst);
+    }
+    /// Stop the turn because the user interrupted it, after `delivered_chars` characters
+    /// of the text it streamed were spoken or shown (the rest was never heard). The
+    /// earliest figure given wins over later ones only if smaller: what was heard cannot
+    /// grow after the interruption.
+    pub fn interrupt(&self, delivered_chars: usize) {
+        self.delivered.fetch_min(delivered_chars, Ordering::SeqCst);
+        self.cancel();
     }
     /// Whether [`CancelToken::cancel`] was called.
     pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
+        self.flag.load(Ordering::SeqCst)
     }
-    /// Clear the flag so the token can serve the next turn.
+    /// How many characters of the streamed text the user got, when the host said so
+    /// ([`CancelToken::interrupt`]); `None`: everything streamed counts as delivered.
+    pub fn delivered(&self) -> Option<usize> {
+        match self.delivered.load(Ordering::SeqCst) {
+            usize::MAX => None,
+            n => Some(n),
+        }
+    }
+    /// Clear the flag (and the delivered figure) so the token can serve the next turn.
     pub fn reset(&self) {
-        self.0.store(false, Ordering::SeqCst);
+        self.delivered.store(usize::MAX, Ordering::SeqCst);
+        self.flag.store(false, Ordering::SeqCst);
     }
     /// The shared flag itself, for code that polls an `AtomicBool` directly.
     pub fn flag(&self) -> &Arc<AtomicBool> {
-        &self.0
+        &self.flag
     }
 }
 
@@ -110,6 +143,9 @@ pub struct ModelRequest<'a> {
     /// How the reply is to be shaped: a prefix, stop strings, the calls it may make, a
     /// sentence cap. [`ReplyGuide::default`]: free.
     pub guide: ReplyGuide<'a>,
+    /// What is left of the turn's time budget: a model stops generating when it runs out
+    /// ([`StopReason::Deadline`]). `None`: no deadline.
+    pub time_left: Option<Duration>,
 }
 
 /// How the agent wants one reply shaped. Every field is optional; a model that cannot honour

@@ -121,6 +121,21 @@ impl TimedExecutor {
     }
 }
 
+/// Scenario stand-ins timed as this host times its tools: each runs through a
+/// [`TimedExecutor`] with `timeout` (so `tool_hangs` scenarios run: the hung stand-in
+/// becomes a tool error after the timeout).
+pub fn timed_scenario_tools(timeout: Duration) -> porfiry_agent::scenario::TimedTools {
+    let counters = Arc::new(ToolCounters::default());
+    porfiry_agent::scenario::TimedTools(Arc::new(move |tool, lang| {
+        Arc::new(TimedExecutor::tool(
+            tool,
+            timeout,
+            Texts::new(lang),
+            counters.clone(),
+        ))
+    }))
+}
+
 /// The text of a panic payload.
 pub(crate) fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {

@@ -38,7 +38,7 @@ mod stats;
 
 pub use config::{chat_format_of, engine_params, RuntimeConfig, DEFAULT_TOOL_TIMEOUT};
 pub use error::RuntimeError;
-pub use host_tools::{HostCall, HostFailure, TimedExecutor, ToolCounters};
+pub use host_tools::{timed_scenario_tools, HostCall, HostFailure, TimedExecutor, ToolCounters};
 pub use notes::NotesExecutor;
 pub use open::{
     agent_folders, load_agent, load_agent_from, load_engine, resolve_model, ModelChoice, OpenReport,
@@ -46,11 +46,11 @@ pub use open::{
 /// Progress reporting of model fetches, for hosts (from `porfiry-models`).
 pub use porfiry_models::{NoProgress, Progress, StderrProgress};
 pub use runtime::{Backend, Runtime, Turn};
-pub use stats::TurnStats;
+pub use stats::{stop_name, ToolTime, TurnStats};
 
 // The worker service (moved from the bridge) — its modules and exports:
 mod sentences;
 mod service;
 
 pub use sentences::SentenceSplitter;
-pub use service::{EventSink, Service, ServiceError, ServiceEvent};
+pub use service::{EventSink, Service, ServiceError, ServiceEvent, ServicePolicy};

@@ -99,13 +99,45 @@ struct Counters {
     listener_errors: AtomicU64,
     sessions_ended: AtomicU64,
     end_session_failures: AtomicU64,
+    merged: AtomicU64,
 }
 
-/// One queued or running turn, so `cancel` and `close` can reach it.
+/// One queued or running turn, so `cancel`, `close` and a newer message of its session can
+/// reach it.
 struct QueuedTurn {
     id: u64,
     session: String,
     cancel: CancelToken,
+    /// The user's text (merged into a newer message's while the turn has not started).
+    text: String,
+    /// Set by the worker (under the pending lock) when the turn starts.
+    started: bool,
+    /// How much of its streamed text the user got, as the host last said
+    /// ([`Service::delivered`]).
+    delivered: Option<usize>,
+    /// The newer turn this one's text went into ([`ServicePolicy::barge_in`]).
+    merged_into: Option<u64>,
+    /// The end of its session was queued after it: it belongs to the conversation that
+    /// ends, so a newer message neither interrupts it nor takes its text.
+    sealed: bool,
+}
+
+/// How a [`Service`] treats a new user message for a session that already has a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServicePolicy {
+    /// Barge-in (default on): a new message interrupts the session's running turn — it
+    /// stops within a token, and its history keeps the reply as far as it was delivered
+    /// ([`Service::delivered`]; default everything streamed), marked as interrupted — and
+    /// takes in the session's turns still queued: their texts and its own become one user
+    /// message ([`porfiry_agent::merged_input`]), their listeners get `Done` with `stop:
+    /// "merged"` and `merged_into`. Off: every message is answered in order.
+    pub barge_in: bool,
+}
+
+impl Default for ServicePolicy {
+    fn default() -> Self {
+        Self { barge_in: true }
+    }
 }
 
 enum ServiceJob {
@@ -165,6 +197,7 @@ pub struct Service {
     worker: Mutex<Option<JoinHandle<()>>>,
     shared: Arc<Shared>,
     next_turn: AtomicU64,
+    policy: ServicePolicy,
 }
 
 impl std::fmt::Debug for Service {
@@ -183,6 +216,18 @@ impl Service {
     /// # Errors
     /// [`ServiceError::Internal`] when the thread cannot be started.
     pub fn start(runtime: Runtime, info: Value) -> Result<Self, ServiceError> {
+        Self::start_with(runtime, info, ServicePolicy::default())
+    }
+
+    /// [`Service::start`] with a [`ServicePolicy`] other than the default.
+    ///
+    /// # Errors
+    /// [`ServiceError::Internal`] when the thread cannot be started.
+    pub fn start_with(
+        runtime: Runtime,
+        info: Value,
+        policy: ServicePolicy,
+    ) -> Result<Self, ServiceError> {
         let (tx, rx) = unbounded();
         let shared = Arc::new(Shared {
             pending: Mutex::new(Vec::new()),
@@ -203,6 +248,7 @@ impl Service {
             worker: Mutex::new(Some(worker)),
             shared,
             next_turn: AtomicU64::new(1),
+            policy,
         })
     }
 
@@ -229,7 +275,8 @@ impl Service {
     }
 
     /// Queues a turn: `text` from the user in `session`. Events go to `sink` from the worker
-    /// thread.
+    /// thread. With barge-in ([`ServicePolicy`], the default) a turn of the session that is
+    /// running is interrupted and the ones still queued are merged into this one.
     ///
     /// # Errors
     /// [`ServiceError::InvalidArgument`] for an empty session, [`ServiceError::Closed`].
@@ -245,15 +292,27 @@ impl Service {
         // Holding the jobs lock while registering keeps `close` from slipping in between.
         let jobs = lock(&self.jobs);
         let tx = jobs.as_ref().ok_or(ServiceError::Closed)?;
-        lock(&self.shared.pending).push(QueuedTurn {
-            id,
-            session: session.to_string(),
-            cancel: cancel.clone(),
-        });
+        let mut text = text.to_string();
+        {
+            let mut pending = lock(&self.shared.pending);
+            if self.policy.barge_in {
+                text = barge_in(&mut pending, session, id, text);
+            }
+            pending.push(QueuedTurn {
+                id,
+                session: session.to_string(),
+                cancel: cancel.clone(),
+                text: text.clone(),
+                started: false,
+                delivered: None,
+                merged_into: None,
+                sealed: false,
+            });
+        }
         let job = ServiceJob::Turn {
             id,
             session: session.to_string(),
-            text: text.to_string(),
+            text,
             sink,
             cancel,
         };
@@ -265,6 +324,8 @@ impl Service {
     }
 
     /// Cancels the running and queued turns of `session`; returns whether there were any.
+    /// The running turn's history keeps its reply as far as it was delivered
+    /// ([`Service::delivered`]), marked as interrupted.
     ///
     /// # Errors
     /// [`ServiceError::InvalidArgument`] for an empty session, [`ServiceError::Closed`].
@@ -276,7 +337,31 @@ impl Service {
         let pending = lock(&self.shared.pending);
         let mut any = false;
         for p in pending.iter().filter(|p| p.session == session) {
-            p.cancel.cancel();
+            stop_turn(p);
+            any = true;
+        }
+        Ok(any)
+    }
+
+    /// The host tells how much of the running turn's streamed text of `session` reached the
+    /// user so far (`chars`: characters spoken or shown). When the turn is then interrupted
+    /// or cancelled, the history keeps exactly that much of the reply. Returns whether a
+    /// turn of the session was running.
+    ///
+    /// # Errors
+    /// [`ServiceError::InvalidArgument`] for an empty session, [`ServiceError::Closed`].
+    pub fn delivered(&self, session: &str, chars: usize) -> Result<bool, ServiceError> {
+        check_session(session)?;
+        if lock(&self.jobs).is_none() {
+            return Err(ServiceError::Closed);
+        }
+        let mut pending = lock(&self.shared.pending);
+        let mut any = false;
+        for p in pending
+            .iter_mut()
+            .filter(|p| p.session == session && p.started)
+        {
+            p.delivered = Some(chars);
             any = true;
         }
         Ok(any)
@@ -291,9 +376,18 @@ impl Service {
     /// [`ServiceError::InvalidArgument`] for an empty session, [`ServiceError::Closed`].
     pub fn end_session(&self, session: &str) -> Result<(), ServiceError> {
         check_session(session)?;
-        self.enqueue(ServiceJob::EndSession {
+        let jobs = lock(&self.jobs);
+        let tx = jobs.as_ref().ok_or(ServiceError::Closed)?;
+        for p in lock(&self.shared.pending)
+            .iter_mut()
+            .filter(|p| p.session == session)
+        {
+            p.sealed = true;
+        }
+        tx.send(ServiceJob::EndSession {
             session: session.to_string(),
         })
+        .map_err(|_| ServiceError::Closed)
     }
 
     /// Queues the registration of a host toolset: every tool of `toolset` runs through
@@ -377,6 +471,7 @@ impl Service {
             "tool_timeouts": tool_timeouts,
             "tool_failures": tool_failures,
             "sessions_ended": get(&c.sessions_ended),
+            "merged": get(&c.merged),
             "end_session_failures": get(&c.end_session_failures),
             "queued": lock(&self.shared.pending).len(),
             "last_turn": *lock(&self.shared.last_turn),
@@ -411,6 +506,35 @@ impl Drop for Service {
     fn drop(&mut self) {
         let _ = self.close();
     }
+}
+
+/// Stop a queued or running turn: a running one as far as the host said it was delivered.
+fn stop_turn(p: &QueuedTurn) {
+    match (p.started, p.delivered) {
+        (true, Some(chars)) => p.cancel.interrupt(chars),
+        _ => p.cancel.cancel(),
+    }
+}
+
+/// Barge-in for a new message (turn `id`, `text`) of `session`: its running turn is
+/// interrupted, its queued ones are merged into this one. Returns the new turn's text.
+fn barge_in(pending: &mut [QueuedTurn], session: &str, id: u64, text: String) -> String {
+    let mut texts = Vec::new();
+    for p in pending
+        .iter_mut()
+        .filter(|p| p.session == session && !p.sealed && !p.cancel.is_cancelled())
+    {
+        if !p.started {
+            texts.push(std::mem::take(&mut p.text));
+            p.merged_into = Some(id);
+        }
+        stop_turn(p);
+    }
+    if texts.is_empty() {
+        return text;
+    }
+    texts.push(text);
+    porfiry_agent::merged_input(&texts)
 }
 
 fn check_session(session: &str) -> Result<(), ServiceError> {
@@ -475,6 +599,27 @@ fn worker_loop(mut runtime: Runtime, rx: Receiver<ServiceJob>, shared: Arc<Share
                 mut sink,
                 cancel,
             } => {
+                let merged_into = {
+                    let mut pending = lock(&shared.pending);
+                    let me = pending.iter_mut().find(|p| p.id == id);
+                    me.and_then(|p| {
+                        p.started = true;
+                        p.merged_into
+                    })
+                };
+                if let Some(into) = merged_into {
+                    shared.counters.turns.fetch_add(1, Ordering::Relaxed);
+                    shared.counters.merged.fetch_add(1, Ordering::Relaxed);
+                    if !sink.deliver(ServiceEvent::Done(merged_json(into))) {
+                        shared
+                            .counters
+                            .listener_errors
+                            .fetch_add(1, Ordering::Relaxed);
+                    }
+                    lock(&shared.pending).retain(|p| p.id != id);
+                    drop(sink);
+                    continue;
+                }
                 run_turn(
                     &mut runtime,
                     &shared,
@@ -597,12 +742,10 @@ fn run_turn(
 /// The `onDone` JSON: the turn's figures ([`TurnStats`], under their own names), why it
 /// stopped, the reply, the visible text streamed, the tools run and the texts shown.
 fn done_json(outcome: &TurnOutcome, cancelled: bool, stats: &TurnStats) -> Value {
-    let stop = match outcome.stop {
-        _ if cancelled => "cancelled",
-        TurnStop::Answered => "answered",
-        TurnStop::MaxIterations => "max_iterations",
-        TurnStop::Cancelled => "cancelled",
-        TurnStop::ModelError(_) => "model_error",
+    let stop = if cancelled {
+        "cancelled"
+    } else {
+        stats.stop_reason.as_str()
     };
     with_stats(
         stats,
@@ -612,7 +755,17 @@ fn done_json(outcome: &TurnOutcome, cancelled: bool, stats: &TurnStats) -> Value
             "streamed": outcome.streamed,
             "executed": outcome.executed.iter().map(|e| e.name.clone()).collect::<Vec<_>>(),
             "shown": outcome.shown,
+            "notice": outcome.notice,
+            "interrupted": outcome.interrupted,
         }),
+    )
+}
+
+/// The `onDone` JSON of a queued turn whose text went into the newer turn `into`.
+fn merged_json(into: u64) -> Value {
+    with_stats(
+        &TurnStats::default(),
+        json!({"stop": "merged", "merged_into": into, "text": "", "streamed": "", "executed": [], "shown": []}),
     )
 }
 
@@ -701,6 +854,12 @@ mod tests {
     fn service_of(agent: Agent, model: Box<dyn Model + Send>, info: Value) -> Service {
         let runtime = Runtime::from_parts(agent, Backend::Other(model), DEFAULT_TOOL_TIMEOUT);
         Service::start(runtime, info).unwrap()
+    }
+
+    /// A service answering every message in order (no barge-in).
+    fn in_order(agent: Agent, model: Box<dyn Model + Send>) -> Service {
+        let runtime = Runtime::from_parts(agent, Backend::Other(model), DEFAULT_TOOL_TIMEOUT);
+        Service::start_with(runtime, json!({}), ServicePolicy { barge_in: false }).unwrap()
     }
 
     /// A scripted model whose pieces come `delay_ms` apart.
@@ -808,6 +967,126 @@ mod tests {
         (service_of(agent(Lang::Ru, &[]), model, json!({})), seen)
     }
 
+    /// [`recording`] answering in order (no barge-in).
+    fn recording_in_order(outputs: &[&str]) -> (Service, Arc<Mutex<Seen>>) {
+        let seen = Arc::new(Mutex::new((Vec::new(), Vec::new(), Vec::new())));
+        let model = Box::new(Recording {
+            inner: ScriptedModel::new(outputs.iter().copied()),
+            seen: seen.clone(),
+        });
+        (in_order(agent(Lang::Ru, &[]), model), seen)
+    }
+
+    /// A scripted model that keeps every request's messages as text.
+    struct Transcript {
+        inner: ScriptedModel,
+        requests: Arc<Mutex<Vec<String>>>,
+    }
+
+    impl Model for Transcript {
+        fn generate(
+            &mut self,
+            request: &ModelRequest<'_>,
+            on_text: &mut dyn FnMut(&str),
+        ) -> Result<Generation, ModelError> {
+            let text = porfiry_agent::render_history(request.messages);
+            lock(&self.requests).push(text);
+            self.inner.generate(request, on_text)
+        }
+    }
+
+    fn done_of(rx: &Receiver<ServiceEvent>) -> Value {
+        let events = until_end(rx);
+        match events.last() {
+            Some(ServiceEvent::Done(d)) => d.clone(),
+            other => panic!("{other:?} in {events:?}"),
+        }
+    }
+
+    #[test]
+    fn barge_in_interrupts_the_running_turn_and_merges_the_queued_ones() {
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let model = Box::new(Paced {
+            inner: Transcript {
+                inner: ScriptedModel::new([
+                    "Первый длинный ответ, который никто не дослушал.",
+                    "Ответ на оба.",
+                ]),
+                requests: requests.clone(),
+            },
+            delay: Duration::from_millis(20),
+        });
+        let a = service_of(agent(Lang::Ru, &[]), model, json!({}));
+        let (tx, first) = unbounded();
+        a.send("s", "раз", Box::new(ChannelSink(tx))).unwrap();
+        // Wait for the reply to start streaming; the host says 6 characters were spoken.
+        loop {
+            match first
+                .recv_timeout(Duration::from_secs(10))
+                .expect("streaming")
+            {
+                ServiceEvent::Text(_) => break,
+                ServiceEvent::Done(d) => panic!("ended early: {d}"),
+                _ => {}
+            }
+        }
+        assert!(a.delivered("s", 6).unwrap(), "a turn of s is running");
+        assert!(
+            !a.delivered("other", 6).unwrap(),
+            "nothing runs in another session"
+        );
+        // The user speaks twice: the first message is queued behind the interrupted turn
+        // and merged into the second.
+        let second = turn(&a, "s", "два");
+        let third = turn(&a, "s", "три");
+        let d1 = done_of(&first);
+        assert_eq!(d1["stop"], "cancelled", "{d1}");
+        assert_eq!(d1["interrupted"], true, "{d1}");
+        let d2 = done_of(&second);
+        assert_eq!(d2["stop"], "merged", "{d2}");
+        let d3 = done_of(&third);
+        assert_eq!(d3["stop"], "answered", "{d3}");
+        assert_eq!(d2["merged_into"], 3, "{d2}");
+        assert_eq!(d3["text"], "Ответ на оба.");
+        // The model saw what the user heard, marked, then one message with both texts:
+        // never two user messages in a row.
+        let seen = lock(&requests).clone();
+        assert_eq!(seen.len(), 2, "{seen:?}");
+        assert!(
+            seen[1]
+                .ends_with("user: раз\nassistant: Первый\n[перебит пользователем]\nuser: два\nтри"),
+            "{}",
+            seen[1]
+        );
+        let stats = a.stats().unwrap();
+        assert_eq!(stats["merged"], 1, "{stats}");
+        a.close().unwrap();
+    }
+
+    #[test]
+    fn a_newer_message_does_not_reach_across_an_ended_session() {
+        let (a, seen) = recording(&["Раз.", "Два.", "Три."]);
+        // Nothing runs yet for "s" beyond the first turn; "два" is queued before the end.
+        let first = turn(&a, "s", "один");
+        let second = turn(&a, "s", "два");
+        a.end_session("s").unwrap();
+        let third = turn(&a, "s", "три");
+        let stops: Vec<Value> = [&first, &second, &third]
+            .iter()
+            .map(|rx| done_of(rx)["stop"].clone())
+            .collect();
+        // "один" was merged into "два" (or interrupted, had it started); "три" starts the
+        // new conversation alone.
+        assert_eq!(stops[2], "answered");
+        let (turns, _, _) = lock(&seen).clone();
+        assert_eq!(turns.last().unwrap(), &vec!["три".to_string()], "{turns:?}");
+        assert!(!turns
+            .iter()
+            .flatten()
+            .any(|u| u.contains("два") && u.contains("три")));
+        a.close().unwrap();
+    }
+
     #[test]
     fn prepare_is_a_hint_that_changes_no_turn() {
         let (a, seen) = recording(&["Да."]);
@@ -835,7 +1114,7 @@ mod tests {
 
     #[test]
     fn end_session_forgets_the_history_after_the_queued_turns() {
-        let (a, seen) = recording(&["Раз.", "Два.", "Три.", "Четыре."]);
+        let (a, seen) = recording_in_order(&["Раз.", "Два.", "Три.", "Четыре."]);
         let first = turn(&a, "s", "один");
         let other = turn(&a, "t", "чужой");
         // Queued behind the turns already sent: the first turn still runs in the session.

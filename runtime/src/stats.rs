@@ -7,7 +7,7 @@
 //! (`last_prompt_tokens`: the last request's prompt, i.e. how full the context is;
 //! `ttft_ms`: the first request's time to first token).
 
-use porfiry_agent::{GenerationStats, TurnOutcome};
+use porfiry_agent::{GenerationStats, TurnOutcome, TurnStop};
 
 /// Token and time accounting of one turn, summed over its generations.
 #[derive(Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -57,6 +57,41 @@ pub struct TurnStats {
     pub request_tokens: usize,
     /// Whether the reply was cut short because the context ran out under it.
     pub reply_cut_by_context: bool,
+    /// Why the turn ended: `answered`, `max_iterations`, `cancelled`, `deadline`,
+    /// `model_error` (empty for a turn that never ran).
+    #[serde(default)]
+    pub stop_reason: String,
+    /// Whether the user interrupted the reply.
+    #[serde(default)]
+    pub interrupted: bool,
+    /// The tools the turn ran, in order, with how long each took.
+    #[serde(default)]
+    pub tools: Vec<ToolTime>,
+    /// Requests of the turn that carried a reminder (a long turn).
+    #[serde(default)]
+    pub reminders: usize,
+}
+
+/// One tool run of a turn ([`TurnStats::tools`]).
+#[derive(Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ToolTime {
+    /// The tool.
+    pub name: String,
+    /// How long it ran, ms.
+    pub ms: u64,
+    /// Whether it succeeded.
+    pub ok: bool,
+}
+
+/// The name of a turn's stop as hosts report it.
+pub fn stop_name(stop: &TurnStop) -> &'static str {
+    match stop {
+        TurnStop::Answered => "answered",
+        TurnStop::MaxIterations => "max_iterations",
+        TurnStop::Cancelled => "cancelled",
+        TurnStop::Deadline => "deadline",
+        TurnStop::ModelError(_) => "model_error",
+    }
 }
 
 impl TurnStats {
@@ -67,6 +102,18 @@ impl TurnStats {
             generations: outcome.generations.len(),
             discarded: outcome.generations.iter().filter(|g| g.discarded).count(),
             turn_ms,
+            stop_reason: stop_name(&outcome.stop).to_string(),
+            interrupted: outcome.interrupted,
+            tools: outcome
+                .executed
+                .iter()
+                .map(|e| ToolTime {
+                    name: e.name.clone(),
+                    ms: e.ms,
+                    ok: e.ok,
+                })
+                .collect(),
+            reminders: outcome.reminders,
             ..TurnStats::default()
         };
         let measured: Vec<&GenerationStats> = outcome
@@ -155,6 +202,24 @@ impl TurnStats {
         if self.reply_cut_by_context {
             line.push_str(" | reply cut short by the context");
         }
+        if !self.tools.is_empty() {
+            let tools: Vec<String> = self
+                .tools
+                .iter()
+                .map(|t| {
+                    format!(
+                        "{} {} ms{}",
+                        t.name,
+                        t.ms,
+                        if t.ok { "" } else { " (failed)" }
+                    )
+                })
+                .collect();
+            line.push_str(&format!(" | tools: {}", tools.join(", ")));
+        }
+        if !self.stop_reason.is_empty() && self.stop_reason != "answered" {
+            line.push_str(&format!(" | stop: {}", self.stop_reason));
+        }
         line.push(']');
         line
     }
@@ -187,16 +252,9 @@ mod tests {
 
     fn outcome(generations: Vec<GenerationRecord>) -> TurnOutcome {
         TurnOutcome {
-            reply: String::new(),
             stop: TurnStop::Answered,
-            executed: vec![],
-            shown: vec![],
-            tool_replies: vec![],
             generations,
-            streamed: String::new(),
-            model_error: None,
-            context: Default::default(),
-            route: None,
+            ..TurnOutcome::new()
         }
     }
 

@@ -134,14 +134,27 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         eprintln!("{}", dim(&report.stats_line()));
     }
-    Ok(match &report.turn.outcome.stop {
-        TurnStop::Answered | TurnStop::MaxIterations => ExitCode::SUCCESS,
-        TurnStop::Cancelled => ExitCode::from(130),
+    Ok(exit_code(&report.turn.outcome))
+}
+
+/// `ask`'s exit status: 0 for an answer; 2 for a turn that ended without one (the
+/// iteration limit, the deadline — the reply says so); 130 for a cancel; 1 for a model
+/// error (said on stderr).
+fn exit_code(outcome: &porfiry_agent::TurnOutcome) -> ExitCode {
+    match &outcome.stop {
+        TurnStop::Answered => ExitCode::SUCCESS,
+        TurnStop::MaxIterations | TurnStop::Deadline => ExitCode::from(2),
+        TurnStop::Cancelled => {
+            if let Some(n) = &outcome.notice {
+                eprintln!("{}", dim(n));
+            }
+            ExitCode::from(130)
+        }
         TurnStop::ModelError(e) => {
             eprintln!("error: {e}");
             ExitCode::from(1)
         }
-    })
+    }
 }
 
 /// The runtime as `ask` and `chat` drive it.

@@ -5,6 +5,9 @@ use std::process::ExitCode;
 
 use porfiry_agent::scenario::{run_scenario_file, summary, ScenarioDefaults};
 
+/// The timeout of the scenarios' stand-in tools (short: a hung one costs this per call).
+const SCENARIO_TOOL_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// Arguments of `porfiry scenario`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -20,6 +23,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let defaults = ScenarioDefaults {
         skills: vec![builtin.skills],
         toolsets: vec![builtin.toolsets],
+        // As the CLI times its host tools: a `tool_hangs` stand-in answers after this.
+        timed_tools: Some(porfiry_runtime::timed_scenario_tools(SCENARIO_TOOL_TIMEOUT)),
     };
     let mut results = Vec::new();
     for file in super::yaml_files(args.files)? {

@@ -8,6 +8,7 @@ use super::{
 };
 use crate::args::{tool_line, validate_args, Args};
 use crate::catalog::Texts;
+use crate::clock::Clock;
 use crate::protocol::ToolCall;
 use crate::tools::{CoreTool, ToolInvocation, CORE_TOOL_NAMES};
 use crate::toolset::Toolset;
@@ -93,13 +94,15 @@ impl Shared {
         match core {
             CoreTool::GetCurrentTime => {
                 let now = texts.current_time(&self.clock.now());
-                run(core.name(), args, on_event, |_| Ok(now))
+                run(&*self.clock, core.name(), args, on_event, |_| Ok(now))
             }
             CoreTool::ShowText => {
                 let text = args.str("text").unwrap_or_default().to_string();
                 on_event(AgentEvent::ShowText(text.clone()));
                 out.shown.push(text);
-                run(core.name(), args, on_event, |_| Ok(texts.shown()))
+                run(&*self.clock, core.name(), args, on_event, |_| {
+                    Ok(texts.shown())
+                })
             }
             CoreTool::ReadSkill => {
                 let name = args.str("name").unwrap_or_default();
@@ -107,7 +110,7 @@ impl Shared {
                     Some(s) => Ok(texts.skill_body(&s.name, &s.body)),
                     None => Err(texts.unknown_skill(name, &self.skills.names())),
                 };
-                run(core.name(), args, on_event, |_| reply)
+                run(&*self.clock, core.name(), args, on_event, |_| reply)
             }
             CoreTool::EnableToolset => self.enable_call(s, &args, on_event),
             CoreTool::DisableToolset => self.disable_call(s, &args, on_event),
@@ -237,7 +240,7 @@ impl Shared {
         let Some(executor) = self.executor_for(&set.name, &tool.name) else {
             return rejected(&tool.name, texts.no_executor(&tool.name));
         };
-        run(&tool.name, args, on_event, |args| {
+        run(&*self.clock, &tool.name, args, on_event, |args| {
             let invocation = ToolInvocation {
                 session,
                 toolset: &set.name,
@@ -251,8 +254,9 @@ impl Shared {
     }
 }
 
-/// Run a tool's `body` between its started and finished events.
+/// Run a tool's `body` between its started and finished events, timed by `clock`.
 fn run(
+    clock: &dyn Clock,
     name: &str,
     args: Args,
     on_event: &mut dyn FnMut(AgentEvent),
@@ -262,10 +266,12 @@ fn run(
         name: name.to_string(),
         args: args.clone(),
     });
+    let started = clock.now();
     let (text, ok) = match body(&args) {
         Ok(t) => (t, true),
         Err(t) => (t, false),
     };
+    let ms = u64::try_from((clock.now() - started).num_milliseconds().max(0)).unwrap_or(0);
     on_event(AgentEvent::ToolFinished {
         name: name.to_string(),
         result: text.clone(),
@@ -284,6 +290,7 @@ fn run(
             args,
             result: text,
             ok,
+            ms,
         }),
     }
 }

@@ -23,6 +23,14 @@ pub(super) struct Guide {
 }
 
 impl Guide {
+    /// Take the toolset switches out of the calls this reply may make (after a switch that
+    /// changed nothing: asking again would loop). Only where the calls are constrained.
+    pub(super) fn forbid_switches(&mut self) {
+        if let Some(calls) = &mut self.calls {
+            calls.retain(|c| CoreTool::from_name(&c.name).is_none_or(|core| !core.is_invisible()));
+        }
+    }
+
     pub(super) fn reply_guide(&self) -> ReplyGuide<'_> {
         ReplyGuide {
             prefix: self.prefix.as_deref(),
@@ -103,13 +111,23 @@ impl Shared {
             },
             required,
         };
+        // An active set needs no enabling: only the others are offered, and no enable at
+        // all once every set is active.
+        let inactive: Vec<String> = a
+            .toolsets
+            .names()
+            .into_iter()
+            .filter(|n| !active.iter().any(|a| a.eq_ignore_ascii_case(n)))
+            .collect();
+        let all_active = inactive.is_empty() && !a.toolsets.names().is_empty();
         let mut specs: Vec<CallSpec> = CoreTool::ALL
             .into_iter()
+            .filter(|core| !(all_active && *core == CoreTool::EnableToolset))
             .map(|core| CallSpec {
                 name: core.name().to_owned(),
                 args: match core {
                     CoreTool::ReadSkill => vec![one_of(a.skills.names(), true)],
-                    CoreTool::EnableToolset => vec![one_of(a.toolsets.names(), true)],
+                    CoreTool::EnableToolset => vec![one_of(inactive.clone(), true)],
                     CoreTool::DisableToolset => vec![one_of(active.to_vec(), false)],
                     _ => core.args().iter().map(arg_spec).collect(),
                 },

@@ -4,9 +4,10 @@
 
 use super::compact::{fit, Refused, ViewParts};
 use super::session::Session;
+use super::turn::Extras;
 use super::{Agent, ContextReport, Shared};
 use crate::catalog::Texts;
-use crate::model::{Message, Model};
+use crate::model::{Message, Model, Role};
 use crate::prompt::PromptLayout;
 
 /// What a model request carries for a session: the system text and the message view (the
@@ -103,6 +104,41 @@ impl Shared {
         };
         let messages = fit(&system, &parts, turn_start, compacted, model, report)?;
         Ok(RequestView { system, messages })
+    }
+
+    /// [`Shared::fitted_request`] with `extras` in the request: its transient messages after
+    /// the history, its reminder at the end of the turn's latest tool result. They are
+    /// measured and compacted with the rest; the history is left exactly as it was.
+    pub(super) fn fitted_with(
+        &self,
+        s: &mut Session,
+        turn_start: usize,
+        model: &mut dyn Model,
+        report: &mut ContextReport,
+        extras: &Extras,
+    ) -> Result<RequestView, Refused> {
+        let len = s.history.len();
+        let mut restore = None;
+        if let Some(reminder) = &extras.reminder {
+            let latest = s.history[turn_start.min(len)..]
+                .iter()
+                .rposition(|m| m.role == Role::Tool)
+                .map(|i| turn_start + i);
+            if let Some(i) = latest {
+                let m = &mut s.history[i];
+                restore = Some((i, m.content.clone()));
+                m.content = format!("{}\n\n{reminder}", m.content);
+            }
+        }
+        s.history.extend(extras.transient.iter().cloned());
+        let view = self.fitted_request(s, turn_start, model, report);
+        s.history.truncate(len);
+        if let Some((i, content)) = restore {
+            s.history[i].content = content;
+        }
+        // A cut recorded for a transient message must not apply to a later one.
+        s.compacted.cuts.retain(|at, _| *at < len);
+        view
     }
 
     /// The system text and the state message (the history index it goes before, its text)

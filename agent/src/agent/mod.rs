@@ -49,6 +49,7 @@ pub use outcome::{
     TurnOutcome, TurnStop,
 };
 pub use session::render_history;
+pub use turn::merged_input;
 
 use session::{session_entry, Session};
 
@@ -70,6 +71,17 @@ pub struct AgentConfig {
     pub layout: PromptLayout,
     /// How the agent helps a small model act right ([`Guidance`]).
     pub guidance: Guidance,
+    /// The time one turn may take, by the agent's clock: checked before every model call
+    /// and handed to the model as the generation's deadline ([`ModelRequest::time_left`]
+    /// (crate::ModelRequest::time_left)). When it runs out the turn ends with
+    /// [`TurnStop::Deadline`] and a spoken catalog phrase. `None`: no limit. Default 20 s (a
+    /// voice turn).
+    pub turn_budget: Option<Duration>,
+    /// After this many model calls in one turn, every further request carries a short
+    /// reminder (the user's question, the active sets) at the end of its latest tool result
+    /// — in the request only, never in the history or the system part. `None`: never.
+    /// Default 4.
+    pub reminder_after: Option<usize>,
 }
 
 /// How the agent helps a small model act right. Each technique can be switched off on its
@@ -139,6 +151,8 @@ impl Default for AgentConfig {
             direct_execution: true,
             layout: PromptLayout::default(),
             guidance: Guidance::default(),
+            turn_budget: Some(Duration::from_secs(20)),
+            reminder_after: Some(4),
         }
     }
 }
@@ -241,6 +255,12 @@ impl Agent {
     /// The toolset declarations.
     pub fn toolsets(&self) -> &ToolsetRegistry {
         &self.shared.toolsets
+    }
+
+    /// Change [`AgentConfig::turn_budget`] for the turns from now on (a host whose voice
+    /// and text turns want different limits).
+    pub fn set_turn_budget(&mut self, budget: Option<Duration>) {
+        self.shared.config.turn_budget = budget;
     }
 
     /// Register a host executor for one tool or for every tool of a toolset. A tool
@@ -393,6 +413,13 @@ impl Shared {
                     .get(&ExecutorTarget::Toolset(set.to_string()))
             })
             .map(|e| &**e)
+    }
+
+    /// What is left of the time budget of a turn that began at `started`; `None`: no budget.
+    fn time_left(&self, started: Timestamp) -> Option<Duration> {
+        let budget = self.config.turn_budget?;
+        let spent = (self.clock.now() - started).to_std().unwrap_or_default();
+        Some(budget.saturating_sub(spent))
     }
 
     /// When a set activated (or extended) now stops being active.

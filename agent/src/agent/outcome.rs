@@ -65,8 +65,11 @@ pub enum TurnStop {
     Answered,
     /// The iteration limit was reached while the model was still calling tools.
     MaxIterations,
-    /// The cancel token was set.
+    /// The cancel token was set (the host stopped the turn, or the user spoke over it).
     Cancelled,
+    /// The turn's time budget ([`AgentConfig::turn_budget`](super::AgentConfig::turn_budget))
+    /// ran out.
+    Deadline,
     /// The model failed; the message says why. The history is intact.
     ModelError(String),
 }
@@ -115,6 +118,8 @@ pub struct ExecutedTool {
     pub result: String,
     /// Whether it succeeded.
     pub ok: bool,
+    /// How long it ran, ms, by the agent's clock.
+    pub ms: u64,
 }
 
 /// One model call of a turn.
@@ -155,6 +160,17 @@ pub struct TurnOutcome {
     /// it did not route (off, the model cannot embed, no examples).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub route: Option<Route>,
+    /// A turn that ended without an answer says so: the catalog phrase for its stop
+    /// (iteration limit, deadline, model error, cancel). Except for a cancel it was also
+    /// streamed as [`AgentEvent::Text`] (the user hears it) and is the turn's `reply`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notice: Option<String>,
+    /// Whether the user interrupted the reply: the history keeps it as far as it was
+    /// delivered, marked as interrupted.
+    pub interrupted: bool,
+    /// Generations after which a reminder was added to the request
+    /// ([`AgentConfig::reminder_after`](super::AgentConfig::reminder_after)).
+    pub reminders: usize,
 }
 
 /// How a turn kept its requests inside the model's context ([`TurnOutcome::context`]):
@@ -208,6 +224,9 @@ impl TurnOutcome {
             model_error: None,
             context: ContextReport::default(),
             route: None,
+            notice: None,
+            interrupted: false,
+            reminders: 0,
         }
     }
 }

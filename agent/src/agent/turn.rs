@@ -79,6 +79,7 @@ impl Agent {
                 cancel: &CancelToken::new(),
                 forced_reply: None,
                 guide: Default::default(),
+                time_left: None,
             })
             .map_err(|e| AgentError::Model(e.to_string()))
     }
@@ -94,17 +95,25 @@ impl Agent {
     }
 
     /// Run one user turn: append the user's text, then call the model until it answers
-    /// without a tool call, the iteration limit is reached, `cancel` is set or the model
-    /// fails. Events stream to `on_event` as they happen.
+    /// without a tool call, the iteration limit is reached, the turn's time budget runs out,
+    /// `cancel` is set or the model fails. Events stream to `on_event` as they happen.
     ///
-    /// Guarantees: the history is only appended to (tool results stay); enable/disable
-    /// generations that changed the toolsets are generated again without entering the
-    /// history; tool errors go back to the model; `cancel` is checked before every model
-    /// call and passed into the model, which checks it per token. For a model with a
-    /// bounded context ([`Model::context_window`]) every request is measured before it is
-    /// sent and, when it would not fit, compacted (older tool results shortened, older
-    /// exchanges left out — in the request only; the history keeps everything). A turn that
-    /// cannot fit even so stops with [`TurnStop::ModelError`] and
+    /// Guarantees: the history is only appended to (tool results stay) and every turn
+    /// leaves it ending with an assistant message — the answer; the part of a reply the
+    /// user got before interrupting it ([`CancelToken::interrupt`]), marked as interrupted;
+    /// or the catalog phrase a turn without an answer says ([`TurnOutcome::notice`], also
+    /// streamed except on a cancel) — so two user messages never follow each other.
+    /// Enable/disable generations are generated again without entering the history: one
+    /// that changed the toolsets under the new prompt, one that changed nothing with its
+    /// reply shown to the next generation only. Tool errors go back to the model; `cancel`
+    /// is checked before every model call and passed into the model, which checks it per
+    /// token; so is what is left of [`AgentConfig::turn_budget`](super::AgentConfig)
+    /// ([`ModelRequest::time_left`]). After [`AgentConfig::reminder_after`](super::AgentConfig)
+    /// model calls the latest tool result of each request carries a reminder (in the request
+    /// only). For a model with a bounded context ([`Model::context_window`]) every request
+    /// is measured before it is sent and, when it would not fit, compacted (older tool
+    /// results shortened, older exchanges left out — in the request only; the history keeps
+    /// everything). A turn that cannot fit even so stops with [`TurnStop::ModelError`] and
     /// [`ModelErrorKind::ContextFull`]; the session goes on. The figures are in
     /// [`TurnOutcome::context`].
     pub fn turn(
@@ -119,31 +128,53 @@ impl Agent {
         // Looked up once: nothing else can reach the sessions while the turn runs.
         let s = session_entry(sessions, session)?;
         let turn_start = s.history.len();
+        let started = shared.clock.now();
         s.history.push(Message::user(user_text));
         let mut out = TurnOutcome::new();
+        let texts = Texts::new(shared.config.lang);
         // Where the first action goes, decided once per turn (guidance permitting).
         shared.expire(s, on_event);
         out.route = shared.route(s, user_text, model);
         // The visible text of the last discarded generation: the host heard it already.
         let mut heard = String::new();
+        // A switch that changed nothing: its call and reply, for the next request only.
+        let mut transient: Vec<Message> = Vec::new();
         for _ in 0..shared.config.max_iterations.max(1) {
             if cancel.is_cancelled() {
-                out.stop = TurnStop::Cancelled;
+                interrupted(s, &mut out, texts, cancel, None);
+                return Ok(out);
+            }
+            let time_left = shared.time_left(started);
+            if time_left.is_some_and(|t| t.is_zero()) {
+                unanswered(s, &mut out, TurnStop::Deadline, texts, on_event, "");
                 return Ok(out);
             }
             shared.expire(s, on_event);
+            let reminder = shared
+                .config
+                .reminder_after
+                .filter(|n| out.generations.len() >= *n)
+                .map(|_| texts.turn_reminder(user_text, &s.active_names()));
+            out.reminders += usize::from(reminder.is_some());
             // Measured against the model's context and compacted before it is sent.
-            let view = match shared.fitted_request(s, turn_start, model, &mut out.context) {
+            let extras = Extras {
+                transient: std::mem::take(&mut transient),
+                reminder,
+            };
+            let view = match shared.fitted_with(s, turn_start, model, &mut out.context, &extras) {
                 Ok(view) => view,
                 Err(refused) => {
-                    let texts = Texts::new(shared.config.lang);
-                    out.stop =
-                        TurnStop::ModelError(texts.message_too_long(refused.tokens, refused.limit));
                     out.model_error = Some(ModelErrorKind::ContextFull);
+                    let stop =
+                        TurnStop::ModelError(texts.message_too_long(refused.tokens, refused.limit));
+                    unanswered(s, &mut out, stop, texts, on_event, "");
                     return Ok(out);
                 }
             };
-            let guide = shared.guide(s, out.route.as_ref(), turn_start);
+            let mut guide = shared.guide(s, out.route.as_ref(), turn_start);
+            if !extras.transient.is_empty() {
+                guide.forbid_switches();
+            }
             let request = ModelRequest {
                 session,
                 system: &view.system,
@@ -151,21 +182,35 @@ impl Agent {
                 cancel,
                 forced_reply: guide.forced.as_deref(),
                 guide: guide.reply_guide(),
+                time_left,
             };
+            let streamed_before = out.streamed.chars().count();
             let (streamed, result) = generate_streaming(model, &request, &heard, on_event);
             out.streamed.push_str(&streamed);
             let generation = match result {
                 Ok(g) => g,
                 Err(e) => {
-                    out.stop = TurnStop::ModelError(e.to_string());
                     out.model_error = Some(e.kind());
+                    let stop = TurnStop::ModelError(e.to_string());
+                    unanswered(s, &mut out, stop, texts, on_event, "");
                     return Ok(out);
                 }
             };
             out.context.reply_cut_by_context |= cut_by_context(&out.context, &generation);
             if generation.stop == StopReason::Cancelled {
                 record_generation(&mut out, on_event, &generation, true);
-                out.stop = TurnStop::Cancelled;
+                let here = Heard {
+                    visible: parse_output(&generation.text).visible(),
+                    streamed: &streamed,
+                    streamed_before,
+                };
+                interrupted(s, &mut out, texts, cancel, Some(here));
+                return Ok(out);
+            }
+            if generation.stop == StopReason::Deadline {
+                // Whatever it was writing is not acted on: its calls are guesses cut short.
+                record_generation(&mut out, on_event, &generation, true);
+                unanswered(s, &mut out, TurnStop::Deadline, texts, on_event, &streamed);
                 return Ok(out);
             }
 
@@ -189,30 +234,149 @@ impl Agent {
                 });
             }
             let only_switches = answers.iter().all(|a| a.switch);
-            let changed = answers.iter().any(|a| {
-                matches!(
-                    a.dispatched.reply.kind,
-                    ReplyKind::ToolsetChange { changed: true }
-                )
-            });
-            // A generation that only switched toolsets is generated again under the new
-            // prompt. One whose switches changed nothing is kept, so the model reads the
-            // replies (an identical request would get an identical answer: a loop).
-            let discard = only_switches && changed;
-            record_generation(&mut out, on_event, &generation, discard);
-            if discard {
+            // A generation that only switched toolsets is generated again, never entering
+            // the history (design 000 §12): under the new prompt when the sets changed;
+            // when they did not (a set already active, an unknown one), with its calls and
+            // replies shown to the next request only, so the model reads them and does not
+            // ask again (the next request also offers no switch).
+            record_generation(&mut out, on_event, &generation, only_switches);
+            if only_switches {
+                let changed = answers.iter().any(|a| {
+                    matches!(
+                        a.dispatched.reply.kind,
+                        ReplyKind::ToolsetChange { changed: true }
+                    )
+                });
                 heard = visible;
+                if !changed {
+                    transient = transient_messages(&parsed.segments, &answers);
+                }
                 out.tool_replies
                     .extend(answers.into_iter().map(|a| a.dispatched.reply));
                 continue;
             }
             heard.clear();
-            write_back(s, &parsed.segments, answers, only_switches, &mut out);
+            write_back(s, &parsed.segments, answers, &mut out);
             out.reply = visible.trim().to_string();
         }
-        out.stop = TurnStop::MaxIterations;
+        unanswered(s, &mut out, TurnStop::MaxIterations, texts, on_event, "");
         Ok(out)
     }
+}
+
+/// The one user message that stands for several that arrived while the assistant was busy
+/// (the runtime's policy: messages queued behind a running turn are merged, not answered
+/// one by one): their texts in order, one per line, blank ones left out.
+pub fn merged_input<S: AsRef<str>>(texts: &[S]) -> String {
+    texts
+        .iter()
+        .map(|t| t.as_ref().trim())
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// What a request carries beside the session's view, for this request only.
+pub(super) struct Extras {
+    /// Messages after the history (the calls and replies of a switch that changed nothing).
+    pub(super) transient: Vec<Message>,
+    /// Appended to the latest tool result of the turn ([`AgentConfig::reminder_after`]
+    /// (super::AgentConfig::reminder_after)).
+    pub(super) reminder: Option<String>,
+}
+
+/// The call lines of a generation of switches and their replies, as messages.
+fn transient_messages(segments: &[Segment], answers: &[Answer<'_>]) -> Vec<Message> {
+    let kept = vec![true; answers.len()];
+    let mut messages = vec![Message::assistant(assistant_text(segments, &kept))];
+    messages.extend(
+        answers
+            .iter()
+            .map(|a| Message::tool(a.call.name.clone(), a.dispatched.reply.text.clone())),
+    );
+    messages
+}
+
+/// What the user got of the generation a cancel stopped.
+struct Heard<'a> {
+    /// The generation's visible text.
+    visible: String,
+    /// What of it was streamed (less a preamble heard before, see [`RepeatGuard`]).
+    streamed: &'a str,
+    /// Characters the turn had streamed before this generation.
+    streamed_before: usize,
+}
+
+/// End a cancelled turn: the history gets what the user heard of the cancelled
+/// generation (all of what was streamed, or as much as the host says was delivered),
+/// marked as interrupted — only the marker when nothing of it was heard.
+fn interrupted(
+    s: &mut Session,
+    out: &mut TurnOutcome,
+    texts: Texts,
+    cancel: &CancelToken,
+    here: Option<Heard<'_>>,
+) {
+    out.stop = TurnStop::Cancelled;
+    out.interrupted = true;
+    out.notice = Some(texts.turn_cancelled().to_string());
+    let delivered = match here {
+        Some(h) => {
+            let streamed = h.streamed.chars().count();
+            let total = h.streamed_before + streamed;
+            let got = cancel.delivered().unwrap_or(total).min(total);
+            // Characters of this generation the user got: the preamble heard before it
+            // (not streamed again), then the part of the stream delivered.
+            let before = h.visible.chars().count().saturating_sub(streamed);
+            let n = before + got.saturating_sub(h.streamed_before);
+            h.visible.chars().take(n).collect::<String>()
+        }
+        None => String::new(),
+    };
+    let delivered = delivered.trim_end();
+    out.reply = delivered.trim_start().to_string();
+    let marker = texts.turn_interrupted();
+    s.history.push(Message::assistant(if delivered.is_empty() {
+        marker.to_string()
+    } else {
+        format!("{delivered}\n{marker}")
+    }));
+}
+
+/// End a turn that has no answer with its catalog phrase: streamed to the host (after
+/// `said`, the part of a cut generation the user heard), the turn's reply and notice, and
+/// the assistant message closing the turn in the history.
+fn unanswered(
+    s: &mut Session,
+    out: &mut TurnOutcome,
+    stop: TurnStop,
+    texts: Texts,
+    on_event: &mut dyn FnMut(AgentEvent),
+    said: &str,
+) {
+    let phrase = match (&stop, out.model_error) {
+        (TurnStop::Deadline, _) => texts.turn_out_of_time(),
+        (TurnStop::MaxIterations, _) => texts.turn_too_many_steps(),
+        (_, Some(ModelErrorKind::ContextFull)) => texts.turn_too_long(),
+        _ => texts.turn_model_failed(),
+    };
+    let said = said.trim();
+    let spoken = if said.is_empty() {
+        phrase.to_string()
+    } else {
+        format!(" {phrase}")
+    };
+    on_event(AgentEvent::Text(spoken.clone()));
+    out.streamed.push_str(&spoken);
+    let text = if said.is_empty() {
+        phrase.to_string()
+    } else {
+        format!("{said} {phrase}")
+    };
+    s.history.push(Message::assistant(text.clone()));
+    out.reply = text;
+    out.notice = Some(phrase.to_string());
+    out.stop = stop;
 }
 
 /// Whether `generation` ended for want of context: stopped by [`StopReason::MaxTokens`]
@@ -285,16 +449,15 @@ struct Answer<'a> {
 }
 
 /// Write a generation with calls into the history — its text up to the last kept call,
-/// then the kept calls' replies — and every reply into the outcome. Switches are kept only
-/// with `keep_switches` (a generation of nothing but switches).
+/// then the kept calls' replies — and every reply into the outcome. Switches are never
+/// kept (the generation has other calls).
 fn write_back(
     s: &mut Session,
     segments: &[Segment],
     answers: Vec<Answer<'_>>,
-    keep_switches: bool,
     out: &mut TurnOutcome,
 ) {
-    let kept: Vec<bool> = answers.iter().map(|a| keep_switches || !a.switch).collect();
+    let kept: Vec<bool> = answers.iter().map(|a| !a.switch).collect();
     s.history
         .push(Message::assistant(assistant_text(segments, &kept)));
     for (a, keep) in answers.into_iter().zip(kept) {

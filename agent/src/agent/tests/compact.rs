@@ -49,10 +49,6 @@ fn words(tag: &str, n: usize) -> String {
         .join(" ")
 }
 
-fn text_of(r: &RecordedRequest) -> String {
-    format!("system: {}\n{}", r.system, render_history(&r.messages))
-}
-
 /// Every request of the run fits the budget of its model.
 fn assert_fits(r: &Run) {
     let budget = ContextBudget::of(r.model.context_window().unwrap());
@@ -358,7 +354,12 @@ fn a_turn_that_cannot_fit_is_refused_clearly_and_the_session_goes_on() {
         let r = bounded(&mut agent, "s", "Ещё раз", &["Здравствуйте."], 1000);
         assert_eq!(r.out.stop, TurnStop::Answered);
         let seen = text_of(&r.model.requests()[0]);
-        assert!(seen.contains("user: Привет\nuser: Ещё раз"), "{seen}");
+        // The refused turn said so, and its answer closes it in the history.
+        let said = Texts::new(lang).turn_too_long();
+        assert!(
+            seen.contains(&format!("user: Привет\nassistant: {said}\nuser: Ещё раз")),
+            "{seen}"
+        );
     }
 }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::Mutex;
 
 use super::*;
+use crate::catalog::{Lang, Texts};
 use crate::clock::ManualClock;
 use crate::model::CancelToken;
 use crate::protocol::{parse_output, ToolCall};
@@ -100,6 +101,11 @@ fn call(line: &str) -> ToolCall {
 /// The dispatcher's reply to one `TOOL_CALL:` line, outside a turn.
 fn reply(agent: &mut Agent, session: &str, line: &str) -> ToolReply {
     agent.call_tool(session, &call(line), &mut |_| {}).unwrap()
+}
+
+/// A recorded request as text: `system: …` and its messages.
+fn text_of(r: &crate::scripted::RecordedRequest) -> String {
+    format!("system: {}\n{}", r.system, render_history(&r.messages))
 }
 
 fn history(agent: &Agent, session: &str) -> String {

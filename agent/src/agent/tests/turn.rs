@@ -179,7 +179,7 @@ fn a_regenerated_preamble_is_not_heard_twice() {
 }
 
 #[test]
-fn a_switch_that_changes_nothing_is_answered_in_the_history() {
+fn a_switch_that_changes_nothing_is_shown_to_the_next_request_only() {
     let (mut agent, _) = fixture();
     agent.enable_toolset("s", "media").unwrap();
     let r = turn(
@@ -192,17 +192,44 @@ fn a_switch_that_changes_nothing_is_answered_in_the_history() {
             "Ок.",
         ],
     );
-    assert_eq!(r.out.generations.iter().filter(|g| g.discarded).count(), 0);
+    assert_eq!(r.out.stop, TurnStop::Answered);
+    assert_eq!(r.out.generations.iter().filter(|g| g.discarded).count(), 2);
+    // Never in the history (design 000 §12)...
     assert_history(
         &agent,
         "s",
-        &[
-            "tool(enable_toolset): Тулсет media уже активен, продлеваю таймаут.",
-            "набора кино нет, доступны: media, web",
-        ],
-        &[],
+        &["assistant: Ок."],
+        &["enable_toolset", "уже активен"],
     );
-    assert!(r.out.tool_replies.iter().all(|t| t.in_history));
+    assert!(r.out.tool_replies.iter().all(|t| !t.in_history));
+    // ... but the next request shows the call and its reply, and only the next one.
+    let requests = r.model.requests();
+    let second = text_of(&requests[1]);
+    assert!(
+        second.contains("tool(enable_toolset): Тулсет media уже активен"),
+        "{second}"
+    );
+    let third = text_of(&requests[2]);
+    assert!(
+        third.contains("набора кино нет, доступны: media, web"),
+        "{third}"
+    );
+    assert!(!third.contains("уже активен"), "{third}");
+    // The request after a switch that changed nothing offers no switch (no loop).
+    for req in &requests[1..] {
+        let calls = req.calls.as_ref().expect("calls are constrained");
+        assert!(
+            !calls
+                .iter()
+                .any(|c| c == "enable_toolset" || c == "disable_toolset"),
+            "{calls:?}"
+        );
+    }
+    // The first request offered enabling only the inactive set.
+    assert!(requests[0]
+        .calls
+        .as_ref()
+        .is_some_and(|c| c.iter().any(|c| c == "enable_toolset")));
 }
 
 #[test]
@@ -245,6 +272,12 @@ fn max_iterations_bounds_the_loop() {
     assert_eq!(r.out.stop, TurnStop::MaxIterations);
     assert_eq!(r.out.generations.len(), 3);
     assert_eq!(r.model.remaining(), 0);
+    // The turn says it has no answer: spoken, and closing the turn in the history.
+    let said = Texts::new(Lang::Ru).turn_too_many_steps();
+    assert_eq!(r.out.notice.as_deref(), Some(said));
+    assert_eq!(r.out.reply, said);
+    assert!(r.out.streamed.ends_with(said), "{}", r.out.streamed);
+    assert!(history(&agent, "s").ends_with(&format!("assistant: {said}")));
     // Discarded generations count too: enable/disable ping-pong ends.
     let (mut agent, _) = fixture_with(AgentConfig {
         max_iterations: 4,
@@ -262,7 +295,14 @@ fn max_iterations_bounds_the_loop() {
         ],
     );
     assert_eq!(r.out.stop, TurnStop::MaxIterations);
-    assert_eq!(agent.history("s").len(), 1, "only the user message");
+    assert_eq!(
+        history(&agent, "s"),
+        format!(
+            "user: x\nassistant: {}",
+            Texts::new(Lang::Ru).turn_too_many_steps()
+        ),
+        "no switch in the history"
+    );
 }
 
 #[test]
@@ -276,6 +316,17 @@ fn cancellation_between_iterations_and_inside_a_generation() {
         .unwrap();
     assert_eq!(out.stop, TurnStop::Cancelled);
     assert_eq!(model.remaining(), 1, "no model call after cancel");
+    // Nothing was said: the marker alone closes the turn.
+    let marker = Texts::new(Lang::Ru).turn_interrupted();
+    assert_eq!(
+        history(&agent, "s"),
+        format!("user: x\nassistant: {marker}")
+    );
+    assert_eq!(
+        out.notice.as_deref(),
+        Some(Texts::new(Lang::Ru).turn_cancelled())
+    );
+    assert!(out.streamed.is_empty(), "a cancel is not spoken over");
 
     // Cancelled while the tool runs: the call completes (its result is kept), no new request.
     let (mut agent, _) = fixture();
@@ -296,7 +347,7 @@ fn cancellation_between_iterations_and_inside_a_generation() {
     assert_eq!(model.remaining(), 1);
     assert!(history(&agent, "s").contains("tool(media_search): found"));
 
-    // Cancelled mid-generation: the partial output stays out of the history.
+    // Cancelled mid-generation: the history keeps what was streamed, marked.
     let (mut agent, _) = fixture();
     let cancel = CancelToken::new();
     let flag = cancel.clone();
@@ -313,7 +364,12 @@ fn cancellation_between_iterations_and_inside_a_generation() {
         })
         .unwrap();
     assert_eq!(out.stop, TurnStop::Cancelled);
-    assert_eq!(agent.history("s").len(), 1);
+    assert!(out.interrupted);
+    assert_eq!(out.streamed, "Оче");
+    assert_eq!(
+        history(&agent, "s"),
+        format!("user: x\nassistant: Оче\n{marker}")
+    );
 }
 
 #[test]

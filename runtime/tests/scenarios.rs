@@ -1,0 +1,54 @@
+//! Scenarios that need a host: `runtime/tests/scenarios/*.yaml` run through the agent's
+//! scenario runner with the runtime's timed tools ([`porfiry_runtime::timed_scenario_tools`]),
+//! as the CLI and the bridge run their host tools.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use porfiry_agent::scenario::{run_scenario_file, summary, ScenarioDefaults};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+#[test]
+fn host_scenarios_pass_with_timed_tools() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no scenarios in {}", dir.display());
+    let defaults = ScenarioDefaults {
+        skills: vec![root().join("skills")],
+        toolsets: vec![root().join("toolsets")],
+        timed_tools: Some(porfiry_runtime::timed_scenario_tools(
+            Duration::from_millis(300),
+        )),
+    };
+    let results: Vec<_> = files
+        .iter()
+        .map(|f| run_scenario_file(f, &defaults))
+        .collect();
+    let report: Vec<String> = results.iter().map(|r| r.to_string()).collect();
+    assert!(
+        results.iter().all(|r| r.passed()),
+        "{}\n{}",
+        report.join("\n"),
+        summary(&results)
+    );
+}
+
+#[test]
+fn a_hung_tool_needs_a_timed_host() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios/bug_01_hung_tool.yaml");
+    let defaults = ScenarioDefaults {
+        skills: vec![root().join("skills")],
+        toolsets: vec![root().join("toolsets")],
+        timed_tools: None,
+    };
+    let r = run_scenario_file(&file, &defaults).to_string();
+    assert!(r.contains("needs a host that times its tools"), "{r}");
+}
