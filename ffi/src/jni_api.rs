@@ -104,7 +104,7 @@ fn open_service(options: &OpenOptions) -> Result<jlong, BridgeError> {
     let config = options.config()?;
     let (runtime, report) = Runtime::open(&config, &porfiry_runtime::NoProgress)?;
     let info = options::info(&config, &report, runtime.agent());
-    let service = Service::start(runtime, info)?;
+    let service = Service::start_with(runtime, info, options.policy())?;
     Ok(registry::insert(service))
 }
 
@@ -321,6 +321,24 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_cancel<'c>(
 ) -> jboolean {
     on_assistant(env, handle, |env, assistant| {
         Ok(assistant.cancel(&string_arg(env, &session, "session")?)?)
+    })
+}
+
+/// `boolean delivered(long handle, String session, int chars)`.
+#[no_mangle]
+pub extern "system" fn Java_app_porfiry_core_PorfiryNative_delivered<'c>(
+    env: EnvUnowned<'c>,
+    _class: JClass<'c>,
+    handle: jlong,
+    session: JString<'c>,
+    chars: jint,
+) -> jboolean {
+    on_assistant(env, handle, |env, assistant| {
+        let session = string_arg(env, &session, "session")?;
+        let chars = usize::try_from(chars).map_err(|_| {
+            BridgeError::InvalidArgument(format!("chars must be >= 0, got {chars}"))
+        })?;
+        Ok(assistant.delivered(&session, chars)?)
     })
 }
 

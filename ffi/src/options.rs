@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use porfiry_agent::{Agent, Diagnostic, Lang};
 use porfiry_runtime::paths::BuiltinSource;
-use porfiry_runtime::{OpenReport, RuntimeConfig};
+use porfiry_runtime::{OpenReport, RuntimeConfig, ServicePolicy};
 use serde_json::{json, Value};
 
 use crate::error::BridgeError;
@@ -29,6 +29,9 @@ use crate::error::BridgeError;
 /// | `tool_timeout_ms` | the deadline of the runtime's own host tools | 10000 |
 /// | `max_sentences` | the most sentences of a spoken reply (0: no cap) | 3 |
 /// | `route` | route a turn's first action by example requests (`Guidance::route`) | true |
+/// | `barge_in` | a new message interrupts the session's running turn and takes in its queued ones (`ServicePolicy`) | true |
+/// | `turn_budget_ms` | the time one turn may take (`AgentConfig::turn_budget`; 0: no limit) | 20000 |
+/// | `reminder_after` | generations of a turn before its requests carry a reminder (0: never) | 4 |
 ///
 /// An unknown key is an error that names it (a typo must not pass silently).
 #[derive(Debug, Clone, Default)]
@@ -48,10 +51,13 @@ pub(crate) struct OpenOptions {
     pub tool_timeout_ms: Option<u64>,
     pub max_sentences: Option<u32>,
     pub route: Option<bool>,
+    pub barge_in: Option<bool>,
+    pub turn_budget_ms: Option<u64>,
+    pub reminder_after: Option<u32>,
 }
 
 /// The keys [`OpenOptions`] knows.
-const KEYS: [&str; 15] = [
+const KEYS: [&str; 18] = [
     "model",
     "skills",
     "toolsets",
@@ -67,6 +73,9 @@ const KEYS: [&str; 15] = [
     "tool_timeout_ms",
     "max_sentences",
     "route",
+    "barge_in",
+    "turn_budget_ms",
+    "reminder_after",
 ];
 
 fn invalid(msg: impl Into<String>) -> BridgeError {
@@ -115,6 +124,9 @@ impl OpenOptions {
                 "tool_timeout_ms" => o.tool_timeout_ms = value_of(key, v)?,
                 "max_sentences" => o.max_sentences = value_of(key, v)?,
                 "route" => o.route = value_of(key, v)?,
+                "barge_in" => o.barge_in = value_of(key, v)?,
+                "turn_budget_ms" => o.turn_budget_ms = value_of(key, v)?,
+                "reminder_after" => o.reminder_after = value_of(key, v)?,
                 _ => unknown.push(key.as_str()),
             }
         }
@@ -136,6 +148,13 @@ impl OpenOptions {
             ));
         }
         Ok(o)
+    }
+
+    /// How the service treats a new message for a busy session (`barge_in`).
+    pub(crate) fn policy(&self) -> ServicePolicy {
+        ServicePolicy {
+            barge_in: self.barge_in.unwrap_or(true),
+        }
     }
 
     /// The runtime configuration: never fetching, 0 meaning the default.
@@ -177,6 +196,12 @@ impl OpenOptions {
         }
         if let Some(route) = self.route {
             config.agent.guidance.route = route;
+        }
+        if let Some(ms) = self.turn_budget_ms {
+            config.agent.turn_budget = (ms > 0).then(|| Duration::from_millis(ms));
+        }
+        if let Some(n) = self.reminder_after {
+            config.agent.reminder_after = (n > 0).then_some(n as usize);
         }
         config.data_dir = self.data_dir.as_ref().map(PathBuf::from);
         config.kv_dir = self.kv_dir.as_ref().map(PathBuf::from);

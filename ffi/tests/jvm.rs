@@ -217,8 +217,17 @@ fn cancel_stops_the_running_turn_quickly() {
 }
 
 #[test]
-fn cancel_reaches_queued_turns_of_that_session_only() {
-    jvm("cancelReachesQueuedTurnsOfThatSessionOnly", QUICK, false);
+fn cancel_reaches_the_turns_of_that_session_only() {
+    jvm("cancelReachesTheTurnsOfThatSessionOnly", QUICK, false);
+}
+
+#[test]
+fn barge_in_keeps_what_was_heard_and_merges_queued_speech() {
+    jvm(
+        "bargeInKeepsWhatWasHeardAndMergesQueuedSpeech",
+        QUICK,
+        false,
+    );
 }
 
 #[test]
@@ -299,6 +308,12 @@ fn gemma_streams_a_turn() {
 #[test]
 fn gemma_cancel() {
     let out = jvm("gemmaCancel", Duration::from_secs(600), true);
+    println!("{out}");
+}
+
+#[test]
+fn gemma_barge_in() {
+    let out = jvm("gemmaBargeIn", Duration::from_secs(600), true);
     println!("{out}");
 }
 

@@ -72,6 +72,10 @@ pub struct AgentArgs {
     /// Do not route the first action by example requests (the model alone chooses).
     #[arg(long)]
     pub no_route: bool,
+    /// The time one turn may take, in seconds (a turn out of time ends and says so); 0: no
+    /// limit.
+    #[arg(long, value_name = "SECS", default_value_t = 20.0)]
+    pub turn_budget: f64,
 }
 
 impl AgentArgs {
@@ -83,6 +87,9 @@ impl AgentArgs {
         };
         agent.guidance.max_sentences = (self.sentences > 0).then_some(self.sentences);
         agent.guidance.route = !self.no_route;
+        agent.turn_budget = (self.turn_budget > 0.0)
+            .then(|| std::time::Duration::try_from_secs_f64(self.turn_budget).ok())
+            .flatten();
         RuntimeConfig {
             agent,
             builtin: !self.no_builtin,

@@ -149,22 +149,42 @@ public final class BridgeTests {
         PorfiryNative.close(h);
     }
 
-    static void cancelReachesQueuedTurnsOfThatSessionOnly() throws Exception {
-        long h = scripted(15, "Первый длинный ответ, очень длинный ответ.", "Второй.", "Ответ Б.");
-        Recorder a1 = send(h, "A", "раз");
-        Recorder a2 = send(h, "A", "два");
+    static void cancelReachesTheTurnsOfThatSessionOnly() throws Exception {
+        long h = scripted(15, "Первый длинный ответ, очень длинный ответ.", "Ответ Б.");
+        Recorder a = send(h, "A", "раз");
         Recorder b = send(h, "B", "три");
-        Check.isTrue(a1.firstText.await(10, TimeUnit.SECONDS), "first turn started");
+        Check.isTrue(a.firstText.await(10, TimeUnit.SECONDS), "first turn started");
         Check.isTrue(PorfiryNative.cancel(h, "A"), "cancel A");
-        a1.await(10);
-        a2.await(10);
+        a.await(10);
         b.await(10);
-        Check.eq("cancelled", Check.json(a1.done, "stop"), "running turn");
-        Check.eq("cancelled", Check.json(a2.done, "stop"), "queued turn");
-        Check.eq("0", Check.json(a2.done, "generations"), "queued turn never ran");
+        Check.eq("cancelled", Check.json(a.done, "stop"), "running turn");
         Check.eq("answered", Check.json(b.done, "stop"), "session B unaffected");
-        // B got the second script output: the queued A turn consumed nothing.
-        Check.eq("Второй.", b.text(), "B's reply");
+        Check.eq("Ответ Б.", b.text(), "B's reply");
+        PorfiryNative.close(h);
+    }
+
+    /** Barge-in in the runtime: a new message interrupts the running turn of its session (the
+     *  history keeps what was delivered, marked), messages queued behind it are merged. */
+    static void bargeInKeepsWhatWasHeardAndMergesQueuedSpeech() throws Exception {
+        long h = scripted(15, "Первый длинный ответ, очень длинный ответ.", "{{messages}}", "{{messages}}");
+        Recorder first = send(h, "A", "раз");
+        Check.isTrue(first.firstText.await(10, TimeUnit.SECONDS), "first turn started");
+        Check.isTrue(PorfiryNative.delivered(h, "A", 6), "a turn of A is running");
+        Check.isTrue(!PorfiryNative.delivered(h, "B", 6), "none of B");
+        Recorder second = send(h, "A", "два");
+        Recorder third = send(h, "A", "три");
+        first.await(10);
+        second.await(10);
+        third.await(10);
+        Check.eq("cancelled", Check.json(first.done, "stop"), "interrupted turn " + first.done);
+        Check.eq("true", Check.json(first.done, "interrupted"), "marked " + first.done);
+        Check.eq("merged", Check.json(second.done, "stop"), "queued turn " + second.done);
+        Check.eq("answered", Check.json(third.done, "stop"), "the newest message runs " + third.done);
+        // The history: the first message, what was heard of its reply, one merged message.
+        int fresh = messages(send(h, "C", "x"));
+        Check.eq(fresh + 2, Integer.parseInt(third.text().trim()), "messages of the merged turn");
+        Check.eq("1", Check.json(PorfiryNative.stats(h), "merged"), "counted");
+        Check.throwsA(IllegalArgumentException.class, () -> PorfiryNative.delivered(h, "A", -1), "negative");
         PorfiryNative.close(h);
     }
 
@@ -188,7 +208,8 @@ public final class BridgeTests {
                     for (int i = 0; i < perThread; i++) {
                         Recorder r = new Recorder();
                         all.add(r);
-                        PorfiryNative.send(h, "session-" + id, "вопрос " + i, r);
+                        // A session per message: barge-in would merge a session's queued ones.
+                        PorfiryNative.send(h, "session-" + id + "-" + i, "вопрос " + i, r);
                     }
                 } catch (Throwable e) {
                     failure.set(e);
@@ -222,7 +243,7 @@ public final class BridgeTests {
     static void closeDuringGenerationEndsEveryTurnAndDetaches() throws Exception {
         long h = scripted(20, "Очень длинный ответ, который не успеет закончиться до закрытия.", "Второй.", "Третий.");
         Recorder r1 = send(h, "s", "1");
-        Recorder r2 = send(h, "s", "2");
+        Recorder r2 = send(h, "u", "2");
         Recorder r3 = send(h, "t", "3");
         Check.isTrue(r1.firstText.await(10, TimeUnit.SECONDS), "generation started");
         long t0 = System.nanoTime();
@@ -790,6 +811,32 @@ public final class BridgeTests {
         Check.eq("cancelled", Check.json(r.done, "stop"), "stop " + r.done);
         Check.isTrue(ms < 20000, "cancel took " + ms + " ms");
         System.out.println("gemma cancel after " + r.pieces.size() + " pieces, stopped in " + ms + " ms: " + r.done);
+        PorfiryNative.close(h);
+        Check.eq(Collections.emptyList(), porfiryThreads(), "threads detached");
+    }
+
+    /** Barge-in on the real Gemma through the bridge: the running reply stops, the new message
+     *  is answered, and its request reuses the interrupted one's prompt from the KV cache. */
+    static void gemmaBargeIn() throws Exception {
+        long h = PorfiryNative.open("{\"model\":\"" + prop("porfiry.model") + "\",\"skills\":[\"" + SKILLS
+                + "\"],\"toolsets\":[\"" + TOOLSETS + "\"],\"context\":2048,\"threads\":2,"
+                + "\"language\":\"ru\",\"max_sentences\":0,\"route\":false}");
+        Recorder first = send(h, "s", "Напиши длинную историю про кота, который жил в Москве.");
+        Check.isTrue(first.firstText.await(300, TimeUnit.SECONDS), "the reply started");
+        PorfiryNative.delivered(h, "s", 3);
+        Recorder second = send(h, "s", "Стоп. Как тебя зовут?");
+        first.await(60);
+        second.await(300);
+        Check.eq(null, first.error, "error");
+        Check.eq(null, second.error, "error");
+        Check.eq("cancelled", Check.json(first.done, "stop"), "interrupted " + first.done);
+        Check.eq("true", Check.json(first.done, "interrupted"), "marked " + first.done);
+        Check.isTrue(!"cancelled".equals(Check.json(second.done, "stop")), "answered " + second.done);
+        int firstPrompt = Integer.parseInt(Check.json(first.done, "last_prompt_tokens"));
+        int reused = Integer.parseInt(Check.json(second.done, "reused_tokens"));
+        Check.isTrue(reused >= firstPrompt, "the interrupted turn's prompt stayed in the cache: reused "
+                + reused + " of " + second.done + " after " + first.done);
+        System.out.println("gemma barge-in: " + first.done + " then " + second.done);
         PorfiryNative.close(h);
         Check.eq(Collections.emptyList(), porfiryThreads(), "threads detached");
     }

@@ -54,6 +54,11 @@ public final class Assistant implements AutoCloseable {
         PorfiryNative.endSession(handle, session);
     }
 
+    /** See {@link PorfiryNative#delivered}. */
+    public boolean delivered(String session, int chars) {
+        return PorfiryNative.delivered(handle, session, chars);
+    }
+
     /** See {@link PorfiryNative#cancel}. */
     public boolean cancel(String session) {
         return PorfiryNative.cancel(handle, session);

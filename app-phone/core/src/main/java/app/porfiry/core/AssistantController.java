@@ -2,6 +2,8 @@ package app.porfiry.core;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * The assistant's turn logic, independent of Android: what to send, what to speak, when to stop.
@@ -9,9 +11,11 @@ import java.util.Deque;
  * <ul>
  *   <li><b>Turn state:</b> IDLE → THINKING (sent, nothing to say yet) → SPEAKING (sentences queued
  *       or playing) → IDLE when the turn is done and the last sentence was spoken.</li>
- *   <li><b>Barge-in:</b> user speech cancels the current reply: {@link #userStartedSpeaking()}
- *       stops the voice and cancels the turn at once; {@link #userSaid(String)} does the same and
- *       then sends the new request. Events of a cancelled turn are ignored.</li>
+ *   <li><b>Barge-in:</b> the policy is the runtime's; the controller stops the voice and tells
+ *       the runtime how much of the reply was spoken ({@link Assistant#delivered}).
+ *       {@link #userStartedSpeaking()} then cancels the turn at once; {@link #userSaid(String)}
+ *       just sends the new request, which interrupts the running turn in the runtime. Either
+ *       way the history keeps what the user heard. Events of an interrupted turn are ignored.</li>
  *   <li><b>Sentence queue:</b> each sentence goes to the {@link Speaker} as soon as the model
  *       completes it; the controller counts utterances until the speaker reports them spoken.</li>
  *   <li><b>Activity:</b> tool calls, shown text and errors go to a {@link ToolActivityLog}.</li>
@@ -89,6 +93,11 @@ public final class AssistantController {
     private long turn = 0;
     private boolean turnFinished = true;
     private final Deque<String> pendingUtterances = new ArrayDeque<>();
+    /** The sentence each pending utterance speaks. */
+    private final Map<String, String> utteranceText = new HashMap<>();
+    /** The current turn's streamed text, and how far of it (UTF-16 index) was spoken. */
+    private final StringBuilder streamed = new StringBuilder();
+    private int spokenUpTo;
     private long utteranceCounter = 0;
     private String lastStats;
     /** Requests sent since the conversation started. */
@@ -185,18 +194,23 @@ public final class AssistantController {
         }
     }
 
-    /** The recognizer produced the user's words: interrupt whatever runs, then send them. */
+    /**
+     * The recognizer produced the user's words: stop the voice and send them (the runtime
+     * interrupts the turn still running, keeping what was spoken of it).
+     */
     public synchronized void userSaid(String text) {
         if (text == null || text.trim().isEmpty()) {
             return;
         }
         if (state != State.IDLE) {
-            interrupt();
+            silence();
         } else {
             startOverIfIdle();
         }
         turn++;
         turnFinished = false;
+        streamed.setLength(0);
+        spokenUpTo = 0;
         conversationTurns++;
         lastActivity = clock.millis();
         setState(State.THINKING);
@@ -206,7 +220,15 @@ public final class AssistantController {
 
     /** The speaker finished (or dropped) an utterance. */
     public synchronized void utteranceDone(String utteranceId) {
-        pendingUtterances.remove(utteranceId);
+        if (pendingUtterances.remove(utteranceId)) {
+            String sentence = utteranceText.remove(utteranceId);
+            if (sentence != null) {
+                int at = streamed.indexOf(sentence, spokenUpTo);
+                if (at >= 0) {
+                    spokenUpTo = at + sentence.length();
+                }
+            }
+        }
         lastActivity = clock.millis();
         maybeIdle();
     }
@@ -226,13 +248,27 @@ public final class AssistantController {
         }
     }
 
+    /** Stops the voice and cancels the running turn (its history keeps what was spoken). */
     private void interrupt() {
-        speaker.stopAll();
-        pendingUtterances.clear();
-        if (!turnFinished) {
+        boolean running = !turnFinished;
+        silence();
+        if (running) {
             assistant.cancel(session);
         }
-        // Events still coming from the cancelled turn carry an old turn number and are ignored.
+    }
+
+    /**
+     * Stops the voice; tells the runtime how much of the reply the user heard (code points of
+     * the streamed text up to the end of the last sentence spoken). Events still coming from
+     * that turn carry an old turn number and are ignored from now on.
+     */
+    private void silence() {
+        speaker.stopAll();
+        if (!turnFinished) {
+            assistant.delivered(session, streamed.codePointCount(0, spokenUpTo));
+        }
+        pendingUtterances.clear();
+        utteranceText.clear();
         turn++;
         turnFinished = true;
         setState(State.IDLE);
@@ -266,6 +302,7 @@ public final class AssistantController {
         public void onText(String piece) {
             synchronized (AssistantController.this) {
                 if (current(myTurn)) {
+                    streamed.append(piece);
                     observer.onReplyText(piece);
                 }
             }
@@ -279,6 +316,7 @@ public final class AssistantController {
                 }
                 String id = "u" + (++utteranceCounter);
                 pendingUtterances.addLast(id);
+                utteranceText.put(id, sentence);
                 setState(State.SPEAKING);
                 speaker.speak(id, sentence);
             }

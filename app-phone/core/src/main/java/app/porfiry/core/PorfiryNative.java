@@ -77,7 +77,11 @@ public final class PorfiryNative {
     /**
      * Starts a turn: {@code text} from the user in {@code session}. Returns at once; the events go
      * to {@code listener} from a native worker thread. Turns run one at a time per assistant, in
-     * the order they were sent.
+     * the order they were sent. Barge-in (the {@code barge_in} option, on by default): a turn of
+     * the same session that is running is interrupted — its history keeps the reply as far as
+     * {@link #delivered} said it reached the user, marked as interrupted — and the session's turns
+     * still queued are merged into this one (their listeners get {@code onDone} with stop
+     * {@code "merged"}).
      */
     public static native void send(long handle, String session, String text, PorfiryListener listener);
 
@@ -89,6 +93,14 @@ public final class PorfiryNative {
      * and changes nothing in the session (a hint, not a turn).
      */
     public static native void prepare(long handle, String session, String partialText);
+
+    /**
+     * Tells how much of the running turn's streamed text in {@code session} reached the user so
+     * far: {@code chars} Unicode characters (code points) spoken or shown. When the turn is then
+     * interrupted or cancelled, its history keeps exactly that much of the reply. Returns whether
+     * a turn of the session was running.
+     */
+    public static native boolean delivered(long handle, String session, int chars);
 
     /**
      * Cancels the running and queued turns of {@code session}. Returns whether anything was
