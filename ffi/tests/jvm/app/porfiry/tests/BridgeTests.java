@@ -863,7 +863,10 @@ public final class BridgeTests {
             r.await(300);
             Check.eq(null, r.error, "turn " + i + " failed");
             String stop = Check.json(r.done, "stop");
-            Check.isTrue(stop.equals("answered") || stop.equals("max_iterations"), "turn " + i + ": " + r.done);
+            // A turn out of its time budget (a loaded machine) ends and says so; the session
+            // goes on either way.
+            Check.isTrue(stop.equals("answered") || stop.equals("max_iterations") || stop.equals("deadline"),
+                    "turn " + i + ": " + r.done);
             compactions += Integer.parseInt(Check.json(r.done, "compactions"));
         }
         Check.isTrue(compactions > 0, "a dialogue this long is compacted at least once");
