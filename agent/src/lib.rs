@@ -60,8 +60,9 @@
 //! - **Invisible toolset switches.** A generation whose calls only enable/disable toolsets
 //!   *and change them* is discarded and generated again under the new prompt; the host
 //!   does not hear its preamble twice ([`RepeatGuard`]). A switch that changes nothing
-//!   (already active, unknown set) is kept in the history so the model reads the answer —
-//!   otherwise an identical request would produce an identical answer, forever.
+//!   (already active, unknown set) is generated again too, its call and reply shown to the
+//!   next request only — never in the history — and that request offers no switch, so an
+//!   identical request cannot produce the identical answer forever.
 //! - **Forgiving tools.** Tool errors, unknown tools and invalid arguments become tool
 //!   replies (from the one message [`catalog`](Lang)); they never end the loop. A call to
 //!   a tool of an inactive set activates the set and either runs (valid arguments,

@@ -733,6 +733,11 @@ fn run_turn(
         }
         Err(panic) => {
             counters.failed.fetch_add(1, Ordering::Relaxed);
+            // The turn could not close itself: close it, so the session goes on without
+            // two user messages in a row.
+            let _ = catch_unwind(AssertUnwindSafe(|| {
+                runtime.agent_mut().close_open_turn(session)
+            }));
             ServiceEvent::Error(format!("internal error: {}", panic_message(&panic)))
         }
     };
@@ -1019,13 +1024,14 @@ mod tests {
         let a = service_of(agent(Lang::Ru, &[]), model, json!({}));
         let (tx, first) = unbounded();
         a.send("s", "раз", Box::new(ChannelSink(tx))).unwrap();
-        // Wait for the reply to start streaming; the host says 6 characters were spoken.
-        loop {
+        // Wait for the reply to stream 9 characters; the host says 6 of them were spoken.
+        let mut streamed = 0;
+        while streamed < 9 {
             match first
                 .recv_timeout(Duration::from_secs(10))
                 .expect("streaming")
             {
-                ServiceEvent::Text(_) => break,
+                ServiceEvent::Text(t) => streamed += t.chars().count(),
                 ServiceEvent::Done(d) => panic!("ended early: {d}"),
                 _ => {}
             }
@@ -1260,19 +1266,21 @@ mod tests {
         ));
     }
 
-    /// A model that panics on its first generation and answers afterwards.
-    struct Explosive(bool);
+    /// A model that panics on its first generation and answers afterwards, keeping the
+    /// last request it answered as text.
+    struct Explosive(bool, Arc<Mutex<String>>);
 
     impl Model for Explosive {
         fn generate(
             &mut self,
-            _request: &ModelRequest<'_>,
+            request: &ModelRequest<'_>,
             on_text: &mut dyn FnMut(&str),
         ) -> Result<Generation, ModelError> {
             if !self.0 {
                 self.0 = true;
                 panic!("model bug");
             }
+            *lock(&self.1) = porfiry_agent::render_history(request.messages);
             on_text("Цел.");
             Ok(Generation {
                 text: "Цел.".into(),
@@ -1284,7 +1292,9 @@ mod tests {
 
     #[test]
     fn a_panic_inside_a_turn_is_an_error_event_and_the_worker_survives() {
-        let a = service_of(agent(Lang::Ru, &[]), Box::new(Explosive(false)), json!({}));
+        let seen = Arc::new(Mutex::new(String::new()));
+        let model = Box::new(Explosive(false, seen.clone()));
+        let a = service_of(agent(Lang::Ru, &[]), model, json!({}));
         let events = until_end(&turn(&a, "s", "1"));
         assert!(
             matches!(events.last(), Some(ServiceEvent::Error(m)) if m == "internal error: model bug"),
@@ -1294,6 +1304,13 @@ mod tests {
         assert!(
             matches!(events.last(), Some(ServiceEvent::Done(d)) if d["text"] == "Цел."),
             "{events:?}"
+        );
+        // The turn that panicked was closed for it: never two user messages in a row.
+        let said = Texts::new(Lang::Ru).turn_model_failed();
+        let request = lock(&seen).clone();
+        assert!(
+            request.ends_with(&format!("user: 1\nassistant: {said}\nuser: 2")),
+            "{request}"
         );
         assert!(a.prompt("s").unwrap().contains("show_text"));
         a.close().unwrap();

@@ -317,6 +317,26 @@ impl Agent {
         self.sessions.remove(session).is_some()
     }
 
+    /// Close a turn that did not close itself (a host caught a panic inside
+    /// [`Agent::turn`]): when the session's history ends with a user or tool message, the
+    /// catalog phrase of a failed turn is appended as the assistant's, so the next request
+    /// never has two user messages in a row. Returns whether it appended one.
+    pub fn close_open_turn(&mut self, session: &str) -> bool {
+        let texts = Texts::new(self.shared.config.lang);
+        match self.sessions.get_mut(session) {
+            Some(s)
+                if s.history
+                    .last()
+                    .is_some_and(|m| m.role != crate::model::Role::Assistant) =>
+            {
+                s.history
+                    .push(Message::assistant(texts.turn_model_failed()));
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// The session's active toolsets now (expired ones are dropped first), sorted.
     pub fn active_toolsets(&mut self, session: &str) -> Vec<String> {
         match self.sessions.get_mut(session) {
