@@ -53,6 +53,9 @@ fn crates_depend_only_as_the_architecture_says() {
         ("porfiry-model", &[]),
         ("porfiry-models", &[]),
         ("porfiry-agent", &["porfiry-model"]),
+        // The catalog (skills and protocols in SQLite) stands alone; hosts reach it through
+        // the runtime.
+        ("porfiry-catalog", &[]),
         // The engine knows the model seam, never the agent (skills, toolsets, prompts).
         ("porfiry-engine", &["porfiry-model"]),
         // Only the runtime uses the models crate and the engine together.
