@@ -39,7 +39,8 @@ pub const MAX_DOCUMENT_BYTES: usize = 256 * 1024;
 pub const NAME_LIMIT: usize = 64;
 
 /// Skill or protocol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Kind {
     /// How to approach a kind of task: advice, injected as instructions.
     Skill,
@@ -75,7 +76,8 @@ impl fmt::Display for Kind {
 }
 
 /// Where an entry belongs (a search filter).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Area {
     /// Home and personal life.
     Home,
@@ -159,6 +161,25 @@ pub struct Document {
     pub body: String,
     /// Front matter keys the format does not know, kept with their values.
     pub extra: Map<String, Value>,
+}
+
+/// As JSON: `kind` first, then the fields (`protocol` only for a protocol).
+impl Serialize for Document {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("kind", &self.kind())?;
+        map.serialize_entry("name", &self.name)?;
+        map.serialize_entry("description", &self.description)?;
+        map.serialize_entry("triggers", &self.triggers)?;
+        map.serialize_entry("tags", &self.tags)?;
+        map.serialize_entry("area", &self.area)?;
+        if let Some(p) = &self.protocol {
+            map.serialize_entry("protocol", p)?;
+        }
+        map.serialize_entry("body", &self.body)?;
+        map.serialize_entry("extra", &self.extra)?;
+        map.end()
+    }
 }
 
 /// The front matter keys the format knows, in the order a document is rendered.

@@ -82,7 +82,7 @@ pub use ids::{EntryId, ProposalId, RunId};
 pub use import::{ImportError, ImportProblem, ImportReport, Override, IMPORT_AUTHOR};
 pub use proposals::{NewProposal, Proposal, ProposalStatus};
 pub use runs::{Run, RunEnd, RunStatus, RunStep, StepMark, StepStatus};
-pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
+pub use schema::{Opened, APPLICATION_ID, SCHEMA_VERSION};
 pub use search::{EntrySummary, Query, DEFAULT_SEARCH_LIMIT};
 pub use store::{Catalog, Entry, EntryRef, Owner, Update, Version, BUSY_TIMEOUT};
 pub use yaml::{MAX_FLOW_OPENINGS, MAX_YAML_DEPTH, MAX_YAML_NODES};

@@ -21,7 +21,8 @@ use crate::store::{
 };
 
 /// Where a proposal stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ProposalStatus {
     /// Waiting for the user.
     Pending,
@@ -74,7 +75,7 @@ pub struct NewProposal<'a> {
 }
 
 /// A stored proposal.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Proposal {
     /// Its id.
     pub id: ProposalId,

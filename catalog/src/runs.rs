@@ -17,7 +17,8 @@ use crate::ids::{EntryId, RunId};
 use crate::store::{corrupt, from_json, get_entry, require, to_json, version_of, Catalog};
 
 /// Where a run stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum RunStatus {
     /// Started, not finished.
     Running,
@@ -58,7 +59,8 @@ impl fmt::Display for RunStatus {
 }
 
 /// Where a step of a run stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum StepStatus {
     /// Not done yet.
     Open,
@@ -99,7 +101,7 @@ impl fmt::Display for StepStatus {
 }
 
 /// One step of a run.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct RunStep {
     /// Its number, from 1.
     pub number: u32,
@@ -114,7 +116,7 @@ pub struct RunStep {
 }
 
 /// A protocol run.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Run {
     /// Its id.
     pub id: RunId,

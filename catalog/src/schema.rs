@@ -175,29 +175,45 @@ pub(crate) fn not_a_database(path: &Path, e: rusqlite::Error) -> CatalogError {
     }
 }
 
+/// What opening did to the file's schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opened {
+    /// The file was new (or empty): the schema was created.
+    Created,
+    /// The file was at [`SCHEMA_VERSION`] already.
+    Current,
+    /// The file was migrated forward from this schema version.
+    Migrated {
+        /// The version the file had.
+        from: u32,
+    },
+}
+
 /// Brings the file to [`SCHEMA_VERSION`].
-pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<u32> {
+pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<Opened> {
     migrate_with(conn, path, MIGRATIONS)
 }
 
 /// Applies `migrations` from the file's version on, in one immediate transaction (the
-/// header is read again inside it: another process may have migrated meanwhile). Returns
-/// the version reached. On any error nothing changes.
-fn migrate_with(conn: &mut Connection, path: &Path, migrations: &[&str]) -> Result<u32> {
+/// header is read again inside it: another process may have migrated meanwhile). On any
+/// error nothing changes.
+fn migrate_with(conn: &mut Connection, path: &Path, migrations: &[&str]) -> Result<Opened> {
     let latest = migrations.len() as u32;
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let h = header(&tx)?;
     check(path, &h, latest)?;
-    if h.user_version == latest {
-        return Ok(latest);
-    }
+    let opened = match h.user_version {
+        v if v == latest => return Ok(Opened::Current),
+        0 => Opened::Created,
+        from => Opened::Migrated { from },
+    };
     for step in &migrations[h.user_version as usize..] {
         tx.execute_batch(step)?;
     }
     tx.pragma_update(None, "application_id", APPLICATION_ID)?;
     tx.pragma_update(None, "user_version", latest)?;
     tx.commit()?;
-    Ok(latest)
+    Ok(opened)
 }
 
 #[cfg(test)]
@@ -215,13 +231,23 @@ mod tests {
         let path = dir.path().join("c.db");
         let mut conn = Connection::open(&path).expect("open");
         let first = ["CREATE TABLE a (x INTEGER);"];
-        assert_eq!(migrate_with(&mut conn, &path, &first).expect("v1"), 1);
+        assert_eq!(
+            migrate_with(&mut conn, &path, &first).expect("v1"),
+            Opened::Created
+        );
+        assert_eq!(
+            migrate_with(&mut conn, &path, &first).expect("again"),
+            Opened::Current
+        );
         conn.execute("INSERT INTO a VALUES (7)", []).expect("row");
         let both = [
             first[0],
             "ALTER TABLE a ADD COLUMN y TEXT NOT NULL DEFAULT 'new';",
         ];
-        assert_eq!(migrate_with(&mut conn, &path, &both).expect("v2"), 2);
+        assert_eq!(
+            migrate_with(&mut conn, &path, &both).expect("v2"),
+            Opened::Migrated { from: 1 }
+        );
         let y: String = conn
             .query_row("SELECT y FROM a WHERE x = 7", [], |r| r.get(0))
             .expect("migrated row");

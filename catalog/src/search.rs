@@ -38,7 +38,7 @@ impl Query {
 }
 
 /// One search result.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct EntrySummary {
     /// Its id.
     pub id: EntryId,

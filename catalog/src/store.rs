@@ -12,13 +12,14 @@ use crate::clock::{Clock, SystemClock, Timestamp};
 use crate::document::{content_hash, name_key, normalize, Area, Document, Kind, Protocol};
 use crate::error::{CatalogError, DocumentError, Result};
 use crate::ids::EntryId;
-use crate::schema;
+use crate::schema::{self, Opened};
 
 /// How long a write waits for another connection's write to end before it fails.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Who an entry belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Owner {
     /// Imported from the skill folders (the shipped `skills/`, the user's folders): read-only.
     Shared,
@@ -51,7 +52,7 @@ impl fmt::Display for Owner {
 }
 
 /// An entry as a write left it: enough to name it in a reply.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct EntryRef {
     /// Its id.
     pub id: EntryId,
@@ -84,7 +85,7 @@ impl Update {
 }
 
 /// A whole catalog entry.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Entry {
     /// Its id.
     pub id: EntryId,
@@ -127,7 +128,7 @@ impl Entry {
 }
 
 /// One row of an entry's history.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Version {
     /// The entry.
     pub entry: EntryId,
@@ -500,6 +501,7 @@ pub struct Catalog {
     conn: Connection,
     clock: Arc<dyn Clock>,
     path: PathBuf,
+    opened: Opened,
 }
 
 impl fmt::Debug for Catalog {
@@ -533,12 +535,19 @@ impl Catalog {
         }
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", true)?;
-        schema::migrate(&mut conn, path)?;
+        let opened = schema::migrate(&mut conn, path)?;
         Ok(Catalog {
             conn,
             clock,
             path: path.to_path_buf(),
+            opened,
         })
+    }
+
+    /// What opening did to the file: created its schema, found it current, or migrated it
+    /// (a host says so once).
+    pub fn opened(&self) -> Opened {
+        self.opened
     }
 
     /// The file.

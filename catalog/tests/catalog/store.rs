@@ -1,7 +1,7 @@
 //! The store on a real SQLite file: opening, schema versions, entries, versions, names.
 
 use porfiry_catalog::{
-    content_hash, Catalog, CatalogError, DocumentError, EntryId, Kind, Owner, Update,
+    content_hash, Catalog, CatalogError, DocumentError, EntryId, Kind, Opened, Owner, Update,
     APPLICATION_ID, SCHEMA_VERSION,
 };
 use sha2::{Digest, Sha256};
@@ -26,9 +26,44 @@ fn a_new_file_is_a_wal_catalog_at_the_current_schema() {
         .expect("application id");
     assert_eq!(app, APPLICATION_ID);
     f.catalog.check_integrity().expect("integrity");
+    assert_eq!(f.catalog.opened(), Opened::Created);
     drop(f.catalog);
     let again = Catalog::open(f.dir.path().join("catalog.db")).expect("reopen");
     assert_eq!(again.schema_version().expect("version"), SCHEMA_VERSION);
+    assert_eq!(again.opened(), Opened::Current);
+}
+
+#[test]
+fn a_catalog_can_move_to_a_worker_thread() {
+    fn send<T: Send>(_: &T) {}
+    let f = Fixture::new();
+    send(&f.catalog);
+    let catalog = f.catalog;
+    let version = std::thread::spawn(move || catalog.schema_version().expect("version"))
+        .join()
+        .expect("thread");
+    assert_eq!(version, SCHEMA_VERSION);
+}
+
+#[test]
+fn rows_serialize_as_plain_json_for_hosts() {
+    let mut f = Fixture::new();
+    let id = f
+        .catalog
+        .create(&protocol("backup", &["copy"]), "user", "")
+        .expect("create")
+        .id;
+    let entry = serde_json::to_value(f.catalog.entry(id).expect("entry")).expect("json");
+    assert_eq!(entry["id"], id.get());
+    assert_eq!(entry["owner"], "personal");
+    assert_eq!(entry["document"]["kind"], "protocol");
+    assert_eq!(entry["document"]["area"], "general");
+    assert_eq!(entry["document"]["protocol"]["steps"][0], "copy");
+    assert_eq!(entry["updated_at"], 1_000);
+    let run = f.catalog.start_run("s1", id).expect("run");
+    let run = serde_json::to_value(run).expect("json");
+    assert_eq!(run["status"], "running");
+    assert_eq!(run["steps"][0]["status"], "open");
 }
 
 #[test]
