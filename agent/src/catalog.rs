@@ -147,6 +147,7 @@ keys! {
     TurnReminder,
     // replies hosts write for their own tools
     HostToolTimeout,
+    HostToolStopped,
     HostToolVanished,
     HostToolNotStarted,
     HostToolPanicked,
@@ -236,6 +237,7 @@ fn ru(key: Key) -> &'static str {
             Ответь коротко или вызови нужный инструмент.]"
         }
         Key::HostToolTimeout => "инструмент не ответил за {ms} мс",
+        Key::HostToolStopped => "не дождался ответа: ход прерван",
         Key::HostToolVanished => "инструмент завершился без ответа",
         Key::HostToolNotStarted => "не удалось запустить инструмент: {error}",
         Key::HostToolPanicked => "внутренняя ошибка: {error}",
@@ -328,6 +330,7 @@ fn en(key: Key) -> &'static str {
             Answer briefly or call the tool you need.]"
         }
         Key::HostToolTimeout => "the tool did not answer within {ms} ms",
+        Key::HostToolStopped => "stopped waiting: the turn was interrupted",
         Key::HostToolVanished => "the tool stopped without an answer",
         Key::HostToolNotStarted => "cannot start the tool: {error}",
         Key::HostToolPanicked => "internal error: {error}",
@@ -943,6 +946,11 @@ impl Texts {
     /// A host tool that did not answer within its deadline of `ms` milliseconds.
     pub fn host_tool_timeout(self, ms: u128) -> String {
         self.fill(Key::HostToolTimeout, &[("ms", &ms.to_string())])
+    }
+
+    /// A host tool whose answer was no longer waited for: the turn was cancelled.
+    pub fn host_tool_stopped(self) -> &'static str {
+        self.get(Key::HostToolStopped)
     }
 
     /// A host tool whose thread ended without an answer.

@@ -1,6 +1,8 @@
 //! The core tools (always in the prompt) and the host executor seam for toolset tools.
 
 use crate::args::{ArgDecl, ArgType, Args};
+use crate::model::CancelToken;
+use std::time::Duration;
 
 /// The names of the core tools, in prompt order.
 pub const CORE_TOOL_NAMES: [&str; 5] = [
@@ -79,6 +81,12 @@ pub struct ToolInvocation<'a> {
     pub tool: &'a str,
     /// The arguments, validated against the declaration.
     pub args: &'a Args,
+    /// The turn's cancel token: an executor that waits (a host's timed tool) stops waiting
+    /// once it is set — the user interrupted the turn.
+    pub cancel: &'a CancelToken,
+    /// What is left of the turn's time budget; an executor that waits waits at most this
+    /// long. `None`: no budget.
+    pub time_left: Option<Duration>,
 }
 
 /// A host's implementation of toolset tools (the Android app, a test, a scenario).

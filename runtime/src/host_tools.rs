@@ -1,16 +1,18 @@
 //! Host tools with a deadline. Every host executor (the CLI's notes, the app's Java tools)
 //! runs through [`TimedExecutor`]: the call runs on its own thread; if it does not answer in
 //! time the model gets a tool error and the turn goes on (a late answer is dropped). A tool
-//! that never returns costs its thread, never the turn. Every text the model reads comes
-//! from the agent's catalog, in the agent's language.
+//! that never returns costs its thread, never the turn. The wait also ends when the turn's
+//! budget runs out ([`ToolInvocation::time_left`]) or the turn is cancelled (its cancel token,
+//! looked at every 10 ms): a barge-in never waits for a hung tool. Every text the model reads
+//! comes from the agent's catalog, in the agent's language.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{bounded, RecvTimeoutError};
-use porfiry_agent::{Args, Texts, ToolExecutor, ToolInvocation};
+use porfiry_agent::{Args, CancelToken, Texts, ToolExecutor, ToolInvocation};
 
 /// A host's tool implementation that takes the arguments as the model wrote them, positional
 /// and `|`-separated (a Java `ToolExecutor` in the app). Runs on a helper thread; may block,
@@ -56,6 +58,9 @@ impl ToolCounters {
         )
     }
 }
+
+/// How often a waiting [`TimedExecutor`] looks at the turn's cancel token.
+const CANCEL_POLL: Duration = Duration::from_millis(10);
 
 /// What a [`TimedExecutor`] runs: a positional [`HostCall`] or an agent [`ToolExecutor`].
 enum Target {
@@ -153,6 +158,8 @@ struct OwnedCall {
     toolset: String,
     tool: String,
     args: Args,
+    cancel: CancelToken,
+    time_left: Option<Duration>,
 }
 
 impl ToolExecutor for TimedExecutor {
@@ -178,6 +185,8 @@ impl ToolExecutor for TimedExecutor {
                     toolset: call.toolset.to_string(),
                     tool: call.tool.to_string(),
                     args: call.args.clone(),
+                    cancel: call.cancel.clone(),
+                    time_left: call.time_left,
                 };
                 Box::new(move || {
                     exec.execute(&ToolInvocation {
@@ -185,6 +194,8 @@ impl ToolExecutor for TimedExecutor {
                         toolset: &owned.toolset,
                         tool: &owned.tool,
                         args: &owned.args,
+                        cancel: &owned.cancel,
+                        time_left: owned.time_left,
                     })
                     .map_err(HostFailure::Threw)
                 })
@@ -201,7 +212,20 @@ impl ToolExecutor for TimedExecutor {
             self.counters.failures.fetch_add(1, Ordering::Relaxed);
             return Err(self.texts.host_tool_not_started(&e.to_string()));
         }
-        match rx.recv_timeout(self.timeout) {
+        // Wait for the tool, the timeout, the turn's budget or its cancel, whichever first.
+        let wait = call.time_left.map_or(self.timeout, |t| t.min(self.timeout));
+        let until = Instant::now() + wait;
+        let result = loop {
+            let left = until.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left.min(CANCEL_POLL)) {
+                Err(RecvTimeoutError::Timeout) if call.cancel.is_cancelled() => {
+                    return Err(self.texts.host_tool_stopped().to_string());
+                }
+                Err(RecvTimeoutError::Timeout) if !left.is_zero() => continue,
+                other => break other,
+            }
+        };
+        match result {
             Ok(Ok(text)) => Ok(text),
             Ok(Err(failure)) => {
                 self.counters.failures.fetch_add(1, Ordering::Relaxed);
@@ -209,7 +233,7 @@ impl ToolExecutor for TimedExecutor {
             }
             Err(RecvTimeoutError::Timeout) => {
                 self.counters.timeouts.fetch_add(1, Ordering::Relaxed);
-                Err(self.texts.host_tool_timeout(self.timeout.as_millis()))
+                Err(self.texts.host_tool_timeout(wait.as_millis()))
             }
             Err(RecvTimeoutError::Disconnected) => {
                 self.counters.failures.fetch_add(1, Ordering::Relaxed);
@@ -233,13 +257,58 @@ mod tests {
     }
 
     fn run(exec: &TimedExecutor) -> Result<String, String> {
+        run_with(exec, &CancelToken::new(), None)
+    }
+
+    fn run_with(
+        exec: &TimedExecutor,
+        cancel: &CancelToken,
+        time_left: Option<Duration>,
+    ) -> Result<String, String> {
         let args = Args::default();
         exec.execute(&ToolInvocation {
             session: "s",
             toolset: "notes",
             tool: "notes_list",
             args: &args,
+            cancel,
+            time_left,
         })
+    }
+
+    #[test]
+    fn a_waiting_tool_stops_at_the_turn_budget_and_at_a_cancel() {
+        let counters = Arc::new(ToolCounters::default());
+        let hung = TimedExecutor::tool(
+            Arc::new(Sleeps(Duration::from_secs(30))),
+            Duration::from_secs(20),
+            Texts::new(Lang::En),
+            counters.clone(),
+        );
+        // The turn has 60 ms left: the wait is that, not the tool's 20 s timeout.
+        let started = std::time::Instant::now();
+        let err =
+            run_with(&hung, &CancelToken::new(), Some(Duration::from_millis(60))).unwrap_err();
+        assert_eq!(err, Texts::new(Lang::En).host_tool_timeout(60));
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "bounded by the budget"
+        );
+        // A cancel (the user spoke over the turn) ends the wait.
+        let cancel = CancelToken::new();
+        let flag = cancel.clone();
+        let canceller = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(30));
+            flag.cancel();
+        });
+        let started = std::time::Instant::now();
+        let err = run_with(&hung, &cancel, None).unwrap_err();
+        assert_eq!(err, Texts::new(Lang::En).host_tool_stopped());
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "not the 20 s timeout"
+        );
+        canceller.join().unwrap();
     }
 
     #[test]

@@ -1337,6 +1337,8 @@ mod tests {
             toolset: "media",
             tool: "media_search",
             args,
+            cancel: &CancelToken::new(),
+            time_left: None,
         })
     }
 

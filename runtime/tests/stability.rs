@@ -711,3 +711,39 @@ fn bug_19_close_during_a_hung_tool_waits_at_most_the_tool_timeout() {
     let events = all_events(&turn);
     assert_eq!(ends(&events).len(), 1, "{events:?}");
 }
+
+/// BUG-10/19: the wait for a hung host tool ends with the turn — a barge-in (the next
+/// message) or a close does not wait for the tool's timeout.
+#[test]
+fn bug_10_a_barge_in_during_a_hung_tool_does_not_wait_for_its_timeout() {
+    let timeout = Duration::from_secs(60);
+    let a = service(
+        agent_with(AgentConfig::default()),
+        ScriptedModel::new(["TOOL_CALL: media_search|Дюна", "Слушаю."]),
+    );
+    let hangs = Arc::new(Hangs::default());
+    a.register_toolset("media", hangs.clone(), timeout).unwrap();
+    let first = send(&a, "s", "Найди Дюну");
+    let waiting = Instant::now();
+    while hangs.entered.load(Ordering::SeqCst) == 0 {
+        assert!(waiting.elapsed() < PROMPTLY, "the tool was never called");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let spoke = Instant::now();
+    let second = send(&a, "s", "Стоп, не надо");
+    let first_events = all_events(&first);
+    assert!(spoke.elapsed() < PROMPTLY, "the interrupted turn ended at once, not after {timeout:?}");
+    assert!(
+        matches!(ends(&first_events)[..], [ServiceEvent::Done(d)] if d["stop"] == "cancelled"),
+        "{first_events:?}"
+    );
+    let second_events = all_events(&second);
+    assert!(spoke.elapsed() < PROMPTLY, "the new message was answered at once");
+    assert!(
+        matches!(ends(&second_events)[..], [ServiceEvent::Done(d)] if d["stop"] == "answered"),
+        "{second_events:?}"
+    );
+    let closing = Instant::now();
+    a.close().unwrap();
+    assert!(closing.elapsed() < PROMPTLY);
+}

@@ -9,9 +9,20 @@ use super::{
 use crate::args::{tool_line, validate_args, Args};
 use crate::catalog::Texts;
 use crate::clock::Clock;
+use crate::model::CancelToken;
 use crate::protocol::ToolCall;
 use crate::tools::{CoreTool, ToolInvocation, CORE_TOOL_NAMES};
 use crate::toolset::Toolset;
+use std::time::Duration;
+
+/// What a call's executor is told about its turn: how to notice the turn stopping.
+#[derive(Clone, Copy)]
+pub(super) struct Control<'a> {
+    /// The turn's cancel token.
+    pub(super) cancel: &'a CancelToken,
+    /// What is left of the turn's budget.
+    pub(super) time_left: Option<Duration>,
+}
 
 /// What the dispatcher did with one call.
 pub(super) struct Dispatched {
@@ -33,7 +44,14 @@ impl Agent {
         let Agent { shared, sessions } = self;
         let s = session_entry(sessions, session)?;
         let mut out = TurnOutcome::new();
-        Ok(shared.dispatch(session, s, call, &mut out, on_event).reply)
+        let cancel = CancelToken::new();
+        let control = Control {
+            cancel: &cancel,
+            time_left: None,
+        };
+        Ok(shared
+            .dispatch(session, s, call, control, &mut out, on_event)
+            .reply)
     }
 }
 
@@ -45,6 +63,7 @@ impl Shared {
         session: &str,
         s: &mut Session,
         call: &ToolCall,
+        control: Control<'_>,
         out: &mut TurnOutcome,
         on_event: &mut dyn FnMut(AgentEvent),
     ) -> Dispatched {
@@ -52,7 +71,7 @@ impl Shared {
         let d = if let Some(core) = CoreTool::from_name(&call.name) {
             self.dispatch_core(s, core, call, out, on_event)
         } else if let Some(set) = self.toolsets.route(&call.name) {
-            self.dispatch_set(session, s, set, call, on_event)
+            self.dispatch_set(session, s, set, call, control, on_event)
         } else {
             let texts = Texts::new(self.config.lang);
             let core: Vec<String> = CORE_TOOL_NAMES.iter().map(|s| s.to_string()).collect();
@@ -198,6 +217,7 @@ impl Shared {
         s: &mut Session,
         set: &Toolset,
         call: &ToolCall,
+        control: Control<'_>,
         on_event: &mut dyn FnMut(AgentEvent),
     ) -> Dispatched {
         let texts = Texts::new(self.config.lang);
@@ -246,6 +266,8 @@ impl Shared {
                 toolset: &set.name,
                 tool: &tool.name,
                 args,
+                cancel: control.cancel,
+                time_left: control.time_left,
             };
             executor
                 .execute(&invocation)

@@ -1,7 +1,7 @@
 //! The turn loop — infer, run every call, write back, infer again until the model answers —
 //! and the hints a host gives a model ahead of turns.
 
-use super::dispatch::Dispatched;
+use super::dispatch::{Control, Dispatched};
 use super::session::{session_entry, Session};
 use super::{
     Agent, AgentError, AgentEvent, ContextReport, GenerationRecord, ReplyKind, TurnOutcome,
@@ -224,14 +224,38 @@ impl Agent {
                 return Ok(out);
             }
 
-            // Run every call in order.
+            // Run every call in order, until the turn is stopped (the calls not run are
+            // left out; the next iteration ends the turn).
             let mut answers = Vec::new();
             for call in parsed.calls() {
+                if cancel.is_cancelled() || shared.time_left(started).is_some_and(|t| t.is_zero()) {
+                    break;
+                }
+                let control = Control {
+                    cancel,
+                    time_left: shared.time_left(started),
+                };
                 answers.push(Answer {
                     call,
                     switch: CoreTool::from_name(&call.name).is_some_and(CoreTool::is_invisible),
-                    dispatched: shared.dispatch(session, s, call, &mut out, on_event),
+                    dispatched: shared.dispatch(session, s, call, control, &mut out, on_event),
                 });
+            }
+            if answers.is_empty() {
+                // Stopped before its first call ran: the calls are not acted on, what was
+                // heard of the generation closes the turn.
+                record_generation(&mut out, on_event, &generation, true);
+                if cancel.is_cancelled() {
+                    let here = Heard {
+                        visible: visible.clone(),
+                        streamed: &streamed,
+                        streamed_before,
+                    };
+                    interrupted(s, &mut out, texts, cancel, Some(here));
+                } else {
+                    unanswered(s, &mut out, TurnStop::Deadline, texts, on_event, &streamed);
+                }
+                return Ok(out);
             }
             let only_switches = answers.iter().all(|a| a.switch);
             // A generation that only switched toolsets is generated again, never entering
