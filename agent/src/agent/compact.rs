@@ -10,8 +10,9 @@
 //!    line of the result and the call (`name|arguments`) that produced it;
 //! 2. the oldest whole exchanges (a user message and everything that answered it) are left
 //!    out, one catalog marker line standing for all of them;
-//! 3. only if the current turn alone still does not fit: its longest user text or tool
-//!    result is cut, with a catalog marker.
+//! 3. only if the current turn alone still does not fit: its tool results are cut, oldest
+//!    first, then the user's text, each with a catalog marker, only as far as the request
+//!    must fit (steps 1–2 aim lower, at the low-water mark, so later turns append again).
 //!
 //! The system text, the toolset state message and the current turn are never left out. If
 //! even they do not fit, the turn is refused (`Refused`). How far a session is compacted is
@@ -22,8 +23,6 @@
 //! counts (or the estimate) only. It takes the fewest steps that reach the low-water mark,
 //! found by a binary search over their number (each step only shrinks the request), so a
 //! compaction asks the model to count a few times, not once per step.
-
-use std::cmp::Reverse;
 
 use super::outcome::ContextReport;
 use super::session::Compacted;
@@ -279,7 +278,10 @@ pub(super) fn fit(
         let target = budget.low_water(fixed);
         c.shorten_and_drop(target);
         if c.total > budget.request {
-            c.cut(target);
+            // The current turn itself is cut only as far as the request must: what the
+            // model reads of this turn (the user's words, the newest results) is worth
+            // more than room for turns to come.
+            c.cut(budget.request);
         }
         c.report.tokens_dropped += before.saturating_sub(c.total);
     }
@@ -416,8 +418,10 @@ impl Compactor<'_, '_> {
         shorten.chain(drop).collect()
     }
 
-    /// Step 3: cut the longest user text or tool result of the current turn, round by
-    /// round, until the request is under `target`; stops when nothing is left to cut. A
+    /// Step 3: cut the current turn's tool results, oldest first (the newest is what the
+    /// model answers from) — its user text only once no tool result is left to give —,
+    /// round by round, until the request is under `target`; stops when nothing is left to
+    /// cut. A
     /// round measures the request without the message's text and keeps the share of it
     /// that fits (so the cut follows the model's own tokens, not an average).
     fn cut(&mut self, target: usize) {
@@ -433,14 +437,15 @@ impl Compactor<'_, '_> {
                     .copied()
                     .unwrap_or(history[i].content.len())
             };
-            let longest = (self.turn_start..history.len())
-                .filter(|&i| matches!(history[i].role, Role::User | Role::Tool))
-                .map(|i| (kept(i), Reverse(i)))
-                .filter(|(k, _)| *k > 0)
-                .max();
-            let Some((kept, Reverse(i))) = longest else {
+            // The turn's tool results give first, oldest first, the newest last of them;
+            // the user's own words only when no result is left to give.
+            let turn = self.turn_start..history.len();
+            let tools = turn.clone().filter(|&i| history[i].role == Role::Tool);
+            let users = turn.filter(|&i| history[i].role == Role::User);
+            let Some(i) = tools.chain(users).find(|&i| kept(i) > 0) else {
                 return;
             };
+            let kept = kept(i);
             let with_text = self.total;
             if self.record.cuts.insert(i, 0).is_none() {
                 self.report.messages_cut += 1;
