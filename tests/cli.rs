@@ -46,6 +46,8 @@ fn model(id: &str) -> PathBuf {
 fn ask_json(model: &PathBuf, question: &str) -> serde_json::Value {
     let out = run(porfiry().args([
         "ask",
+        "--turn-budget",
+        "0",
         "--json",
         "--greedy",
         "--max-tokens",
@@ -150,6 +152,8 @@ fn the_same_cli_runs_smollm2_chatml() {
 fn ask_streams_text_and_prints_a_stats_line() {
     let out = run(porfiry().args([
         "ask",
+        "--turn-budget",
+        "0",
         "--greedy",
         "--max-tokens",
         "8",
@@ -181,6 +185,8 @@ fn chat_reads_commands_and_turns_from_stdin() {
     let mut child = porfiry()
         .args([
             "chat",
+            "--turn-budget",
+            "0",
             "--greedy",
             "--sessions",
             "2",
@@ -273,6 +279,8 @@ fn chat_survives_a_dialogue_longer_than_its_context() {
     let mut child = porfiry()
         .args([
             "chat",
+            "--turn-budget",
+            "0",
             "--greedy",
             "--ctx",
             "768",

@@ -221,6 +221,8 @@ fn every_host_reports_the_same_turn_figures_under_the_same_names() {
         &Command::new(env!("CARGO_BIN_EXE_porfiry"))
             .args([
                 "ask",
+                "--turn-budget",
+                "0",
                 "--json",
                 "--greedy",
                 "--max-tokens",

@@ -140,10 +140,12 @@ impl Dialogue {
         let clock = ManualClock::parse(&self.clock).map_err(|e| BenchError::Load(e.to_string()))?;
         // The replies are scripted (teacher forcing): guidance, which decides replies (routed
         // calls, stops, hidden sets), would change the dialogue being measured.
+        // No turn budget: a loaded machine must not change the dialogue being measured.
         let config = AgentConfig {
             lang: self.lang,
             layout,
             guidance: Guidance::none(),
+            turn_budget: None,
             ..AgentConfig::default()
         };
         let (mut agent, diagnostics) =

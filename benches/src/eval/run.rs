@@ -118,8 +118,10 @@ impl EvalPlan {
 
 fn setup_for(f: &EvalFile, v: &Variant, defaults: &(Vec<PathBuf>, Vec<PathBuf>)) -> EvalSetup {
     let mut setup = EvalSetup {
+        // No turn budget: accuracy must not depend on how loaded the machine is.
         agent: AgentConfig {
             lang: f.lang,
+            turn_budget: None,
             ..AgentConfig::default()
         },
         generate: GenerateConfig::greedy(DEFAULT_MAX_TOKENS),

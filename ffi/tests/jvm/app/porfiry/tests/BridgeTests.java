@@ -768,7 +768,9 @@ public final class BridgeTests {
         r.await(300);
         Check.eq(null, r.error, "error");
         String stop = Check.json(r.done, "stop");
-        Check.isTrue(stop.equals("answered") || stop.equals("max_iterations"), "stop " + r.done);
+        // The default turn budget (20 s) applies: on a loaded machine the turn may end at it.
+        boolean outOfTime = stop.equals("deadline");
+        Check.isTrue(stop.equals("answered") || stop.equals("max_iterations") || outOfTime, "stop " + r.done);
         Check.isTrue(Integer.parseInt(Check.json(r.done, "prompt_tokens")) > 50, "prompt tokens " + r.done);
         int generated = Integer.parseInt(Check.json(r.done, "generated_tokens"));
         Check.isTrue(generated > 0 && generated <= 48 * 8, "generated " + r.done);
@@ -787,9 +789,10 @@ public final class BridgeTests {
         Recorder r2 = send(h, "s", "Как тебя зовут?");
         r2.await(300);
         Check.eq(null, r2.error, "error");
-        // Decoded ahead: the framing after the reply (5 tokens) and the words heard.
+        // Decoded ahead: the framing after the reply (5 tokens; none after a turn cut by its
+        // deadline) and the words heard.
         int ahead = Integer.parseInt(Check.json(r2.done, "anticipated_tokens"));
-        Check.isTrue(ahead > 6, "decoded ahead " + r2.done);
+        Check.isTrue(ahead > (outOfTime ? 2 : 6), "decoded ahead " + r2.done);
         System.out.println("gemma turn after prepare: " + r2.done);
         PorfiryNative.close(h);
     }
@@ -799,7 +802,7 @@ public final class BridgeTests {
         // one line and could end before the cancel).
         long h = PorfiryNative.open("{\"model\":\"" + prop("porfiry.model") + "\",\"skills\":[\"" + SKILLS
                 + "\"],\"toolsets\":[\"" + TOOLSETS + "\"],\"context\":2048,\"threads\":2,"
-                + "\"language\":\"ru\",\"max_sentences\":0,\"route\":false}");
+                + "\"language\":\"ru\",\"max_sentences\":0,\"route\":false,\"turn_budget_ms\":0}");
         Recorder r = send(h, "s", "Напиши длинную историю про кота, который жил в Москве.");
         boolean texted = r.firstText.await(300, TimeUnit.SECONDS);
         long t0 = System.nanoTime();
@@ -820,7 +823,7 @@ public final class BridgeTests {
     static void gemmaBargeIn() throws Exception {
         long h = PorfiryNative.open("{\"model\":\"" + prop("porfiry.model") + "\",\"skills\":[\"" + SKILLS
                 + "\"],\"toolsets\":[\"" + TOOLSETS + "\"],\"context\":2048,\"threads\":2,"
-                + "\"language\":\"ru\",\"max_sentences\":0,\"route\":false}");
+                + "\"language\":\"ru\",\"max_sentences\":0,\"route\":false,\"turn_budget_ms\":0}");
         Recorder first = send(h, "s", "Напиши длинную историю про кота, который жил в Москве.");
         Check.isTrue(first.firstText.await(300, TimeUnit.SECONDS), "the reply started");
         PorfiryNative.delivered(h, "s", 3);
@@ -854,7 +857,7 @@ public final class BridgeTests {
     static void gemmaSurvivesADialogueLongerThanItsContext() throws Exception {
         File data = Files.createTempDirectory("porfiry-long").toFile();
         Assistant a = Assistant.open(new AssistantOptions(prop("porfiry.model")).dataDir(data.getPath())
-                .skills(SKILLS).toolsets(TOOLSETS).context(640).threads(2).maxTokens(16).language("en"));
+                .skills(SKILLS).toolsets(TOOLSETS).context(640).threads(2).turnBudgetMs(0).maxTokens(16).language("en"));
         int compactions = 0;
         int turns = 14;
         for (int i = 1; i <= turns; i++) {
@@ -877,7 +880,7 @@ public final class BridgeTests {
     static void gemmaEndSessionStartsFromTheHead() throws Exception {
         File data = Files.createTempDirectory("porfiry-data").toFile();
         Assistant a = Assistant.open(new AssistantOptions(prop("porfiry.model")).dataDir(data.getPath())
-                .skills(SKILLS).toolsets(TOOLSETS).context(2048).threads(2).maxTokens(24).language("ru"));
+                .skills(SKILLS).toolsets(TOOLSETS).context(2048).threads(2).turnBudgetMs(0).maxTokens(24).language("ru"));
         String stats = a.stats();
         Check.contains(stats, "\"data_dir\":\"" + data.getPath() + "\"", "the data directory: " + stats);
         Check.contains(stats, "\"source\":\"embedded\"", "the built-ins come from the library: " + stats);

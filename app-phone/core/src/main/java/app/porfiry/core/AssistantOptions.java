@@ -97,6 +97,21 @@ public final class AssistantOptions {
         return this;
     }
 
+    /** The time one turn may take, in milliseconds (default 20000; 0: no limit). */
+    public AssistantOptions turnBudgetMs(long ms) {
+        values.put("turn_budget_ms", ms);
+        return this;
+    }
+
+    /**
+     * Barge-in (default on): a new message interrupts the session's running turn and takes in
+     * its queued ones; off: every message is answered in order.
+     */
+    public AssistantOptions bargeIn(boolean on) {
+        values.put("barge_in", on);
+        return this;
+    }
+
     /** The JSON object {@link PorfiryNative#open} takes. */
     public String toJson() {
         StringBuilder sb = new StringBuilder("{");
