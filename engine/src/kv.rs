@@ -152,6 +152,19 @@ impl KvBook {
         }
     }
 
+    /// Bring the record of `seq` in line with what llama.cpp reports it holds (`held`
+    /// positions, `seq_pos_max + 1`), e.g. after a computation was aborted midway: the book
+    /// keeps its first `held` tokens when it knows that many. Returns false when llama.cpp
+    /// holds positions the book has no tokens for; the caller must remove them (the book
+    /// is never ahead of llama.cpp, and never behind it either once settled).
+    pub fn settle(&mut self, seq: i32, held: usize) -> bool {
+        if held > self.tokens(seq).len() {
+            return false;
+        }
+        self.truncate(seq, held);
+        true
+    }
+
     /// Record that `seq` is empty.
     pub fn clear(&mut self, seq: i32) {
         self.truncate(seq, 0);
@@ -227,6 +240,31 @@ mod tests {
                 (*keep, *remove, *prefill),
                 "{cached:?} -> {prompt:?}"
             );
+        }
+    }
+
+    #[test]
+    fn settling_follows_what_llama_cpp_holds() {
+        // (book, held, accepted, book after)
+        type Case = (&'static [i32], usize, bool, &'static [i32]);
+        let cases: &[Case] = &[
+            // An aborted batch left nothing behind: no change.
+            (&[1, 2, 3], 3, true, &[1, 2, 3]),
+            // llama.cpp removed more than the book expected: the book follows.
+            (&[1, 2, 3], 1, true, &[1]),
+            (&[1, 2, 3], 0, true, &[]),
+            // llama.cpp holds positions the book has no tokens for: refused, unchanged.
+            (&[1, 2], 3, false, &[1, 2]),
+        ];
+        for (book_tokens, held, accepted, after) in cases {
+            let mut book = KvBook::new(1, 100);
+            book.extend(0, book_tokens);
+            assert_eq!(
+                book.settle(0, *held),
+                *accepted,
+                "{book_tokens:?} held {held}"
+            );
+            assert_eq!(book.tokens(0), *after, "{book_tokens:?} held {held}");
         }
     }
 

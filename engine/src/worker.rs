@@ -10,7 +10,13 @@
 //!   checked against the grammar, and when rejected (end-of-generation while a call is
 //!   incomplete included) the grammar masks the whole candidate list before the chain
 //!   chooses again. The expensive full pass runs only on rejection.
-//! - The KV book is updated only after llama.cpp accepted a change.
+//! - The KV book is updated only after llama.cpp accepted a change. A decode that
+//!   llama.cpp's abort callback stopped (cancel or deadline of the request being served)
+//!   leaves the batches finished before it; the book is then settled to what llama.cpp
+//!   reports holding (`seq_pos_max`).
+//! - Cancel and deadline reach inside a decode: while a request is served, the abort
+//!   callback ([`Watch`]) polls its cancel flag and deadline after every graph node, so a
+//!   cancel during a 512-token prefill batch ends it within one node instead of one batch.
 //!
 //! The decisions that need no model live apart, with their own tests: `kv` (what each
 //! sequence holds, reuse plans), `heads` (prepared heads kept and chosen), `idle` (the
@@ -19,6 +25,8 @@
 
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
@@ -33,9 +41,10 @@ use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
+use llama_cpp_2::DecodeError;
 use porfiry_model::{GenerationStats, Message, StopReason};
 
-use crate::backend::{backend, compute_guard, register_exit_gate};
+use crate::backend::{backend, compute_guard, register_exit_gate, set_abort_check, DECODE_ABORTED};
 use crate::chat::{self, ChatFormat, PromptSegment};
 use crate::config::{GenerateConfig, SamplingConfig};
 use crate::embed::{Embedder, EMBED_FORMAT};
@@ -115,6 +124,10 @@ fn run(
     rx: Receiver<Command>,
 ) {
     let started = Instant::now();
+    // Declared before the model and the context, so it outlives them: llama.cpp keeps a
+    // pointer to `abort_check` for the context's whole life.
+    let watch = Watch::default();
+    let abort_check = || watch.should_abort();
     let backend = match backend() {
         Ok(b) => b,
         Err(e) => {
@@ -155,6 +168,11 @@ fn run(
             return;
         }
     };
+    // Without the hook (the context pointer not found) cancel and deadline are still
+    // checked between prefill batches and between tokens.
+    // SAFETY: `abort_check` (and the `watch` it reads) is declared before `ctx`, so it is
+    // dropped after it, and it does not move.
+    let _hooked = unsafe { set_abort_check(&ctx, &abort_check) };
     page_in(&model, &mut ctx);
     let n_ctx = ctx.n_ctx();
     let snapshots = params.snapshot_dir.clone().map(|dir| Snapshots {
@@ -203,6 +221,7 @@ fn run(
         anticipated: AheadBook::new(),
         embedder: None,
         threads: threads as i32,
+        watch: &watch,
     };
     if init_tx.send(Ok(info)).is_err() {
         return;
@@ -320,6 +339,59 @@ struct Worker<'m> {
     embedder: Option<Embedder<'m>>,
     /// Threads for decoding (the embedding context uses as many).
     threads: i32,
+    /// What llama.cpp's abort callback checks (the request being served).
+    watch: &'m Watch,
+}
+
+/// What llama.cpp's abort callback checks after every graph node: the cancel flag and the
+/// deadline of the request being served, nothing otherwise (idle-time work and head builds
+/// run to the end of their batch: their tokens are normally the next request's own
+/// prefix, so stopping them midway would only throw work away).
+#[derive(Debug, Default)]
+struct Watch {
+    armed: Mutex<Option<Armed>>,
+}
+
+#[derive(Debug)]
+struct Armed {
+    cancel: Arc<AtomicBool>,
+    deadline: Option<Instant>,
+}
+
+impl Watch {
+    /// Whether llama.cpp should stop the computation in flight. Called from llama.cpp's
+    /// computing thread; never blocks for long (the lock is only taken to arm and disarm,
+    /// between decodes).
+    fn should_abort(&self) -> bool {
+        let armed = self.armed.lock().unwrap_or_else(|p| p.into_inner());
+        armed.as_ref().is_some_and(|a| {
+            a.cancel.load(Ordering::Relaxed) || a.deadline.is_some_and(|d| Instant::now() >= d)
+        })
+    }
+
+    /// Watch `cancel` and `deadline` until the guard is dropped.
+    fn arm(&self, cancel: Arc<AtomicBool>, deadline: Option<Instant>) -> Disarm<'_> {
+        *self.armed.lock().unwrap_or_else(|p| p.into_inner()) = Some(Armed { cancel, deadline });
+        Disarm(self)
+    }
+}
+
+/// Disarms the [`Watch`] when dropped (every way out of a generation).
+struct Disarm<'a>(&'a Watch);
+
+impl Drop for Disarm<'_> {
+    fn drop(&mut self) {
+        *self.0.armed.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+}
+
+/// How a decode ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Decoded {
+    /// llama.cpp decoded the whole batch.
+    Done,
+    /// The abort callback stopped it: nothing of the batch is held (the book is settled).
+    Aborted,
 }
 
 /// Snapshot settings and the key, computed on first use (it needs the model's hash).
@@ -541,18 +613,19 @@ impl Worker<'_> {
     }
 
     /// Decode `tokens` at the end of `seq`, logits only for the last one. Updates the book.
-    fn decode(&mut self, seq: i32, tokens: &[TokenId]) -> Result<(), EngineError> {
+    fn decode(&mut self, seq: i32, tokens: &[TokenId]) -> Result<Decoded, EngineError> {
         self.decode_with(seq, tokens, true)
     }
 
     /// Decode `tokens` at the end of `seq`; logits for the last one when `logits` (none
-    /// otherwise: the output layer is skipped). Updates the book.
+    /// otherwise: the output layer is skipped). Updates the book; after an abort, settles
+    /// it to what llama.cpp holds.
     fn decode_with(
         &mut self,
         seq: i32,
         tokens: &[TokenId],
         logits: bool,
-    ) -> Result<(), EngineError> {
+    ) -> Result<Decoded, EngineError> {
         let start = self.book.tokens(seq).len();
         self.batch.clear();
         let last = if logits {
@@ -571,13 +644,40 @@ impl Worker<'_> {
             let _gate = compute_guard();
             self.ctx.decode(&mut self.batch)
         };
-        if let Err(e) = decoded {
-            // The cache may hold part of the batch: forget the sequence rather than guess.
-            self.drop_seq(seq);
-            return Err(EngineError::Decode(e.to_string()));
+        match decoded {
+            Ok(()) => {
+                self.book.extend(seq, tokens);
+                Ok(Decoded::Done)
+            }
+            Err(DecodeError::Unknown(DECODE_ABORTED)) => {
+                self.settle_seq(seq);
+                Ok(Decoded::Aborted)
+            }
+            Err(e) => {
+                // The cache may hold part of the batch: forget the sequence rather than guess.
+                self.drop_seq(seq);
+                Err(EngineError::Decode(e.to_string()))
+            }
         }
-        self.book.extend(seq, tokens);
-        Ok(())
+    }
+
+    /// Make the book of `seq` say exactly what llama.cpp holds (after an aborted decode,
+    /// which removes the positions of the batch it stopped in): the book follows when it
+    /// knows more; positions llama.cpp holds beyond the book are removed (or, if llama.cpp
+    /// refuses, the whole sequence).
+    fn settle_seq(&mut self, seq: i32) {
+        let held = usize::try_from(self.ctx.kv_cache_seq_pos_max(seq) + 1).unwrap_or(0);
+        if self.book.settle(seq, held) {
+            return;
+        }
+        let known = self.book.tokens(seq).len();
+        let removed = self
+            .ctx
+            .clear_kv_cache_seq(u32::try_from(seq).ok(), u32::try_from(known).ok(), None)
+            .unwrap_or(false);
+        if !removed {
+            self.drop_seq(seq);
+        }
     }
 
     /// Pick the next token from the logits of the last decoded batch's last token
@@ -943,7 +1043,10 @@ impl Worker<'_> {
                 break;
             }
             let end = (pos + self.batch_size).min(tokens.len());
-            self.decode_with(seq, &tokens[pos..end], false)?;
+            if self.decode_with(seq, &tokens[pos..end], false)? == Decoded::Aborted {
+                // Not armed during idle work: only a failing check gets here.
+                return Ok(pos.min(self.book.tokens(seq).len()).max(from));
+            }
             pos = end;
         }
         Ok(pos)
@@ -1047,7 +1150,8 @@ impl Worker<'_> {
             },
         );
 
-        // 3. Prefill in batches, checking cancel and deadline between them.
+        // 3. Prefill in batches. Cancel and deadline are checked before each batch and, by
+        // the armed watch, inside it (an aborted batch leaves nothing; the ones before stay).
         let mut stats = GenerationStats {
             prompt_tokens: prompt.len(),
             reused_tokens: reused,
@@ -1056,18 +1160,40 @@ impl Worker<'_> {
             anticipated_tokens,
             ..GenerationStats::default()
         };
-        let prefill_start = Instant::now();
-        let mut pos = plan.keep;
-        while pos < prompt.len() {
-            let stop = if req.cancel.is_cancelled() {
+        let stop_now = || {
+            if req.cancel.is_cancelled() {
                 Some(StopReason::Cancelled)
             } else if out_of_time() {
                 Some(StopReason::Deadline)
             } else {
                 None
-            };
+            }
+        };
+        let watch = self.watch;
+        let _armed = watch.arm(req.cancel.flag().clone(), deadline);
+        let prefill_start = Instant::now();
+        let mut batch_done = prefill_start;
+        let mut pos = plan.keep;
+        while pos < prompt.len() {
+            let mut stop = stop_now();
+            if stop.is_none() {
+                let end = (pos + self.batch_size).min(prompt.len());
+                match self.decode(seq, &prompt[pos..end])? {
+                    Decoded::Done => {
+                        pos = end;
+                        batch_done = Instant::now();
+                    }
+                    Decoded::Aborted => stop = Some(stop_now().ok_or_else(unasked_abort)?),
+                }
+            }
             if let Some(stop) = stop {
-                stats.prefilled_tokens = pos - plan.keep;
+                // What this request added and llama.cpp still holds, and how fast the
+                // batches it finished went.
+                stats.prefilled_tokens = self.book.tokens(seq).len().saturating_sub(plan.keep);
+                let secs = (batch_done - prefill_start).as_secs_f64();
+                if stats.prefilled_tokens > 0 && secs > 0.0 {
+                    stats.prefill_tps = stats.prefilled_tokens as f64 / secs;
+                }
                 stats.total_ms = ms(submitted);
                 return Ok(Completion {
                     text: String::new(),
@@ -1076,9 +1202,6 @@ impl Worker<'_> {
                     tokens: Vec::new(),
                 });
             }
-            let end = (pos + self.batch_size).min(prompt.len());
-            self.decode(seq, &prompt[pos..end])?;
-            pos = end;
         }
         let prefill_secs = prefill_start.elapsed().as_secs_f64();
         stats.prefilled_tokens = prompt.len() - plan.keep;
@@ -1156,7 +1279,10 @@ impl Worker<'_> {
                 // The last allowed token: no need to decode it.
                 break StopReason::MaxTokens;
             }
-            self.decode(seq, &[token])?;
+            if self.decode(seq, &[token])? == Decoded::Aborted {
+                // Streamed but not decoded: the reply keeps it, the cache does not.
+                break stop_now().ok_or_else(unasked_abort)?;
+            }
         };
         if stop != StopReason::StopString {
             let tail = utf8.finish();
@@ -1205,6 +1331,11 @@ impl Worker<'_> {
 
 fn to_llama(tokens: &[TokenId]) -> Vec<LlamaToken> {
     tokens.iter().map(|t| LlamaToken(*t)).collect()
+}
+
+/// An abort no cancel or deadline asked for (only a failing abort check can cause it).
+fn unasked_abort() -> EngineError {
+    EngineError::Decode("llama.cpp stopped a decode that no cancel or deadline asked for".into())
 }
 
 fn ms(since: Instant) -> f64 {
