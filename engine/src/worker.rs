@@ -1303,10 +1303,13 @@ impl Worker<'_> {
             stats.decode_tps = generated as f64 / decode_secs;
         }
         stats.total_ms = ms(submitted);
-        // Remember the exact reply tokens when they spell exactly the reply text.
-        if vocab.detokenize(&to_llama(&reply_tokens), false, false) == text.as_bytes() {
-            self.memo.remember(text.clone(), reply_tokens.clone());
-        }
+        // Remember the reply's tokens (as far as they spell its text), whatever ended it:
+        // a cancelled reply comes back as its delivered prefix (ReplyMemo::lookup).
+        let pieces: Vec<Vec<u8>> = reply_tokens
+            .iter()
+            .map(|t| vocab.token_to_piece(LlamaToken(*t), false, None))
+            .collect();
+        self.memo.remember(text.clone(), &reply_tokens, &pieces);
         // The session's next message will open with the chat framing after this reply:
         // decode it once the worker is idle.
         if self.anticipate
@@ -1327,10 +1330,6 @@ impl Worker<'_> {
             tokens: reply_tokens,
         })
     }
-}
-
-fn to_llama(tokens: &[TokenId]) -> Vec<LlamaToken> {
-    tokens.iter().map(|t| LlamaToken(*t)).collect()
 }
 
 /// An abort no cancel or deadline asked for (only a failing abort check can cause it).

@@ -1,6 +1,7 @@
 //! Cancellation on the real model (Gemma 3 270M): a cancel inside a long prefill and one
 //! inside the reply end the stream with `StopReason::Cancelled`, the engine keeps exactly
-//! what llama.cpp holds, and the next request of the session reuses it.
+//! what llama.cpp holds, and the next request of the session reuses it — also when the
+//! history keeps only the delivered part of the interrupted reply (barge-in).
 //!
 //! Mechanics only: how fast a cancel lands is measured by `porfiry bench cancel`.
 
@@ -8,9 +9,9 @@ mod common;
 
 use std::time::Duration;
 
-use common::gemma;
+use common::{gemma, model_path, GEMMA};
 use porfiry_engine::{
-    Completion, Engine, Event, GenerateConfig, GenerateRequest, Message, StopReason,
+    Completion, Engine, Event, GenerateConfig, GenerateRequest, Message, StopReason, Tokenizer,
 };
 
 const SYSTEM: &str = "You are Porfiry, a helpful voice assistant. Answer briefly.";
@@ -118,8 +119,9 @@ fn a_cancel_inside_a_long_prefill_keeps_what_llama_cpp_holds_for_the_next_reques
 }
 
 #[test]
-fn a_cancel_inside_the_reply_keeps_its_tokens_for_the_next_request() {
+fn a_cancel_inside_the_reply_keeps_its_tokens_for_the_next_request_and_a_barge_in() {
     let g = gemma();
+    let tokenizer = Tokenizer::load(model_path(GEMMA), None).unwrap();
     let messages = vec![Message::user(
         "Count from one to one hundred: 1, 2, 3, 4, 5,",
     )];
@@ -157,4 +159,42 @@ fn a_cancel_inside_the_reply_keeps_its_tokens_for_the_next_request() {
     let next = complete(&g, request(session, history, 4));
     assert_ne!(next.stop, StopReason::Cancelled);
     assert_eq!(next.stats.reused_tokens, kept, "{:?}", next.stats);
+
+    // Barge-in: the history keeps what the user heard (about half of it) and a marker.
+    let (done, kept) = cancelled(&g);
+    let chars = done.text.chars().count();
+    let cut = done
+        .text
+        .char_indices()
+        .nth(chars / 2)
+        .map_or(done.text.len(), |(i, _)| i);
+    let heard = &done.text[..cut];
+    // The reply tokens that spell the start of what was heard.
+    let mut spelled = String::new();
+    let mut heard_tokens = 0;
+    for t in &done.tokens {
+        spelled.push_str(&tokenizer.token_text(*t));
+        if !heard.starts_with(&spelled) {
+            break;
+        }
+        heard_tokens += 1;
+    }
+    assert!(heard_tokens > 0, "{heard:?} {:?}", done.tokens);
+    let prompt_tokens = done.stats.prompt_tokens;
+    let mut history = messages.clone();
+    history.push(Message::assistant(format!("{heard}\n[x]")));
+    history.push(Message::user("Why did you stop?"));
+    let next = complete(&g, request(session, history, 4));
+    assert_ne!(next.stop, StopReason::Cancelled);
+    eprintln!(
+        "heard {heard:?} ({heard_tokens} tokens) of {:?}: {:?}",
+        done.text, next.stats
+    );
+    let least = prompt_tokens + heard_tokens.min(kept - prompt_tokens);
+    assert!(
+        next.stats.reused_tokens >= least,
+        "reused {} < {least} ({heard_tokens} heard tokens): {:?}",
+        next.stats.reused_tokens,
+        next.stats
+    );
 }
