@@ -58,7 +58,8 @@ fn crates_depend_only_as_the_architecture_says() {
         ("porfiry-catalog", &[]),
         // The engine knows the model seam, never the agent (skills, toolsets, prompts).
         ("porfiry-engine", &["porfiry-model"]),
-        // Only the runtime uses the models crate and the engine together.
+        // Only the runtime uses the models crate and the engine together; it executes the
+        // `skills` toolset over the catalog.
         (
             "porfiry-runtime",
             &[
@@ -66,6 +67,7 @@ fn crates_depend_only_as_the_architecture_says() {
                 "porfiry-agent",
                 "porfiry-engine",
                 "porfiry-models",
+                "porfiry-catalog",
             ],
         ),
         (

@@ -160,6 +160,24 @@ keys! {
     NoteDeleted,
     NoteNumberNeeded,
     NotesUnknownTool,
+    CatalogNothingFound,
+    CatalogPreconditions,
+    CatalogSteps,
+    CatalogPostChecks,
+    CatalogOnDeviation,
+    CatalogOnBlocked,
+    CatalogOnAlreadyDone,
+    CatalogContext,
+    CatalogSkillCreated,
+    CatalogSkillUpdated,
+    CatalogSkillUnchanged,
+    CatalogProtocolViaCreate,
+    CatalogProtocolViaUpdate,
+    CatalogSkillProposed,
+    CatalogProposed,
+    CatalogProposedReplacing,
+    CatalogRefused,
+    CatalogUnknownTool,
 }
 
 /// The Russian table.
@@ -250,6 +268,38 @@ fn ru(key: Key) -> &'static str {
         Key::NoteDeleted => "Заметка {number} удалена: {text}",
         Key::NoteNumberNeeded => "нужен номер заметки: notes_delete|номер",
         Key::NotesUnknownTool => "инструмента {tool} в наборе notes нет",
+        Key::CatalogNothingFound => "В каталоге ничего не нашлось.",
+        Key::CatalogPreconditions => "Предусловия",
+        Key::CatalogSteps => "Шаги",
+        Key::CatalogPostChecks => "Проверки после",
+        Key::CatalogOnDeviation => "Если ход отклонился от плана",
+        Key::CatalogOnBlocked => "Если завершить нельзя",
+        Key::CatalogOnAlreadyDone => "Если результат шага уже есть",
+        Key::CatalogContext => "Контекст",
+        Key::CatalogSkillCreated => "Скил «{name}» записан ({id}).",
+        Key::CatalogSkillUpdated => "Скил «{name}» обновлён до версии {version}.",
+        Key::CatalogSkillUnchanged => "Скил «{name}» не изменился.",
+        Key::CatalogProtocolViaCreate => {
+            "«{name}» — протокол: протоколы не записываются напрямую; предложи его через \
+             skills_propose|документ, решит пользователь"
+        }
+        Key::CatalogProtocolViaUpdate => {
+            "«{name}» — протокол: изменённый документ отправь в skills_propose|документ, решит \
+             пользователь"
+        }
+        Key::CatalogSkillProposed => {
+            "«{name}» — скил: его записывают через skills_create|документ; предлагают только \
+             протоколы"
+        }
+        Key::CatalogProposed => {
+            "Предложение {id}: протокол «{name}», шагов: {steps}. Ждёт решения пользователя."
+        }
+        Key::CatalogProposedReplacing => {
+            "Предложение {id}: новая версия протокола «{name}» ({entry}), шагов: {steps}. Ждёт \
+             решения пользователя."
+        }
+        Key::CatalogRefused => "каталог отказал: {reason}",
+        Key::CatalogUnknownTool => "инструмента {tool} в наборе skills нет",
     }
 }
 
@@ -343,6 +393,39 @@ fn en(key: Key) -> &'static str {
         Key::NoteDeleted => "Note {number} deleted: {text}",
         Key::NoteNumberNeeded => "a note number is needed: notes_delete|number",
         Key::NotesUnknownTool => "the notes toolset has no tool {tool}",
+        Key::CatalogNothingFound => "Nothing found in the catalog.",
+        Key::CatalogPreconditions => "Preconditions",
+        Key::CatalogSteps => "Steps",
+        Key::CatalogPostChecks => "Post-checks",
+        Key::CatalogOnDeviation => "If the run deviates from the plan",
+        Key::CatalogOnBlocked => "If it cannot be completed",
+        Key::CatalogOnAlreadyDone => "If a step's result already exists",
+        Key::CatalogContext => "Context",
+        Key::CatalogSkillCreated => "Skill \"{name}\" saved ({id}).",
+        Key::CatalogSkillUpdated => "Skill \"{name}\" updated to version {version}.",
+        Key::CatalogSkillUnchanged => "Skill \"{name}\" is unchanged.",
+        Key::CatalogProtocolViaCreate => {
+            "\"{name}\" is a protocol: protocols are not written directly; propose it with \
+             skills_propose|document and the user decides"
+        }
+        Key::CatalogProtocolViaUpdate => {
+            "\"{name}\" is a protocol: send the changed document to skills_propose|document; \
+             the user decides"
+        }
+        Key::CatalogSkillProposed => {
+            "\"{name}\" is a skill: save it with skills_create|document; only protocols are \
+             proposed"
+        }
+        Key::CatalogProposed => {
+            "Proposal {id}: protocol \"{name}\", {steps} steps. Waiting for the user to accept \
+             or reject it."
+        }
+        Key::CatalogProposedReplacing => {
+            "Proposal {id}: a new version of protocol \"{name}\" ({entry}), {steps} steps. \
+             Waiting for the user to accept or reject it."
+        }
+        Key::CatalogRefused => "the catalog refused: {reason}",
+        Key::CatalogUnknownTool => "the skills toolset has no tool {tool}",
     }
 }
 
@@ -1021,6 +1104,97 @@ impl Texts {
     pub fn notes_unknown_tool(self, tool: &str) -> String {
         self.fill(Key::NotesUnknownTool, &[("tool", tool)])
     }
+
+    /// `skills_search` found nothing.
+    pub fn catalog_nothing_found(self) -> String {
+        self.get(Key::CatalogNothingFound).to_string()
+    }
+
+    /// The headings of a loaded protocol (`skills_load`), in this order: preconditions,
+    /// steps, post-checks, on deviation, on blocked, on already done, context.
+    pub fn catalog_headings(self) -> [&'static str; 7] {
+        [
+            Key::CatalogPreconditions,
+            Key::CatalogSteps,
+            Key::CatalogPostChecks,
+            Key::CatalogOnDeviation,
+            Key::CatalogOnBlocked,
+            Key::CatalogOnAlreadyDone,
+            Key::CatalogContext,
+        ]
+        .map(|k| self.get(k))
+    }
+
+    /// `skills_create` wrote skill `name` as entry `id` (`#12`).
+    pub fn catalog_skill_created(self, name: &str, id: &str) -> String {
+        self.fill(Key::CatalogSkillCreated, &[("name", name), ("id", id)])
+    }
+
+    /// `skills_update` wrote version `version` of skill `name`.
+    pub fn catalog_skill_updated(self, name: &str, version: u32) -> String {
+        self.fill(
+            Key::CatalogSkillUpdated,
+            &[("name", name), ("version", &version.to_string())],
+        )
+    }
+
+    /// `skills_update` with the stored document: nothing written.
+    pub fn catalog_skill_unchanged(self, name: &str) -> String {
+        self.fill(Key::CatalogSkillUnchanged, &[("name", name)])
+    }
+
+    /// `skills_create` of a protocol document: refused, points at `skills_propose`.
+    pub fn catalog_protocol_via_create(self, name: &str) -> String {
+        self.fill(Key::CatalogProtocolViaCreate, &[("name", name)])
+    }
+
+    /// `skills_update` of a protocol (entry or document): refused, points at `skills_propose`.
+    pub fn catalog_protocol_via_update(self, name: &str) -> String {
+        self.fill(Key::CatalogProtocolViaUpdate, &[("name", name)])
+    }
+
+    /// `skills_propose` of a skill document: refused, points at `skills_create`.
+    pub fn catalog_skill_proposed(self, name: &str) -> String {
+        self.fill(Key::CatalogSkillProposed, &[("name", name)])
+    }
+
+    /// `skills_propose` stored proposal `id` of a new protocol `name` with `steps` steps.
+    pub fn catalog_proposed(self, id: &str, name: &str, steps: usize) -> String {
+        self.fill(
+            Key::CatalogProposed,
+            &[("id", id), ("name", name), ("steps", &steps.to_string())],
+        )
+    }
+
+    /// `skills_propose` stored proposal `id`: a new version of protocol `name` (entry
+    /// `entry`) with `steps` steps.
+    pub fn catalog_proposed_replacing(
+        self,
+        id: &str,
+        name: &str,
+        entry: &str,
+        steps: usize,
+    ) -> String {
+        self.fill(
+            Key::CatalogProposedReplacing,
+            &[
+                ("id", id),
+                ("name", name),
+                ("entry", entry),
+                ("steps", &steps.to_string()),
+            ],
+        )
+    }
+
+    /// The catalog refused a `skills_` call; `reason` is the store's own text.
+    pub fn catalog_refused(self, reason: &str) -> String {
+        self.fill(Key::CatalogRefused, &[("reason", reason)])
+    }
+
+    /// A call of a `skills_` tool the catalog executor does not know.
+    pub fn catalog_unknown_tool(self, tool: &str) -> String {
+        self.fill(Key::CatalogUnknownTool, &[("tool", tool)])
+    }
 }
 
 #[cfg(test)]
@@ -1198,6 +1372,16 @@ mod tests {
                 t.note_missing(2, 1),
                 t.note_deleted(1, "n"),
                 t.notes_unknown_tool("notes_x"),
+                t.catalog_skill_created("n", "#1"),
+                t.catalog_skill_updated("n", 2),
+                t.catalog_skill_unchanged("n"),
+                t.catalog_protocol_via_create("n"),
+                t.catalog_protocol_via_update("n"),
+                t.catalog_skill_proposed("n"),
+                t.catalog_proposed("#1", "n", 3),
+                t.catalog_proposed_replacing("#1", "n", "#2", 3),
+                t.catalog_refused("r"),
+                t.catalog_unknown_tool("skills_x"),
             ];
             texts.extend(problems.iter().map(|p| t.bad_args("x", p, "x|q")));
             for text in texts {

@@ -11,6 +11,9 @@ use porfiry_models::ModelSpec;
 /// How long a host tool may run before the model gets a tool error instead (default).
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The catalog file's name in the data directory (the CLI's `<data>/catalog.sqlite`).
+pub const CATALOG_FILE: &str = "catalog.sqlite";
+
 /// Everything [`crate::Runtime::open`] needs; `Default` gives the documented defaults.
 #[derive(Debug, Clone)]
 pub struct RuntimeConfig {
@@ -51,6 +54,11 @@ pub struct RuntimeConfig {
     pub notes: bool,
     /// How long a host tool may run (default [`DEFAULT_TOOL_TIMEOUT`]).
     pub tool_timeout: Duration,
+    /// The catalog of skills and protocols: when set, the file is opened (created when
+    /// missing), the skill folders are synced into it as shared entries and the `skills`
+    /// toolset is executed over it. Default `None`: no catalog, the set stays out of the
+    /// prompt. The CLI passes `<data>/`[`CATALOG_FILE`].
+    pub catalog: Option<PathBuf>,
 }
 
 impl Default for RuntimeConfig {
@@ -72,6 +80,7 @@ impl Default for RuntimeConfig {
             kv_dir: None,
             notes: false,
             tool_timeout: DEFAULT_TOOL_TIMEOUT,
+            catalog: None,
         }
     }
 }

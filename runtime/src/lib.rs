@@ -17,6 +17,8 @@
 //! - [`TurnStats`] is the one definition of every per-turn figure (sums and last-request
 //!   figures named apart), used by the CLI, the bridge's `onDone` and the benchmark rows.
 //! - [`TimedExecutor`] gives every host tool a deadline.
+//! - [`CatalogExecutor`] runs the `skills` toolset over the catalog of skills and protocols
+//!   (`porfiry-catalog`), registered when [`RuntimeConfig::catalog`] names a file.
 //!
 //! # Design decisions
 //! - **Wiring in one place.** Only this crate uses `porfiry-models` and `porfiry-engine`
@@ -27,6 +29,7 @@
 //!   history and tells the model to free the session's KV sequence.
 #![deny(missing_docs)]
 
+mod catalog_tools;
 mod config;
 mod error;
 mod host_tools;
@@ -36,7 +39,12 @@ pub mod paths;
 mod runtime;
 mod stats;
 
-pub use config::{chat_format_of, engine_params, RuntimeConfig, DEFAULT_TOOL_TIMEOUT};
+pub use catalog_tools::{
+    open_catalog, skills_toolset_dir, CatalogExecutor, AGENT_AUTHOR, SKILLS_TOOLSET,
+};
+pub use config::{
+    chat_format_of, engine_params, RuntimeConfig, CATALOG_FILE, DEFAULT_TOOL_TIMEOUT,
+};
 pub use error::RuntimeError;
 pub use host_tools::{timed_scenario_tools, HostCall, HostFailure, TimedExecutor, ToolCounters};
 pub use notes::NotesExecutor;

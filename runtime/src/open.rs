@@ -8,6 +8,7 @@ use porfiry_agent::{Agent, Diagnostic, ExecutorTarget, SystemClock};
 use porfiry_engine::{ChatFormat, Engine, EngineModel, EngineParams, HeadReport, ModelInfo};
 use porfiry_models::{FileState, ModelSpec, ModelStore, Progress};
 
+use crate::catalog_tools::{open_catalog, skills_toolset_dir, CatalogExecutor};
 use crate::config::{chat_format_of, engine_params, RuntimeConfig};
 use crate::error::RuntimeError;
 use crate::notes::NotesExecutor;
@@ -33,6 +34,10 @@ pub struct OpenReport {
     pub builtin: Option<BuiltinDirs>,
     /// The data directory.
     pub data_dir: PathBuf,
+    /// The catalog of skills and protocols: `None` when none is configured (or the `skills`
+    /// toolset is not loaded); the file in use; or why it could not be opened (the set then
+    /// has no executor and stays out of the prompt).
+    pub catalog: Option<Result<PathBuf, String>>,
     /// The static head: what preparing it did, or why it could not be prepared.
     pub head: Result<HeadReport, String>,
 }
@@ -203,7 +208,24 @@ impl Runtime {
         progress: &dyn Progress,
     ) -> Result<(Runtime, OpenReport), RuntimeError> {
         // The agent first: a mistyped folder is reported before a model is fetched or loaded.
-        let (agent, diagnostics, builtin) = load_agent(config)?;
+        let (skill_dirs, mut toolset_dirs, builtin) = agent_folders(config)?;
+        // The `skills` toolset is declared only for a host with a catalog: after the
+        // built-ins, before the user's folders (which may override it).
+        if config.catalog.is_some() {
+            let data = config.data_dir();
+            let dir = skills_toolset_dir(&data).map_err(|source| RuntimeError::Io {
+                what: "the skills toolset in",
+                path: data.clone(),
+                source,
+            })?;
+            toolset_dirs.insert(usize::from(builtin.is_some()), dir);
+        }
+        let (agent, diagnostics) = load_agent_from(
+            config.agent.clone(),
+            &skill_dirs,
+            &toolset_dirs,
+            Arc::new(SystemClock),
+        );
         let model = resolve_model(config.model.as_deref(), config.fetch, progress)?;
         let params = engine_params(config, model.spec.as_ref(), model.sha256.clone());
         let engine = load_engine(&model, params)?;
@@ -220,6 +242,22 @@ impl Runtime {
                 Arc::new(NotesExecutor::new(data_dir.join("notes.txt"), lang)),
             );
         }
+        let catalog = match &config.catalog {
+            Some(path) if runtime.agent().toolsets().get("skills").is_some() => {
+                match open_catalog(path, &skill_dirs) {
+                    Ok((catalog, _)) => {
+                        let lang = runtime.agent().config().lang;
+                        runtime.register_executor(
+                            ExecutorTarget::Toolset("skills".into()),
+                            Arc::new(CatalogExecutor::new(catalog, lang)),
+                        );
+                        Some(Ok(path.clone()))
+                    }
+                    Err(e) => Some(Err(e)),
+                }
+            }
+            _ => None,
+        };
         let head = match runtime.warm_up() {
             Ok(Some(h)) => Ok(h),
             Ok(None) => Err("the model keeps no head".to_string()),
@@ -238,6 +276,7 @@ impl Runtime {
             hidden_toolsets: runtime.agent().hidden_toolsets(),
             builtin,
             data_dir,
+            catalog,
             head,
         };
         Ok((runtime, report))

@@ -190,7 +190,7 @@ impl Host {
         if let Some(s) = model.seed {
             sampling.seed = s;
         }
-        let config = RuntimeConfig {
+        let mut config = RuntimeConfig {
             model: model.model.clone(),
             chat_format: model.chat_format,
             n_ctx: model.ctx,
@@ -205,6 +205,7 @@ impl Host {
             notes: true,
             ..agent.config()
         };
+        config.catalog = Some(config.data_dir().join(porfiry_runtime::CATALOG_FILE));
         let (runtime, report) = Runtime::open(&config, &StderrProgress::new())?;
         let info = &report.info;
         if chatty {

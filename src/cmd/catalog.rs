@@ -16,9 +16,6 @@ use porfiry_catalog::{
     MAX_DOCUMENT_BYTES,
 };
 
-/// The catalog file in the data directory.
-pub const CATALOG_FILE: &str = "catalog.sqlite";
-
 /// Who the CLI writes and decides as (the user at the keyboard).
 const AUTHOR: &str = "user";
 
@@ -183,7 +180,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// `--db`, or the data directory's catalog (the folder is created when missing).
 fn db_path(db: Option<PathBuf>) -> Result<PathBuf, Failure> {
-    let path = db.unwrap_or_else(|| porfiry_runtime::paths::data_dir().join(CATALOG_FILE));
+    let path = db
+        .unwrap_or_else(|| porfiry_runtime::paths::data_dir().join(porfiry_runtime::CATALOG_FILE));
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| {
             Failure(format!(
