@@ -76,6 +76,12 @@ pub struct AgentArgs {
     /// limit.
     #[arg(long, value_name = "SECS", default_value_t = 20.0)]
     pub turn_budget: f64,
+    /// Give the assistant the `skills` toolset over the catalog in the data directory
+    /// (`porfiry catalog`). Off by default: with its routing examples the shipped models
+    /// send note and film requests to it (measured: "Запиши, что надо купить хлеб" →
+    /// `skills_create`, "Найди фильм про Лару Крофт" → `skills_search`).
+    #[arg(long)]
+    pub catalog: bool,
 }
 
 impl AgentArgs {
@@ -205,7 +211,9 @@ impl Host {
             notes: true,
             ..agent.config()
         };
-        config.catalog = Some(config.data_dir().join(porfiry_runtime::CATALOG_FILE));
+        if agent.catalog {
+            config.catalog = Some(config.data_dir().join(porfiry_runtime::CATALOG_FILE));
+        }
         let (runtime, report) = Runtime::open(&config, &StderrProgress::new())?;
         let info = &report.info;
         if chatty {
