@@ -20,9 +20,13 @@
 //! llama-cpp-2 0.1.160 does not wrap. ggml's CPU backend calls it after every graph node;
 //! when it returns true the computation stops, `llama_decode` returns 2 and the positions
 //! of the ubatch it was computing are removed from the cache (ubatches finished before stay).
+//! llama.cpp reports such a stop with error lines ("failed to compute graph", "failed to
+//! decode, ret = 2"); an abort is the engine's own doing, so the lines logged while it is
+//! under way are passed on at debug level instead ([`end_of_abort`] closes the window).
 
 use std::ffi::c_void;
-use std::os::raw::c_int;
+use std::os::raw::{c_char, c_int};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Once, OnceLock, RwLock, RwLockReadGuard};
 
 use llama_cpp_2::context::LlamaContext;
@@ -43,6 +47,58 @@ extern "C" {
         data: *mut c_void,
     );
     fn llama_n_ctx(ctx: *const c_void) -> u32;
+    fn llama_log_get(callback: *mut Option<LogCallback>, data: *mut *mut c_void);
+    fn llama_log_set(callback: Option<LogCallback>, data: *mut c_void);
+}
+
+/// `ggml_log_callback`.
+type LogCallback = unsafe extern "C" fn(level: c_int, text: *const c_char, data: *mut c_void);
+
+/// `GGML_LOG_LEVEL_DEBUG`, `_WARN`, `_ERROR`.
+const LOG_DEBUG: c_int = 1;
+const LOG_WARN: c_int = 3;
+const LOG_ERROR: c_int = 4;
+
+/// The log callback llama-cpp-2 installed (into `tracing`), and its data.
+static LOGS: OnceLock<(LogCallback, usize)> = OnceLock::new();
+
+/// Set while an abort the engine asked for is under way.
+static ABORTING: AtomicBool = AtomicBool::new(false);
+
+/// Forwards llama.cpp's lines to llama-cpp-2's callback; warnings and errors logged while an
+/// abort is under way go at debug level.
+unsafe extern "C" fn quiet_aborts(level: c_int, text: *const c_char, _: *mut c_void) {
+    let Some((callback, data)) = LOGS.get() else {
+        return;
+    };
+    let level = if ABORTING.load(Ordering::Relaxed) && (level == LOG_WARN || level == LOG_ERROR) {
+        LOG_DEBUG
+    } else {
+        level
+    };
+    // SAFETY: the callback and data llama.cpp held before `quiet_aborts` replaced them.
+    unsafe { callback(level, text, *data as *mut c_void) }
+}
+
+/// Route llama.cpp's lines through [`quiet_aborts`] (once, after llama-cpp-2 set its own).
+fn install_quiet_aborts() {
+    let mut callback: Option<LogCallback> = None;
+    let mut data: *mut c_void = std::ptr::null_mut();
+    // SAFETY: llama_log_get writes the current callback and data into the two out pointers.
+    unsafe { llama_log_get(&mut callback, &mut data) };
+    let Some(callback) = callback else {
+        return;
+    };
+    if LOGS.set((callback, data as usize)).is_ok() {
+        // SAFETY: `quiet_aborts` forwards to the callback read above, with its data.
+        unsafe { llama_log_set(Some(quiet_aborts), std::ptr::null_mut()) };
+    }
+}
+
+/// The abort the engine asked for is over (the decode returned): llama.cpp's warnings and
+/// errors are passed on at their own level again.
+pub(crate) fn end_of_abort() {
+    ABORTING.store(false, Ordering::Relaxed);
 }
 
 /// Runs at process exit, before the static destructors of llama.cpp (registered earlier, at
@@ -74,6 +130,7 @@ pub fn backend() -> Result<&'static LlamaBackend, EngineError> {
     BACKEND
         .get_or_init(|| {
             llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default());
+            install_quiet_aborts();
             LlamaBackend::init().map_err(|e| e.to_string())
         })
         .as_ref()
@@ -120,7 +177,11 @@ pub(crate) unsafe fn set_abort_check<F: Fn() -> bool + Sync>(
 unsafe extern "C" fn trampoline<F: Fn() -> bool + Sync>(data: *mut c_void) -> bool {
     // SAFETY: `data` is the `&F` given to `set_abort_check`, alive per its contract.
     let check = unsafe { &*(data as *const F) };
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)).unwrap_or(true)
+    let abort = std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)).unwrap_or(true);
+    if abort {
+        ABORTING.store(true, Ordering::Relaxed);
+    }
+    abort
 }
 
 /// The first `0x…` address in a `Debug` text.

@@ -44,7 +44,9 @@ use llama_cpp_2::token::LlamaToken;
 use llama_cpp_2::DecodeError;
 use porfiry_model::{GenerationStats, Message, StopReason};
 
-use crate::backend::{backend, compute_guard, register_exit_gate, set_abort_check, DECODE_ABORTED};
+use crate::backend::{
+    backend, compute_guard, end_of_abort, register_exit_gate, set_abort_check, DECODE_ABORTED,
+};
 use crate::chat::{self, ChatFormat, PromptSegment};
 use crate::config::{GenerateConfig, SamplingConfig};
 use crate::embed::{Embedder, EMBED_FORMAT};
@@ -644,6 +646,7 @@ impl Worker<'_> {
             let _gate = compute_guard();
             self.ctx.decode(&mut self.batch)
         };
+        end_of_abort();
         match decoded {
             Ok(()) => {
                 self.book.extend(seq, tokens);
