@@ -26,6 +26,7 @@
 //!   cache wasted.
 #![deny(missing_docs)]
 
+mod cancel;
 mod dialogue;
 mod engine;
 mod error;
@@ -35,6 +36,9 @@ mod head;
 mod run;
 mod soak;
 
+pub use cancel::{
+    run_cancel, CancelBench, CancelReport, CancelRun, Phase, PhaseReport, Quantiles, HANG_AFTER,
+};
 pub use dialogue::{builtin_dir, Dialogue, ScriptedTurn, BUILTIN_DIALOGUE};
 pub use engine::{
     load_engine, play_on_engine, play_on_engine_with, resolve_model, ModelChoice, TraceEntry,

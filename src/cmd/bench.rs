@@ -1,4 +1,5 @@
-//! `porfiry bench dialogue`: the scripted, teacher-forced dialogue on the real engine.
+//! `porfiry bench dialogue`: the scripted, teacher-forced dialogue on the real engine;
+//! `soak`, `head` and `cancel` beside it.
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
@@ -29,6 +30,29 @@ enum Action {
     /// results) on a small context: failures, compactions, tokens prefilled and TTFT per
     /// turn, memory at the start, after the first compaction, in the middle and at the end.
     Soak(SoakArgs),
+    /// Cancels at random moments of prefill and decode on random long prompts: cancel →
+    /// end-of-stream latency (p50, p99, max; in ms and in token times), hangs, failed next
+    /// requests, memory at the start and the end.
+    Cancel(CancelArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct CancelArgs {
+    /// Model id from the manifest or a path to a GGUF file. Default: the manifest's default.
+    #[arg(long, value_name = "ID|PATH")]
+    model: Option<String>,
+    /// Cancels in all, half aimed at the prefill, half at the decode.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    runs: usize,
+    /// CPU threads (default: physical cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<u32>,
+    /// Seed of the random prompts and delays.
+    #[arg(long, value_name = "N", default_value_t = 13)]
+    seed: u64,
+    /// Print the report as JSON (every cancel included).
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -142,6 +166,41 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 print!("{}", report.table());
             }
             Ok(if report.failures == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        Action::Cancel(a) => {
+            let bench = porfiry_bench::CancelBench {
+                model: a.model,
+                runs: a.runs,
+                threads: a.threads,
+                seed: a.seed,
+            };
+            let report = porfiry_bench::run_cancel(&bench, &mut |r| {
+                eprintln!(
+                    "cancel {:>4}: {:?} → {:?} | prompt {:>5} prefilled {:>5} generated {:>3} | {:>7.2} ms = {:.2} token times{}{}",
+                    r.run,
+                    r.aimed,
+                    r.landed,
+                    r.prompt_tokens,
+                    r.prefilled_tokens,
+                    r.generated_tokens,
+                    r.latency_ms,
+                    r.latency_ms / r.token_ms.max(f64::MIN_POSITIVE),
+                    if r.hang { " | HANG" } else { "" },
+                    r.next_problem
+                        .as_deref()
+                        .map_or(String::new(), |p| format!(" | next request: {p}")),
+                )
+            })?;
+            if a.json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", report.table());
+            }
+            Ok(if report.hangs == 0 && report.failed_next == 0 {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::FAILURE
