@@ -779,11 +779,14 @@ public final class BridgeTests {
         Check.contains(PorfiryNative.stats(h), "\"kind\":\"gguf\"", "stats");
         System.out.println("gemma turn: " + r.done);
         // The user speaks again: partial transcripts go ahead of the turn.
-        int before = cachedTokens(PorfiryNative.cacheReport(h), "s");
         PorfiryNative.prepare(h, "s", "Как");
         PorfiryNative.prepare(h, "s", "Как тебя зовут");
-        // Wait until the words heard are in the cache (a loaded machine may take a while).
-        for (int i = 0; i < 600 && cachedTokens(PorfiryNative.cacheReport(h), "s") < before + 3; i++) {
+        // Wait until the words heard are in the cache: the conversation so far, the framing of
+        // the next message (5 tokens) and at least 3 tokens of words (a loaded machine may take
+        // a while; a request arriving first would stop the hint's decode).
+        int conversation = Integer.parseInt(Check.json(r.done, "last_prompt_tokens"))
+                + Integer.parseInt(Check.json(r.done, "generated_tokens"));
+        for (int i = 0; i < 600 && cachedTokens(PorfiryNative.cacheReport(h), "s") < conversation + 8; i++) {
             Thread.sleep(100);
         }
         Recorder r2 = send(h, "s", "Как тебя зовут?");
