@@ -27,8 +27,9 @@ pub struct EngineParams {
     pub n_ctx: u32,
     /// CPU threads for decode and prefill. Default `None`: the number of physical cores.
     pub threads: Option<u32>,
-    /// Batch size: the most prompt tokens decoded per llama.cpp call (prefill chunk), and the
-    /// granularity at which cancellation is checked during prefill. Default 512.
+    /// Batch size: the most prompt tokens decoded per llama.cpp call (prefill chunk). Default
+    /// 512. Cancel and deadline do not wait for a batch to end: llama.cpp's abort callback
+    /// stops it within one graph node (the batch is then not kept).
     pub batch: u32,
     /// Keep the full KV cache on sliding-window-attention layers. Default `None`: on when the
     /// model has a sliding window (Gemma 3), because without it llama.cpp cannot truncate a

@@ -1,5 +1,6 @@
 //! Cancellation on the real model (Gemma 3 270M): a cancel inside a long prefill and one
-//! inside the reply end the stream with `StopReason::Cancelled`, the engine keeps exactly
+//! inside the reply end the stream with `StopReason::Cancelled` (a deadline inside the
+//! prefill with `StopReason::Deadline`), the engine keeps exactly
 //! what llama.cpp holds, and the next request of the session reuses it — also when the
 //! history keeps only the delivered part of the interrupted reply (barge-in).
 //!
@@ -116,6 +117,44 @@ fn a_cancel_inside_a_long_prefill_keeps_what_llama_cpp_holds_for_the_next_reques
     assert_ne!(next.stop, StopReason::Cancelled);
     assert_eq!(next.stats.reused_tokens, kept, "{:?}", next.stats);
     assert_eq!(next.stats.prefilled_tokens, prompt_len - kept);
+}
+
+#[test]
+fn a_deadline_inside_a_long_prefill_ends_it_the_same_way() {
+    let g = gemma();
+    let words = [
+        "violin", "north", "bread", "lamp", "stone", "garden", "river",
+    ];
+    let long: String = (0..1500)
+        .map(|i| format!("{} ", words[i * 3 % words.len()]))
+        .collect();
+    let messages = vec![Message::user(format!("Count these words: {long}"))];
+    let prompt_len = g.render(SYSTEM, &messages).unwrap().tokens.len();
+    let session = "prefill-deadline";
+    let mut deadline = Duration::from_secs(4);
+    let done = loop {
+        g.clear_cache().unwrap();
+        let mut req = request(session, messages.clone(), 8);
+        req.config.deadline = Some(deadline);
+        let done = complete(&g, req);
+        assert_eq!(done.stop, StopReason::Deadline, "{done:?}");
+        let s = &done.stats;
+        if s.generated_tokens == 0 && s.reused_tokens + s.prefilled_tokens < prompt_len {
+            break done;
+        }
+        assert!(
+            deadline > Duration::from_millis(10),
+            "never ran out in the prefill"
+        );
+        deadline /= 2;
+    };
+    let s = &done.stats;
+    eprintln!("deadline {deadline:?}: {s:?}");
+    let kept = held(&g, session);
+    assert_eq!(kept, s.reused_tokens + s.prefilled_tokens, "{s:?}");
+    let next = complete(&g, request(session, messages, 2));
+    assert_ne!(next.stop, StopReason::Deadline);
+    assert_eq!(next.stats.reused_tokens, kept, "{:?}", next.stats);
 }
 
 #[test]
