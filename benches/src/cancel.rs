@@ -16,7 +16,9 @@
 //! in token times: the run's decode ms per token, and for prefill also its prefill ms per
 //! token. A cancel that lands after the prefill ended counts as a decode cancel. A stream
 //! that does not end within [`HANG_AFTER`] of its cancel is a hang. Memory is the process's
-//! resident set at the start and at the end.
+//! resident set at the start, the middle and the end, and its two parts at the start and
+//! the end: anonymous memory (heap, KV cache) and file pages (the mapped model: its pages
+//! count once touched, e.g. the embedding rows of tokens seen for the first time).
 
 use std::time::{Duration, Instant};
 
@@ -188,6 +190,10 @@ pub struct CancelReport {
     pub rss_middle_kb: u64,
     /// Resident memory after the last run, KB.
     pub rss_end_kb: u64,
+    /// Anonymous resident memory (heap, KV cache) at the start and the end, KB.
+    pub rss_anon_kb: (u64, u64),
+    /// Resident file pages (the mapped model) at the start and the end, KB.
+    pub rss_file_kb: (u64, u64),
     /// Wall time, s.
     pub seconds: f64,
     /// Every cancel.
@@ -327,6 +333,19 @@ fn next_request(engine: &Engine, req: GenerateRequest) -> Result<Completion, Str
     }
 }
 
+/// A `/proc/self/status` figure in KB (0 where there is none).
+fn status_kb(key: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(key))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
 fn ms_per_token(tps: f64) -> f64 {
     if tps > 0.0 {
         1e3 / tps
@@ -369,6 +388,7 @@ pub fn run_cancel(
     let mut prefill_ms = ms_per_token(warm.stats.prefill_tps).max(0.1);
     let mut token_ms = ms_per_token(warm.stats.decode_tps).max(1.0);
     let rss_start_kb = rss_kb();
+    let (anon_start, file_start) = (status_kb("RssAnon:"), status_kb("RssFile:"));
     let mut rss_middle_kb = 0;
     let mut rows = Vec::new();
     let mut ended_before_cancel = 0;
@@ -497,6 +517,8 @@ pub fn run_cancel(
         rss_start_kb,
         rss_middle_kb,
         rss_end_kb,
+        rss_anon_kb: (anon_start, status_kb("RssAnon:")),
+        rss_file_kb: (file_start, status_kb("RssFile:")),
         seconds: started.elapsed().as_secs_f64(),
         rows,
     })
@@ -526,7 +548,7 @@ impl CancelReport {
         format!(
             "model: {} | {} threads | {} cancels in {:.0} s\n{}{}\
              hangs (> {:?}) {} | failed next requests {} | ended before the cancel {}\n\
-             RSS KB: start {}, middle {}, end {}\n",
+             RSS KB: start {}, middle {}, end {} (anonymous {} → {}, file {} → {})\n",
             self.model,
             self.threads,
             self.runs,
@@ -540,6 +562,10 @@ impl CancelReport {
             self.rss_start_kb,
             self.rss_middle_kb,
             self.rss_end_kb,
+            self.rss_anon_kb.0,
+            self.rss_anon_kb.1,
+            self.rss_file_kb.0,
+            self.rss_file_kb.1,
         )
     }
 }

@@ -7,7 +7,8 @@
 //! 512-token batch → `llama_decode` returned) and what llama.cpp holds afterwards.
 //!
 //! `cargo run --release -p porfiry-engine --example cancel_cost -- MODEL.gguf [--tokens 1024]
-//! [--rounds 10] [--threads 2] [--aborts 30]`
+//! [--rounds 10] [--threads 2] [--aborts 30] [--modes N]` (`--modes 2`: only no check vs
+//! the abort callback, for many rounds of the two)
 //!
 //! Uses llama-cpp-2 directly (no `Engine`), with the same context settings as the engine's
 //! worker (n_ctx 4096, batch = ubatch 512, swa_full, one unified sequence).
@@ -98,6 +99,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rounds: usize = flag("--rounds", 10).max(1);
     let threads: i32 = flag("--threads", 2);
     let aborts: usize = flag("--aborts", 30);
+    let n_modes: usize = flag("--modes", 6);
 
     let backend = LlamaBackend::init()?;
     let model = LlamaModel::load_from_file(&backend, &path, &LlamaModelParams::default())?;
@@ -142,6 +144,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("chunk 16", 16, false),
         ("chunk 8", 8, false),
     ];
+    let modes = &modes[..n_modes.clamp(1, modes.len())];
     let mut tps: Vec<Vec<f64>> = vec![Vec::new(); modes.len()];
     let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut xorshift = move || {
