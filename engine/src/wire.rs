@@ -34,7 +34,9 @@ pub struct GenerateRequest {
     /// Text the reply starts with: decoded with the prompt, fed to the samplers (so the
     /// tool-call grammar sees it), and included in the output.
     pub reply_prefix: Option<String>,
-    /// Checked between every decoded token and between prefill chunks.
+    /// Checked between every decoded token and between prefill batches, and — through
+    /// llama.cpp's abort callback — after every graph node inside a decode, so a cancel
+    /// during a long prefill ends it within a node (`engine/src/backend.rs`).
     pub cancel: CancelToken,
 }
 
