@@ -732,13 +732,19 @@ fn bug_10_a_barge_in_during_a_hung_tool_does_not_wait_for_its_timeout() {
     let spoke = Instant::now();
     let second = send(&a, "s", "Стоп, не надо");
     let first_events = all_events(&first);
-    assert!(spoke.elapsed() < PROMPTLY, "the interrupted turn ended at once, not after {timeout:?}");
+    assert!(
+        spoke.elapsed() < PROMPTLY,
+        "the interrupted turn ended at once, not after {timeout:?}"
+    );
     assert!(
         matches!(ends(&first_events)[..], [ServiceEvent::Done(d)] if d["stop"] == "cancelled"),
         "{first_events:?}"
     );
     let second_events = all_events(&second);
-    assert!(spoke.elapsed() < PROMPTLY, "the new message was answered at once");
+    assert!(
+        spoke.elapsed() < PROMPTLY,
+        "the new message was answered at once"
+    );
     assert!(
         matches!(ends(&second_events)[..], [ServiceEvent::Done(d)] if d["stop"] == "answered"),
         "{second_events:?}"
