@@ -127,7 +127,7 @@ impl Quantiles {
         }
         values.sort_by(f64::total_cmp);
         let n = values.len();
-        let rank = |q: f64| values[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+        let rank = |q: f64| crate::soak::nearest_rank(&values, q);
         Self {
             n,
             p50: rank(0.5),

@@ -30,6 +30,12 @@ pub struct Spread {
     pub max: f64,
 }
 
+/// The nearest-rank `q` quantile of `sorted` (ascending, not empty).
+pub(crate) fn nearest_rank(sorted: &[f64], q: f64) -> f64 {
+    let n = sorted.len();
+    sorted[((q * n as f64).ceil() as usize).clamp(1, n) - 1]
+}
+
 impl Spread {
     /// The spread of `values`.
     pub fn of(mut values: Vec<f64>) -> Self {
@@ -38,7 +44,7 @@ impl Spread {
         }
         values.sort_by(f64::total_cmp);
         let n = values.len();
-        let rank = |q: f64| values[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+        let rank = |q: f64| nearest_rank(&values, q);
         Spread {
             n,
             median: if n % 2 == 1 {
