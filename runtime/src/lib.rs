@@ -42,6 +42,9 @@ mod stats;
 pub use catalog_tools::{
     open_catalog, skills_toolset_dir, CatalogExecutor, AGENT_AUTHOR, SKILLS_TOOLSET,
 };
+/// The catalog of skills and protocols (`porfiry-catalog`), for hosts that show or edit it
+/// (the bridge's catalog calls for the app's settings screen).
+pub use porfiry_catalog as catalog;
 pub use config::{
     chat_format_of, engine_params, RuntimeConfig, CATALOG_FILE, DEFAULT_TOOL_TIMEOUT,
 };
