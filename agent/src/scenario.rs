@@ -319,7 +319,12 @@ impl fmt::Display for ScenarioResult {
 /// Parse a scenario file.
 pub fn load_scenario(path: &Path) -> Result<Scenario, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
-    serde_norway::from_str(&text).map_err(|e| format!("bad scenario YAML: {e}"))
+    parse_scenario(&text)
+}
+
+/// Parse a scenario file's text.
+pub fn parse_scenario(text: &str) -> Result<Scenario, String> {
+    serde_norway::from_str(text).map_err(|e| format!("bad scenario YAML: {e}"))
 }
 
 /// Load and run one scenario file.

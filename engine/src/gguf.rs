@@ -131,6 +131,21 @@ pub fn inspect(path: &Path) -> Result<GgufInfo, GgufError> {
     reader.parse()
 }
 
+/// Check a GGUF image held in memory, as [`inspect`] checks a file; `path` only names it in
+/// errors. The fuzz targets and the hostile-file tests read headers this way.
+///
+/// # Errors
+/// As [`inspect`] (never `NotFound` or `NotAFile`). Never panics on any input.
+pub fn inspect_bytes(bytes: &[u8], path: &Path) -> Result<GgufInfo, GgufError> {
+    let mut reader = Reader {
+        inner: std::io::Cursor::new(bytes),
+        pos: 0,
+        len: bytes.len() as u64,
+        path,
+    };
+    reader.parse()
+}
+
 struct Reader<'p, R> {
     inner: R,
     pos: u64,
@@ -483,7 +498,6 @@ fn ggml_type_size(ty: u32) -> Option<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Cursor;
 
     /// Builds small GGUF images in memory.
     #[derive(Default)]
@@ -555,13 +569,7 @@ mod tests {
     }
 
     fn check(bytes: &[u8]) -> Result<GgufInfo, GgufError> {
-        let mut r = Reader {
-            inner: Cursor::new(bytes),
-            pos: 0,
-            len: bytes.len() as u64,
-            path: Path::new("test.gguf"),
-        };
-        r.parse()
+        inspect_bytes(bytes, Path::new("test.gguf"))
     }
 
     fn valid() -> Builder {

@@ -72,7 +72,7 @@ pub use config::{GenerateConfig, SamplingConfig, ToolCallGrammar};
 pub use embed::EMBED_TOKENS;
 pub use engine::Engine;
 pub use error::EngineError;
-pub use gguf::{inspect as inspect_gguf, GgufError, GgufInfo};
+pub use gguf::{inspect as inspect_gguf, inspect_bytes as inspect_gguf_bytes, GgufError, GgufInfo};
 pub use idle::ANTICIPATE_AFTER;
 pub use kv::TokenId;
 pub use model::EngineModel;
