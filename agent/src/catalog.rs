@@ -178,6 +178,24 @@ keys! {
     CatalogProposedReplacing,
     CatalogRefused,
     CatalogUnknownTool,
+    CatalogIndexSkill,
+    CatalogIndexProtocol,
+    ProposalAccepted,
+    ProposalRejected,
+    ProtocolStarted,
+    ProtocolStepMarked,
+    ProtocolStepsAllClosed,
+    ProtocolStepFailed,
+    ProtocolFinished,
+    ProtocolCancelled,
+    ProtocolFailed,
+    ProtocolStatusHeader,
+    ProtocolNoRun,
+    ProtocolUnknownTool,
+    ProtocolReminder,
+    ProtocolReminderClosed,
+    ProtocolReminderFailed,
+    ProtocolFinishNudge,
 }
 
 /// The Russian table.
@@ -300,6 +318,47 @@ fn ru(key: Key) -> &'static str {
         }
         Key::CatalogRefused => "каталог отказал: {reason}",
         Key::CatalogUnknownTool => "инструмента {tool} в наборе skills нет",
+        Key::CatalogIndexSkill => "{name} — {description} (читать: skills_load|{name})",
+        Key::CatalogIndexProtocol => "{name} — протокол: {description} (skills_load|{name})",
+        Key::ProposalAccepted => {
+            "Пользователь принял предложение {id}: протокол «{name}» записан в каталог ({entry})."
+        }
+        Key::ProposalRejected => {
+            "Пользователь отклонил предложение {id}: протокол «{name}» не записан{reason}."
+        }
+        Key::ProtocolStarted => {
+            "Протокол «{name}» запущен ({run}). Шаги:\n{steps}\nОтмечай каждый: \
+             protocol_step|номер|done|как проверено; в конце protocol_finish|отчёт."
+        }
+        Key::ProtocolStepMarked => "Шаг {step}: {status}. Открыты шаги: {open}.",
+        Key::ProtocolStepsAllClosed => {
+            "Шаг {step}: {status}. Открытых шагов нет: заверши protocol_finish|отчёт (каждая \
+             проверка и её результат)."
+        }
+        Key::ProtocolStepFailed => {
+            "Шаг {step} не выполнен. Теперь протокол можно закрыть только protocol_fail|причина \
+             (какой шаг, почему, в каком всё состоянии)."
+        }
+        Key::ProtocolFinished => "Протокол «{name}» выполнен, отчёт записан.",
+        Key::ProtocolCancelled => "Протокол «{name}» отменён: {reason}",
+        Key::ProtocolFailed => "Протокол «{name}» закрыт как невыполненный: {reason}",
+        Key::ProtocolStatusHeader => "Протокол «{name}» ({run}, версия {version}):",
+        Key::ProtocolNoRun => "Сейчас никакой протокол не выполняется.",
+        Key::ProtocolUnknownTool => "инструмента {tool} в наборе protocol нет",
+        Key::ProtocolReminder => {
+            "[Идёт протокол «{name}». Открытые шаги: {open}. Отмечай protocol_step|номер|done|как \
+             проверено; закрыть: protocol_finish|отчёт, protocol_cancel|причина.]"
+        }
+        Key::ProtocolReminderClosed => {
+            "[Идёт протокол «{name}»: все шаги закрыты, заверши его protocol_finish|отчёт.]"
+        }
+        Key::ProtocolReminderFailed => {
+            "[Идёт протокол «{name}»: шаг {step} не выполнен, закрой его protocol_fail|причина.]"
+        }
+        Key::ProtocolFinishNudge => {
+            "Протокол «{name}» не закрыт, хотя открытых шагов нет. Заверши его сейчас: \
+             protocol_finish|отчёт (каждая проверка и её результат)."
+        }
     }
 }
 
@@ -426,6 +485,50 @@ fn en(key: Key) -> &'static str {
         }
         Key::CatalogRefused => "the catalog refused: {reason}",
         Key::CatalogUnknownTool => "the skills toolset has no tool {tool}",
+        Key::CatalogIndexSkill => "{name} — {description} (read: skills_load|{name})",
+        Key::CatalogIndexProtocol => "{name} — protocol: {description} (skills_load|{name})",
+        Key::ProposalAccepted => {
+            "The user accepted proposal {id}: protocol \"{name}\" is in the catalog ({entry})."
+        }
+        Key::ProposalRejected => {
+            "The user rejected proposal {id}: protocol \"{name}\" was not written{reason}."
+        }
+        Key::ProtocolStarted => {
+            "Protocol \"{name}\" started ({run}). Steps:\n{steps}\nMark each one: \
+             protocol_step|number|done|how it was checked; at the end protocol_finish|report."
+        }
+        Key::ProtocolStepMarked => "Step {step}: {status}. Open steps: {open}.",
+        Key::ProtocolStepsAllClosed => {
+            "Step {step}: {status}. No step is open: finish with protocol_finish|report (each \
+             post-check and its result)."
+        }
+        Key::ProtocolStepFailed => {
+            "Step {step} failed. The protocol can now only be closed with protocol_fail|reason \
+             (which step, why, what state things are in)."
+        }
+        Key::ProtocolFinished => "Protocol \"{name}\" done, the report is recorded.",
+        Key::ProtocolCancelled => "Protocol \"{name}\" cancelled: {reason}",
+        Key::ProtocolFailed => "Protocol \"{name}\" closed as failed: {reason}",
+        Key::ProtocolStatusHeader => "Protocol \"{name}\" ({run}, version {version}):",
+        Key::ProtocolNoRun => "No protocol is running now.",
+        Key::ProtocolUnknownTool => "the protocol toolset has no tool {tool}",
+        Key::ProtocolReminder => {
+            "[Protocol \"{name}\" is running. Open steps: {open}. Mark them with \
+             protocol_step|number|done|how it was checked; close it with protocol_finish|report \
+             or protocol_cancel|reason.]"
+        }
+        Key::ProtocolReminderClosed => {
+            "[Protocol \"{name}\" is running: every step is closed, finish it with \
+             protocol_finish|report.]"
+        }
+        Key::ProtocolReminderFailed => {
+            "[Protocol \"{name}\" is running: step {step} failed, close it with \
+             protocol_fail|reason.]"
+        }
+        Key::ProtocolFinishNudge => {
+            "Protocol \"{name}\" is not closed although no step is open. Finish it now: \
+             protocol_finish|report (each post-check and its result)."
+        }
     }
 }
 
@@ -1195,6 +1298,135 @@ impl Texts {
     pub fn catalog_unknown_tool(self, tool: &str) -> String {
         self.fill(Key::CatalogUnknownTool, &[("tool", tool)])
     }
+
+    /// A line of the skills index for a personal catalog entry (loaded with `skills_load`).
+    pub fn catalog_index_line(self, protocol: bool, name: &str, description: &str) -> String {
+        let key = if protocol {
+            Key::CatalogIndexProtocol
+        } else {
+            Key::CatalogIndexSkill
+        };
+        self.fill(key, &[("name", name), ("description", description)])
+    }
+
+    /// The hidden note of a session whose proposal `id` of protocol `name` the user
+    /// accepted: the entry written is `entry` (`#12`).
+    pub fn proposal_accepted(self, id: &str, name: &str, entry: &str) -> String {
+        self.fill(
+            Key::ProposalAccepted,
+            &[("id", id), ("name", name), ("entry", entry)],
+        )
+    }
+
+    /// The hidden note of a session whose proposal `id` of protocol `name` the user
+    /// rejected, with the user's reason when there is one.
+    pub fn proposal_rejected(self, id: &str, name: &str, reason: Option<&str>) -> String {
+        let reason = reason
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+            .map(|r| format!(": {r}"))
+            .unwrap_or_default();
+        self.fill(
+            Key::ProposalRejected,
+            &[("id", id), ("name", name), ("reason", &reason)],
+        )
+    }
+
+    /// `protocol_start` opened run `run` (`#3`) of protocol `name`; `steps` are its numbered
+    /// step lines.
+    pub fn protocol_started(self, name: &str, run: &str, steps: &str) -> String {
+        self.fill(
+            Key::ProtocolStarted,
+            &[("name", name), ("run", run), ("steps", steps)],
+        )
+    }
+
+    /// `protocol_step` marked step `step` as `status`; `open` lists the steps still open
+    /// (empty: none is, and the reply says how to finish).
+    pub fn protocol_step_marked(self, step: u32, status: &str, open: &str) -> String {
+        let step = step.to_string();
+        if open.is_empty() {
+            self.fill(
+                Key::ProtocolStepsAllClosed,
+                &[("step", &step), ("status", status)],
+            )
+        } else {
+            self.fill(
+                Key::ProtocolStepMarked,
+                &[("step", &step), ("status", status), ("open", open)],
+            )
+        }
+    }
+
+    /// `protocol_step` marked step `step` failed: only `protocol_fail` closes the run now.
+    pub fn protocol_step_failed(self, step: u32) -> String {
+        self.fill(Key::ProtocolStepFailed, &[("step", &step.to_string())])
+    }
+
+    /// `protocol_finish` closed the run of `name` as done.
+    pub fn protocol_finished(self, name: &str) -> String {
+        self.fill(Key::ProtocolFinished, &[("name", name)])
+    }
+
+    /// `protocol_cancel` closed the run of `name` as cancelled.
+    pub fn protocol_cancelled(self, name: &str, reason: &str) -> String {
+        self.fill(
+            Key::ProtocolCancelled,
+            &[("name", name), ("reason", reason)],
+        )
+    }
+
+    /// `protocol_fail` closed the run of `name` as failed.
+    pub fn protocol_failed(self, name: &str, reason: &str) -> String {
+        self.fill(Key::ProtocolFailed, &[("name", name), ("reason", reason)])
+    }
+
+    /// The first line of `protocol_status`: run `run` of `name` at version `version`.
+    pub fn protocol_status_header(self, name: &str, run: &str, version: u32) -> String {
+        self.fill(
+            Key::ProtocolStatusHeader,
+            &[
+                ("name", name),
+                ("run", run),
+                ("version", &version.to_string()),
+            ],
+        )
+    }
+
+    /// A `protocol_` call while the session runs no protocol.
+    pub fn protocol_no_run(self) -> String {
+        self.get(Key::ProtocolNoRun).to_string()
+    }
+
+    /// A call of a `protocol_` tool the executor does not know.
+    pub fn protocol_unknown_tool(self, tool: &str) -> String {
+        self.fill(Key::ProtocolUnknownTool, &[("tool", tool)])
+    }
+
+    /// The reminder every request carries while protocol `name` runs with steps `open`
+    /// open (their numbers and texts).
+    pub fn protocol_reminder(self, name: &str, open: &str) -> String {
+        self.fill(Key::ProtocolReminder, &[("name", name), ("open", open)])
+    }
+
+    /// The reminder while protocol `name` runs with every step closed.
+    pub fn protocol_reminder_closed(self, name: &str) -> String {
+        self.fill(Key::ProtocolReminderClosed, &[("name", name)])
+    }
+
+    /// The reminder while protocol `name` runs with step `step` failed.
+    pub fn protocol_reminder_failed(self, name: &str, step: u32) -> String {
+        self.fill(
+            Key::ProtocolReminderFailed,
+            &[("name", name), ("step", &step.to_string())],
+        )
+    }
+
+    /// What a turn that answered while protocol `name` is still running with no open step
+    /// is told, once, before one more generation.
+    pub fn protocol_finish_nudge(self, name: &str) -> String {
+        self.fill(Key::ProtocolFinishNudge, &[("name", name)])
+    }
 }
 
 #[cfg(test)]
@@ -1382,6 +1614,25 @@ mod tests {
                 t.catalog_proposed_replacing("#1", "n", "#2", 3),
                 t.catalog_refused("r"),
                 t.catalog_unknown_tool("skills_x"),
+                t.catalog_index_line(false, "n", "d"),
+                t.catalog_index_line(true, "n", "d"),
+                t.proposal_accepted("#1", "n", "#2"),
+                t.proposal_rejected("#1", "n", Some("r")),
+                t.proposal_rejected("#1", "n", None),
+                t.protocol_started("n", "#1", "1. a"),
+                t.protocol_step_marked(1, "done", "2"),
+                t.protocol_step_marked(1, "done", ""),
+                t.protocol_step_failed(1),
+                t.protocol_finished("n"),
+                t.protocol_cancelled("n", "r"),
+                t.protocol_failed("n", "r"),
+                t.protocol_status_header("n", "#1", 2),
+                t.protocol_no_run(),
+                t.protocol_unknown_tool("protocol_x"),
+                t.protocol_reminder("n", "2. b"),
+                t.protocol_reminder_closed("n"),
+                t.protocol_reminder_failed("n", 1),
+                t.protocol_finish_nudge("n"),
             ];
             texts.extend(problems.iter().map(|p| t.bad_args("x", p, "x|q")));
             for text in texts {
