@@ -90,8 +90,9 @@ mod toolset;
 
 pub use agent::{
     estimate_tokens, merged_input, render_history, Agent, AgentConfig, AgentError, AgentEvent,
-    ContextBudget, ContextReport, ExecutedTool, GenerationRecord, Guidance, ReplyKind, RequestView,
-    ToolReply, TurnOutcome, TurnStop, LOW_WATER_PERCENT,
+    ContextBudget, ContextReport, ExecutedTool, GenerationRecord, Guidance, HostHook, HostNote,
+    ReplyKind, RequestView, RunReminder, SharedHook, ToolReply, TurnOutcome, TurnStop,
+    LOW_WATER_PERCENT,
 };
 pub use args::{validate_args, ArgDecl, ArgType, ArgValue, Args, RawArgs};
 pub use catalog::{ArgProblem, Lang, Texts, UnknownLang};
@@ -101,7 +102,9 @@ pub use model::{
     ArgKind, ArgSpec, CallSpec, CancelToken, ContextWindow, Generation, GenerationStats, Message,
     Model, ModelError, ModelErrorKind, ModelRequest, ReplyGuide, Role, StopReason,
 };
-pub use prompt::{build_prompt, Prompt, PromptLayout, Section, SectionKind, SECTION_SEPARATOR};
+pub use prompt::{
+    build_prompt, build_prompt_with, Prompt, PromptLayout, Section, SectionKind, SECTION_SEPARATOR,
+};
 pub use protocol::{parse_output, ParsedOutput, RepeatGuard, Segment, ToolCall, VisibleTextFilter};
 pub use route::{Route, RouteExample};
 pub use scripted::{RecordedRequest, ScriptedModel};

@@ -219,6 +219,19 @@ pub fn build_prompt(
     skills: &SkillRegistry,
     active: &[String],
 ) -> Prompt {
+    build_prompt_with(lang, toolsets, skills, active, &[])
+}
+
+/// [`build_prompt`] with `extra_index` lines after the skill files' in the skills index
+/// (a host's catalog entries, [`crate::HostHook::index_lines`]); with none it is
+/// [`build_prompt`] byte for byte.
+pub fn build_prompt_with(
+    lang: Lang,
+    toolsets: &ToolsetRegistry,
+    skills: &SkillRegistry,
+    active: &[String],
+    extra_index: &[String],
+) -> Prompt {
     let texts = Texts::new(lang);
     let mut sections = Vec::new();
 
@@ -267,7 +280,8 @@ pub fn build_prompt(
         });
     }
 
-    let index = skills.index_lines(&active_names);
+    let mut index = skills.index_lines(&active_names);
+    index.extend(extra_index.iter().cloned());
     if !index.is_empty() {
         let mut text = texts.skills_header().to_string();
         for line in index {

@@ -107,8 +107,9 @@ impl Shared {
     }
 
     /// [`Shared::fitted_request`] with `extras` in the request: its transient messages after
-    /// the history, its reminder at the end of the turn's latest tool result. They are
-    /// measured and compacted with the rest; the history is left exactly as it was.
+    /// the history, its reminder at the end of the turn's latest tool result, its run
+    /// reminder at the end of the request's last message. They are measured and compacted
+    /// with the rest; the history is left exactly as it was.
     pub(super) fn fitted_with(
         &self,
         s: &mut Session,
@@ -118,7 +119,8 @@ impl Shared {
         extras: &Extras,
     ) -> Result<RequestView, Refused> {
         let len = s.history.len();
-        let mut restore = None;
+        // Messages of the history changed for this request, with their own text.
+        let mut restore: Vec<(usize, String)> = Vec::new();
         if let Some(reminder) = &extras.reminder {
             let latest = s.history[turn_start.min(len)..]
                 .iter()
@@ -126,14 +128,26 @@ impl Shared {
                 .map(|i| turn_start + i);
             if let Some(i) = latest {
                 let m = &mut s.history[i];
-                restore = Some((i, m.content.clone()));
+                restore.push((i, m.content.clone()));
                 m.content = format!("{}\n\n{reminder}", m.content);
             }
         }
         s.history.extend(extras.transient.iter().cloned());
+        // After everything the next requests keep (the system text, the state message and
+        // the history before it): the request's last message, which is the turn's own.
+        if let Some(run) = &extras.run {
+            let last = s.history.len().checked_sub(1).filter(|i| *i >= turn_start);
+            if let Some(i) = last {
+                let m = &mut s.history[i];
+                if i < len {
+                    restore.push((i, m.content.clone()));
+                }
+                m.content = format!("{}\n\n{run}", m.content);
+            }
+        }
         let view = self.fitted_request(s, turn_start, model, report);
         s.history.truncate(len);
-        if let Some((i, content)) = restore {
+        for (i, content) in restore.into_iter().rev() {
             s.history[i].content = content;
         }
         // A cut recorded for a transient message must not apply to a later one.

@@ -13,6 +13,8 @@
 //! - `turn`: the turn loop and the hints ahead of it ([`Agent::warm_up`],
 //!   [`Agent::prepare_turn`]).
 //! - `dispatch`: answering one tool call — core tools, toolset switches, host tools.
+//! - `hook`: what a host tells the agent about a session between calls ([`HostHook`]: the
+//!   reminder of a running protocol, hidden notes, extra skills index lines).
 //!
 //! What every session shares (configuration, registries, executors, clock) is kept apart
 //! from the sessions, so a turn borrows its session once, mutably, beside it.
@@ -26,7 +28,7 @@ use crate::catalog::{Lang, Texts};
 use crate::clock::{Clock, Timestamp};
 use crate::diag::Loaded;
 use crate::model::Message;
-use crate::prompt::{build_prompt, Prompt, PromptLayout};
+use crate::prompt::{build_prompt_with, Prompt, PromptLayout};
 use crate::route::Router;
 use crate::skill::SkillRegistry;
 use crate::tools::{ExecutorTarget, ToolExecutor};
@@ -35,6 +37,7 @@ use crate::toolset::{Toolset, ToolsetRegistry};
 mod compact;
 mod dispatch;
 mod guide;
+mod hook;
 mod layout;
 mod outcome;
 mod session;
@@ -43,6 +46,7 @@ mod tests;
 mod turn;
 
 pub use compact::{estimate_tokens, ContextBudget, LOW_WATER_PERCENT};
+pub use hook::{HostHook, HostNote, RunReminder, SharedHook};
 pub use layout::RequestView;
 pub use outcome::{
     AgentError, AgentEvent, ContextReport, ExecutedTool, GenerationRecord, ReplyKind, ToolReply,
@@ -179,6 +183,8 @@ struct Shared {
     advertised: Advertised,
     /// Example embeddings for routing.
     router: Router,
+    /// The host's hook into sessions ([`Agent::set_host_hook`]); `None`: no host notes.
+    hook: Option<SharedHook>,
 }
 
 /// What the prompt advertises: the declared toolsets and skills, less the ones that cannot
@@ -218,6 +224,7 @@ impl Agent {
             executors: HashMap::new(),
             advertised: Advertised::default(),
             router: Router::default(),
+            hook: None,
         };
         shared.advertise();
         Agent {
@@ -272,6 +279,16 @@ impl Agent {
         };
         self.shared.executors.insert(target, executor);
         self.shared.advertise();
+    }
+
+    /// Set (or clear) the host's hook into sessions ([`HostHook`]): while it says a
+    /// session runs a protocol, every request of that session carries its reminder (in the
+    /// request only), a turn ending with a bare reply while the run has no open step gets one
+    /// reminder to finish it, the notes it has for a session enter that session's next turn
+    /// as hidden tool messages, and its index lines join the skills index. Without a hook
+    /// (the default) nothing of this happens and the prompt is as it was.
+    pub fn set_host_hook(&mut self, hook: Option<SharedHook>) {
+        self.shared.hook = hook;
     }
 
     /// Declared toolsets the prompt leaves out because no tool of theirs has an executor on
@@ -379,7 +396,12 @@ impl Shared {
     /// worked examples when the guidance asks for them.
     fn prompt(&self, active: &[String]) -> Prompt {
         let a = &self.advertised;
-        let prompt = build_prompt(self.config.lang, &a.toolsets, &a.skills, active);
+        let extra = self
+            .hook
+            .as_ref()
+            .map(|h| h.index_lines())
+            .unwrap_or_default();
+        let prompt = build_prompt_with(self.config.lang, &a.toolsets, &a.skills, active, &extra);
         if self.config.guidance.few_shot {
             prompt.with_examples(Texts::new(self.config.lang).few_shot())
         } else {

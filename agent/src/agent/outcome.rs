@@ -171,6 +171,15 @@ pub struct TurnOutcome {
     /// Generations after which a reminder was added to the request
     /// ([`AgentConfig::reminder_after`](super::AgentConfig::reminder_after)).
     pub reminders: usize,
+    /// Requests of the turn that carried the reminder of the session's running protocol
+    /// ([`super::HostHook::reminder`]).
+    pub run_reminders: usize,
+    /// Generations added because the turn answered while its protocol ran with no open
+    /// step (0 or 1).
+    pub finish_reminders: usize,
+    /// Hidden notes of the host that entered the history at the turn's start
+    /// ([`super::HostHook::take_notes`]).
+    pub notes: usize,
 }
 
 /// How a turn kept its requests inside the model's context ([`TurnOutcome::context`]):
@@ -227,6 +236,9 @@ impl TurnOutcome {
             notice: None,
             interrupted: false,
             reminders: 0,
+            run_reminders: 0,
+            finish_reminders: 0,
+            notes: 0,
         }
     }
 }

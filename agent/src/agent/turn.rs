@@ -125,12 +125,22 @@ impl Agent {
         on_event: &mut dyn FnMut(AgentEvent),
     ) -> Result<TurnOutcome, AgentError> {
         let Agent { shared, sessions } = self;
+        let mut out_notes = 0;
         // Looked up once: nothing else can reach the sessions while the turn runs.
         let s = session_entry(sessions, session)?;
+        // The host's notes for the session (the user's decisions on its proposals): hidden
+        // tool messages before the user's words, in the history from now on.
+        if let Some(hook) = &shared.hook {
+            for note in hook.take_notes(session) {
+                s.history.push(Message::tool(note.tool, note.text));
+                out_notes += 1;
+            }
+        }
         let turn_start = s.history.len();
         let started = shared.clock.now();
         s.history.push(Message::user(user_text));
         let mut out = TurnOutcome::new();
+        out.notes = out_notes;
         let texts = Texts::new(shared.config.lang);
         // Where the first action goes, decided once per turn (guidance permitting).
         shared.expire(s, on_event);
@@ -139,7 +149,11 @@ impl Agent {
         let mut heard = String::new();
         // A switch that changed nothing: its call and reply, for the next request only.
         let mut transient: Vec<Message> = Vec::new();
-        for _ in 0..shared.config.max_iterations.max(1) {
+        // The reminder to finish a protocol whose steps are all closed: once per turn.
+        let mut nudged = false;
+        let mut nudging = false;
+        let iterations = shared.config.max_iterations.max(1);
+        for iteration in 0..iterations {
             if cancel.is_cancelled() {
                 interrupted(s, &mut out, texts, cancel, None);
                 return Ok(out);
@@ -156,10 +170,18 @@ impl Agent {
                 .filter(|n| out.generations.len() >= *n)
                 .map(|_| texts.turn_reminder(user_text, &s.active_names()));
             out.reminders += usize::from(reminder.is_some());
+            // While the session runs a protocol, every request carries its reminder.
+            let run = shared
+                .hook
+                .as_ref()
+                .and_then(|h| h.reminder(session))
+                .map(|r| r.text);
+            out.run_reminders += usize::from(run.is_some());
             // Measured against the model's context and compacted before it is sent.
             let extras = Extras {
                 transient: std::mem::take(&mut transient),
                 reminder,
+                run,
             };
             let view = match shared.fitted_with(s, turn_start, model, &mut out.context, &extras) {
                 Ok(view) => view,
@@ -171,7 +193,10 @@ impl Agent {
                     return Ok(out);
                 }
             };
-            let mut guide = shared.guide(s, out.route.as_ref(), turn_start);
+            // The reminder to finish asks for a call the route did not plan: unrouted.
+            let route = if nudging { None } else { out.route.as_ref() };
+            nudging = false;
+            let mut guide = shared.guide(s, route, turn_start);
             if !extras.transient.is_empty() {
                 guide.forbid_switches();
             }
@@ -220,6 +245,20 @@ impl Agent {
                 record_generation(&mut out, on_event, &generation, false);
                 s.history.push(Message::assistant(generation.text));
                 out.reply = visible.trim().to_string();
+                // A bare reply while the protocol runs with no step open: one more
+                // generation, told (in that request only) to finish it.
+                let unfinished = (!nudged && iteration + 1 < iterations)
+                    .then(|| shared.hook.as_ref().and_then(|h| h.reminder(session)))
+                    .flatten()
+                    .and_then(|r| r.unfinished);
+                if let Some(nudge) = unfinished {
+                    nudged = true;
+                    nudging = true;
+                    out.finish_reminders += 1;
+                    heard.clear();
+                    transient = vec![Message::user(nudge)];
+                    continue;
+                }
                 out.stop = TurnStop::Answered;
                 return Ok(out);
             }
@@ -307,6 +346,9 @@ pub(super) struct Extras {
     /// Appended to the latest tool result of the turn ([`AgentConfig::reminder_after`]
     /// (super::AgentConfig::reminder_after)).
     pub(super) reminder: Option<String>,
+    /// Appended to the request's last message: the reminder of the session's running
+    /// protocol ([`super::HostHook::reminder`]).
+    pub(super) run: Option<String>,
 }
 
 /// The call lines of a generation of switches and their replies, as messages.
