@@ -13,29 +13,37 @@
 //! message catalog ([`Texts`]); a refusal carries the store's own reason.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use porfiry_agent::{Lang, Texts, ToolExecutor, ToolInvocation};
 use porfiry_catalog::{
     Catalog, CatalogError, CompactLabels, Document, ImportReport, Kind, NewProposal, Query, Update,
 };
 
+use crate::protocol_tools::{lock, SharedCatalog, PROTOCOL_TOOLSET};
+
 /// The `skills` toolset's declaration (`runtime/toolsets/skills.yaml`, embedded).
 pub const SKILLS_TOOLSET: &str = include_str!("../toolsets/skills.yaml");
 
-/// Writes [`SKILLS_TOOLSET`] as `skills.yaml` into `<data>/catalog-toolset/` (rewritten only
-/// when it differs) and returns that folder, for the agent to load the set from.
+/// Writes [`SKILLS_TOOLSET`] as `skills.yaml` and [`PROTOCOL_TOOLSET`] as `protocol.yaml`
+/// into `<data>/catalog-toolset/` (each rewritten only when it differs) and returns that
+/// folder, for the agent to load the sets from.
 ///
 /// # Errors
-/// The folder or the file cannot be written.
+/// The folder or a file cannot be written.
 pub fn skills_toolset_dir(data: &Path) -> std::io::Result<PathBuf> {
     let dir = data.join("catalog-toolset");
-    let file = dir.join("skills.yaml");
-    if std::fs::read_to_string(&file).ok().as_deref() != Some(SKILLS_TOOLSET) {
-        std::fs::create_dir_all(&dir)?;
-        let tmp = dir.join(format!("skills.yaml.tmp-{}", std::process::id()));
-        std::fs::write(&tmp, SKILLS_TOOLSET)?;
-        std::fs::rename(&tmp, &file)?;
+    for (name, text) in [
+        ("skills.yaml", SKILLS_TOOLSET),
+        ("protocol.yaml", PROTOCOL_TOOLSET),
+    ] {
+        let file = dir.join(name);
+        if std::fs::read_to_string(&file).ok().as_deref() != Some(text) {
+            std::fs::create_dir_all(&dir)?;
+            let tmp = dir.join(format!("{name}.tmp-{}", std::process::id()));
+            std::fs::write(&tmp, text)?;
+            std::fs::rename(&tmp, &file)?;
+        }
     }
     Ok(dir)
 }
@@ -65,15 +73,20 @@ pub fn open_catalog(
 /// The executor for the `skills_` tools over one catalog.
 #[derive(Debug)]
 pub struct CatalogExecutor {
-    catalog: Mutex<Catalog>,
+    catalog: SharedCatalog,
     texts: Texts,
 }
 
 impl CatalogExecutor {
     /// The tools over `catalog`, replies in `lang`.
     pub fn new(catalog: Catalog, lang: Lang) -> Self {
+        Self::shared(Arc::new(Mutex::new(catalog)), lang)
+    }
+
+    /// The tools over a catalog shared with the `protocol` executor and the run hook.
+    pub fn shared(catalog: SharedCatalog, lang: Lang) -> Self {
         Self {
-            catalog: Mutex::new(catalog),
+            catalog,
             texts: Texts::new(lang),
         }
     }
@@ -195,9 +208,7 @@ fn document_text(written: &str) -> String {
 
 impl ToolExecutor for CatalogExecutor {
     fn execute(&self, call: &ToolInvocation<'_>) -> Result<String, String> {
-        // A panic inside a call leaves no half-written row (every write is one
-        // transaction), so a poisoned lock is simply taken over.
-        let mut catalog = self.catalog.lock().unwrap_or_else(|p| p.into_inner());
+        let mut catalog = lock(&self.catalog);
         let arg = |name: &str| call.args.str(name).unwrap_or_default();
         match call.tool {
             "skills_search" => self.search(&catalog, arg("query")),

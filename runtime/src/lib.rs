@@ -18,7 +18,10 @@
 //!   figures named apart), used by the CLI, the bridge's `onDone` and the benchmark rows.
 //! - [`TimedExecutor`] gives every host tool a deadline.
 //! - [`CatalogExecutor`] runs the `skills` toolset over the catalog of skills and protocols
-//!   (`porfiry-catalog`), registered when [`RuntimeConfig::catalog`] names a file.
+//!   (`porfiry-catalog`), [`ProtocolExecutor`] the `protocol` toolset (protocol runs), and
+//!   [`CatalogRunHook`] tells the agent about a session's running protocol and the user's
+//!   decisions on its proposals; all three are set up when [`RuntimeConfig::catalog`] names a
+//!   file.
 //!
 //! # Design decisions
 //! - **Wiring in one place.** Only this crate uses `porfiry-models` and `porfiry-engine`
@@ -36,15 +39,13 @@ mod host_tools;
 mod notes;
 mod open;
 pub mod paths;
+mod protocol_tools;
 mod runtime;
 mod stats;
 
 pub use catalog_tools::{
     open_catalog, skills_toolset_dir, CatalogExecutor, AGENT_AUTHOR, SKILLS_TOOLSET,
 };
-/// The catalog of skills and protocols (`porfiry-catalog`), for hosts that show or edit it
-/// (the bridge's catalog calls for the app's settings screen).
-pub use porfiry_catalog as catalog;
 pub use config::{
     chat_format_of, engine_params, RuntimeConfig, CATALOG_FILE, DEFAULT_TOOL_TIMEOUT,
 };
@@ -54,8 +55,15 @@ pub use notes::NotesExecutor;
 pub use open::{
     agent_folders, load_agent, load_agent_from, load_engine, resolve_model, ModelChoice, OpenReport,
 };
+/// The catalog of skills and protocols (`porfiry-catalog`), for hosts that show or edit it
+/// (the bridge's catalog calls for the app's settings screen).
+pub use porfiry_catalog as catalog;
 /// Progress reporting of model fetches, for hosts (from `porfiry-models`).
 pub use porfiry_models::{NoProgress, Progress, StderrProgress};
+pub use protocol_tools::{
+    attach_catalog, CatalogRunHook, ProtocolExecutor, SharedCatalog, DECISION_NOTE_TOOL,
+    INDEX_LIMIT, PROTOCOL_TOOLSET,
+};
 pub use runtime::{Backend, Runtime, Turn};
 pub use stats::{stop_name, ToolTime, TurnStats};
 

@@ -8,11 +8,12 @@ use porfiry_agent::{Agent, Diagnostic, ExecutorTarget, SystemClock};
 use porfiry_engine::{ChatFormat, Engine, EngineModel, EngineParams, HeadReport, ModelInfo};
 use porfiry_models::{FileState, ModelSpec, ModelStore, Progress};
 
-use crate::catalog_tools::{open_catalog, skills_toolset_dir, CatalogExecutor};
+use crate::catalog_tools::{open_catalog, skills_toolset_dir};
 use crate::config::{chat_format_of, engine_params, RuntimeConfig};
 use crate::error::RuntimeError;
 use crate::notes::NotesExecutor;
 use crate::paths::{builtin_dirs, BuiltinDirs};
+use crate::protocol_tools::attach_catalog;
 use crate::runtime::{Backend, Runtime};
 
 /// What [`Runtime::open`] did, for the host to show.
@@ -247,10 +248,7 @@ impl Runtime {
                 match open_catalog(path, &skill_dirs) {
                     Ok((catalog, _)) => {
                         let lang = runtime.agent().config().lang;
-                        runtime.register_executor(
-                            ExecutorTarget::Toolset("skills".into()),
-                            Arc::new(CatalogExecutor::new(catalog, lang)),
-                        );
+                        attach_catalog(&mut runtime, catalog, lang);
                         Some(Ok(path.clone()))
                     }
                     Err(e) => Some(Err(e)),
