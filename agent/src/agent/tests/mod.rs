@@ -18,6 +18,7 @@ use crate::toolset::{parse_toolset, ToolsetRegistry, MEDIA_FIXTURE as MEDIA};
 mod compact;
 mod dispatch;
 mod guidance;
+mod hook;
 mod layout;
 mod session;
 mod turn;
