@@ -67,6 +67,25 @@ pub enum Problem {
         /// The file that was replaced.
         previous: PathBuf,
     },
+    /// The file is larger than the loader reads ([`MAX_FILE_BYTES`]); it was not read.
+    ///
+    /// [`MAX_FILE_BYTES`]: crate::MAX_FILE_BYTES
+    TooLarge {
+        /// Its size in bytes.
+        bytes: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The path is not a regular file (a FIFO, a device, a socket): it was not opened.
+    NotAFile,
+    /// The YAML opens more flow collections (`[`, `{`) than the loader parses
+    /// ([`MAX_FLOW_OPENINGS`]): the YAML scanner's time grows with tokens × their nesting.
+    ///
+    /// [`MAX_FLOW_OPENINGS`]: crate::MAX_FLOW_OPENINGS
+    TooManyBrackets {
+        /// The limit.
+        limit: usize,
+    },
     /// A toolset without tools.
     NoTools,
     /// A toolset declaration problem about one tool or argument.
@@ -121,6 +140,14 @@ impl fmt::Display for Problem {
             Problem::Overrides { name, previous } => {
                 write!(f, "overrides {name:?} from {}", previous.display())
             }
+            Problem::TooLarge { bytes, limit } => {
+                write!(f, "file too large ({bytes} bytes, over {limit}); not read")
+            }
+            Problem::NotAFile => f.write_str("not a regular file; not read"),
+            Problem::TooManyBrackets { limit } => write!(
+                f,
+                "YAML error: more than {limit} flow collections ([ or {{); not parsed"
+            ),
             Problem::NoTools => f.write_str("no tools"),
             Problem::BadTool { tool, why } => write!(f, "tool {tool:?}: {why}"),
         }

@@ -98,6 +98,7 @@ pub use args::{validate_args, ArgDecl, ArgType, ArgValue, Args, RawArgs};
 pub use catalog::{ArgProblem, Lang, Texts, UnknownLang};
 pub use clock::{iso8601, parse_duration, BadDuration, Clock, ManualClock, SystemClock, Timestamp};
 pub use diag::{Diagnostic, Loaded, Problem, Severity};
+pub use load::{MAX_FILE_BYTES, MAX_FLOW_OPENINGS};
 pub use model::{
     ArgKind, ArgSpec, CallSpec, CancelToken, ContextWindow, Generation, GenerationStats, Message,
     Model, ModelError, ModelErrorKind, ModelRequest, ReplyGuide, Role, StopReason,

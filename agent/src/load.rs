@@ -29,9 +29,57 @@ pub(crate) fn has_extension(path: &Path, extensions: &[&str]) -> bool {
         .is_some_and(|e| extensions.iter().any(|x| e.eq_ignore_ascii_case(x)))
 }
 
-/// A file's contents as UTF-8 text.
+/// Largest skill or toolset file the loader reads: the catalog's document limit. A bigger
+/// file is a [`Problem::TooLarge`] diagnostic, decided by its size before it is read.
+pub const MAX_FILE_BYTES: u64 = 256 * 1024;
+
+/// Most flow collections (`[`, `{`, counted as characters, quoted or not) a skill's front
+/// matter, a toolset or a scenario may open before its YAML is parsed: libyaml's scanner
+/// time grows with tokens × flow nesting (100,000 nested `[` take minutes). The shipped and
+/// test files open at most 64.
+pub const MAX_FLOW_OPENINGS: usize = 256;
+
+/// Refuses YAML with more than [`MAX_FLOW_OPENINGS`] flow openings.
+pub(crate) fn check_flow(yaml: &str) -> Result<(), Problem> {
+    let openings = yaml.bytes().filter(|b| matches!(b, b'[' | b'{')).count();
+    if openings > MAX_FLOW_OPENINGS {
+        return Err(Problem::TooManyBrackets {
+            limit: MAX_FLOW_OPENINGS,
+        });
+    }
+    Ok(())
+}
+
+/// A file's contents as UTF-8 text: only a regular file (a FIFO would block, a device
+/// never end), at most [`MAX_FILE_BYTES`] read.
 fn read_text(path: &Path) -> Result<String, Problem> {
-    let bytes = fs::read(path).map_err(|e| Problem::Io(e.to_string()))?;
+    use std::io::Read as _;
+    let io = |e: io::Error| Problem::Io(e.to_string());
+    let meta = fs::metadata(path).map_err(io)?;
+    if !meta.is_file() {
+        return Err(if meta.is_dir() {
+            Problem::Io("is a folder".into())
+        } else {
+            Problem::NotAFile
+        });
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(Problem::TooLarge {
+            bytes: meta.len(),
+            limit: MAX_FILE_BYTES,
+        });
+    }
+    let mut bytes = Vec::new();
+    fs::File::open(path)
+        .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        // It grew between the size check and the read.
+        return Err(Problem::TooLarge {
+            bytes: bytes.len() as u64,
+            limit: MAX_FILE_BYTES,
+        });
+    }
     String::from_utf8(bytes).map_err(|_| Problem::Io("not UTF-8".into()))
 }
 

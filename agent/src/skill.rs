@@ -106,7 +106,9 @@ pub fn parse_skill(text: &str, path: &Path) -> Result<(Skill, Vec<Problem>), Pro
         return Err(Problem::UnclosedFrontMatter);
     }
     let body_lines: Vec<&str> = lines.collect();
-    let value: Value = serde_norway::from_str(&yaml.join("\n")).map_err(|e| Problem::Yaml {
+    let yaml = yaml.join("\n");
+    crate::load::check_flow(&yaml)?;
+    let value: Value = serde_norway::from_str(&yaml).map_err(|e| Problem::Yaml {
         // The front matter starts on the file's second line.
         line: e.location().map(|l| l.line() + 1),
         message: e.to_string(),

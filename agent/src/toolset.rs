@@ -129,6 +129,7 @@ fn one_line(s: &str) -> String {
 /// Parse one toolset file's YAML.
 pub fn parse_toolset(text: &str, path: &Path) -> Result<Toolset, Problem> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    crate::load::check_flow(text)?;
     let raw: RawToolset = serde_norway::from_str(text).map_err(|e| Problem::Yaml {
         line: e.location().map(|l| l.line()),
         message: e.to_string(),
@@ -254,7 +255,7 @@ pub fn parse_toolset(text: &str, path: &Path) -> Result<Toolset, Problem> {
 /// The toolset files of one folder, sorted: `*.yaml` and `*.yml`.
 fn toolset_files(dir: &Path) -> Result<Vec<PathBuf>, std::io::Error> {
     let mut files = visible_entries(dir)?;
-    files.retain(|p| p.is_file() && has_extension(p, &["yaml", "yml"]));
+    files.retain(|p| !p.is_dir() && has_extension(p, &["yaml", "yml"]));
     Ok(files)
 }
 
