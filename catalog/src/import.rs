@@ -112,8 +112,14 @@ fn document_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// Reads a document file, never more than the size limit (plus one byte to tell).
+/// Reads a document file, never more than the size limit (plus one byte to tell). Only a
+/// regular file is opened: opening a FIFO blocks until a writer comes, a device may never
+/// end.
 fn read_document(path: &Path) -> Result<Prepared, ImportError> {
+    let meta = fs::metadata(path).map_err(|e| ImportError::Io(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(ImportError::Io("not a regular file".into()));
+    }
     let file = fs::File::open(path).map_err(|e| ImportError::Io(e.to_string()))?;
     let mut bytes = Vec::new();
     file.take(MAX_DOCUMENT_BYTES as u64 + 1)

@@ -4,6 +4,7 @@
 mod common;
 mod crash;
 mod documents;
+mod hostile;
 mod import;
 mod proposals;
 mod runs;
