@@ -38,7 +38,25 @@
 //!       request_extends_step: 4    # ... begins with all of step 4's last request
 //! ```
 //!
-//! Within one step the keys run in the order session → advance → user/model → expect.
+//! **A catalog** (needs a host that has one, [`ScenarioDefaults::catalog`]: the runtime's
+//! tests and `porfiry scenario`):
+//!
+//! ```yaml
+//! catalog: [fixtures/catalog]      # documents (files or folders) imported as shared entries
+//!                                  # into a fresh temporary catalog; the skills and protocol
+//!                                  # toolsets are added and executed over it
+//! steps:
+//!   - decide: {proposal: last, action: accept}   # the user decides (last, or #N)
+//!   - decide: {proposal: "#2", action: accept, refused: "already exists"}  # must be refused
+//!   - expect:
+//!       run: {status: running, open_steps: 1}    # the session's newest run (status none: no run)
+//!       proposals: {pending: 1, accepted: 0, rejected: 0, error_contains: "already exists"}
+//!       notes: 1                                 # hidden host notes the last turn began with
+//!       run_reminders: 2                         # requests of the last turn with the run's reminder
+//!       finish_reminders: 1                      # finish reminders of the last turn
+//! ```
+//!
+//! Within one step the keys run in the order session → advance → decide → user/model → expect.
 //! A `user` step fails if the loop needs more model outputs than given or leaves some unused,
 //! and when the turn stops with a model error — unless that step's own `expect` says
 //! `stop: model_error` (a turn the agent refuses because it cannot fit the context).
@@ -134,6 +152,11 @@ pub struct Scenario {
     /// [`AgentConfig::reminder_after`]; default as the agent's.
     #[serde(default)]
     pub reminder_after: Option<usize>,
+    /// Catalog documents (files or folders, relative to the file) imported as shared entries
+    /// into a fresh temporary catalog. Runs only with a host that has a catalog
+    /// ([`ScenarioDefaults::catalog`]); the agent alone refuses it.
+    #[serde(default)]
+    pub catalog: Option<Vec<PathBuf>>,
     /// The steps.
     pub steps: Vec<Step>,
 }
@@ -152,6 +175,9 @@ pub struct Step {
     /// Move the clock forward (`9m59s`).
     #[serde(default)]
     pub advance: Option<String>,
+    /// The user decides a proposal of the scenario's catalog (before the step's turn).
+    #[serde(default)]
+    pub decide: Option<Decide>,
     /// Run a user turn with this text.
     #[serde(default)]
     pub user: Option<String>,
@@ -187,6 +213,60 @@ pub struct Interrupt {
     /// How many of them the user got (spoken or shown); default `after_chars`.
     #[serde(default)]
     pub delivered_chars: Option<usize>,
+}
+
+/// The user's decision on a proposal ([`Step::decide`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Decide {
+    /// `last` (the newest proposal) or its id, `#N`.
+    pub proposal: String,
+    /// What the user does.
+    pub action: DecideAction,
+    /// The store must refuse the decision with a reason containing this text (the
+    /// proposal stays pending). Without it the decision must succeed.
+    #[serde(default)]
+    pub refused: Option<String>,
+}
+
+/// Accept or reject ([`Decide::action`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DecideAction {
+    /// Write the proposed protocol into the catalog.
+    Accept,
+    /// Leave the catalog as it is.
+    Reject,
+}
+
+/// Expected state of the session's newest protocol run ([`Expect::run`]).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunExpect {
+    /// `running`, `done`, `failed`, `cancelled`, or `none` (the session has no run).
+    #[serde(default)]
+    pub status: Option<String>,
+    /// How many of its steps are open.
+    #[serde(default)]
+    pub open_steps: Option<usize>,
+}
+
+/// Expected proposals of the catalog ([`Expect::proposals`]).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProposalsExpect {
+    /// Exactly this many pending.
+    #[serde(default)]
+    pub pending: Option<usize>,
+    /// Exactly this many accepted.
+    #[serde(default)]
+    pub accepted: Option<usize>,
+    /// Exactly this many rejected.
+    #[serde(default)]
+    pub rejected: Option<usize>,
+    /// The newest pending proposal's refusal reason contains this.
+    #[serde(default)]
+    pub error_contains: Option<String>,
 }
 
 /// Checks against the current state and the last user turn.
@@ -250,6 +330,21 @@ pub struct Expect {
     /// Exactly how many requests of the last turn carried a reminder.
     #[serde(default)]
     pub reminders: Option<usize>,
+    /// Exactly how many requests of the last turn carried the running protocol's reminder.
+    #[serde(default)]
+    pub run_reminders: Option<usize>,
+    /// Exactly how many finish reminders the last turn had.
+    #[serde(default)]
+    pub finish_reminders: Option<usize>,
+    /// Exactly how many hidden host notes the last turn began with.
+    #[serde(default)]
+    pub notes: Option<usize>,
+    /// The session's newest protocol run (needs a catalog).
+    #[serde(default)]
+    pub run: Option<RunExpect>,
+    /// The catalog's proposals (needs a catalog).
+    #[serde(default)]
+    pub proposals: Option<ProposalsExpect>,
     /// The last request is identical (system and messages) to the last request of this
     /// earlier step (1-based).
     #[serde(default)]
@@ -271,6 +366,57 @@ pub struct ScenarioDefaults {
     /// Needed by scenarios with `tool_hangs` (the agent starts no threads; a host such as
     /// the runtime gives its timed executor here).
     pub timed_tools: Option<TimedTools>,
+    /// How the host opens a catalog of skills and protocols for a scenario with `catalog:`
+    /// (the agent has none; the runtime gives its own here).
+    pub catalog: Option<CatalogFactory>,
+}
+
+/// How the host wraps an executor ([`ScenarioDefaults::timed_tools`], or as it is).
+pub type Wrap<'a> = &'a dyn Fn(Arc<dyn ToolExecutor>) -> Arc<dyn ToolExecutor>;
+
+/// A host's catalog for one scenario ([`ScenarioDefaults::catalog`]), fresh and temporary.
+pub trait ScenarioCatalog {
+    /// Toolset folders the agent loads after the scenario's (the catalog's sets).
+    fn toolset_dirs(&self) -> Vec<PathBuf>;
+    /// Puts the catalog behind `agent`: its executors (each through `wrap`) and its
+    /// [`crate::HostHook`].
+    fn attach(&self, agent: &mut Agent, wrap: Wrap<'_>);
+    /// The user accepts or rejects proposal `which` (`last` or `#N`). `Err`: the store's
+    /// refusal (or no such proposal).
+    fn decide(&self, which: &str, action: DecideAction) -> Result<(), String>;
+    /// The status (`running`, `done`, …) and the number of open steps of the session's
+    /// newest run; `None`: it has none.
+    fn run(&self, session: &str) -> Option<(String, usize)>;
+    /// The proposals by status.
+    fn proposals(&self) -> ProposalCounts;
+}
+
+/// The catalog's proposals ([`ScenarioCatalog::proposals`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProposalCounts {
+    /// Pending ones.
+    pub pending: usize,
+    /// Accepted ones.
+    pub accepted: usize,
+    /// Rejected ones.
+    pub rejected: usize,
+    /// The newest pending one's refusal reason, if it has one.
+    pub error: Option<String>,
+}
+
+/// Opens a fresh catalog with these documents (files or folders, as shared entries) for a
+/// scenario in this language ([`ScenarioDefaults::catalog`]).
+#[derive(Clone)]
+#[allow(clippy::type_complexity)]
+pub struct CatalogFactory(
+    /// Opens the catalog; `Err` says why it could not.
+    pub Arc<dyn Fn(&[PathBuf], Lang) -> Result<Box<dyn ScenarioCatalog>, String> + Send + Sync>,
+);
+
+impl fmt::Debug for CatalogFactory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("CatalogFactory(..)")
+    }
 }
 
 /// A host's wrapping of a tool executor in a timeout ([`ScenarioDefaults::timed_tools`]).
@@ -403,7 +549,21 @@ pub fn run_scenario(sc: &Scenario, base: &Path, defaults: &ScenarioDefaults) -> 
         None => default.clone(),
     };
     let skills = resolve(&sc.skills, &defaults.skills);
-    let toolsets = resolve(&sc.toolsets, &defaults.toolsets);
+    let mut toolsets = resolve(&sc.toolsets, &defaults.toolsets);
+    let catalog = match (&sc.catalog, &defaults.catalog) {
+        (None, _) => None,
+        (Some(_), None) => {
+            return Err(
+                "`catalog` needs a host with a catalog (run it from the runtime's tests)".into(),
+            )
+        }
+        (Some(docs), Some(CatalogFactory(open))) => {
+            let docs: Vec<PathBuf> = docs.iter().map(|p| base.join(p)).collect();
+            let catalog = open(&docs, sc.lang).map_err(|e| format!("catalog: {e}"))?;
+            toolsets.extend(catalog.toolset_dirs());
+            Some(catalog)
+        }
+    };
     let clock = ManualClock::parse(sc.clock.as_deref().unwrap_or("2026-01-01T00:00:00+00:00"))
         .map_err(|e| format!("bad clock: {e}"))?;
     let mut config = AgentConfig {
@@ -454,6 +614,9 @@ pub fn run_scenario(sc: &Scenario, base: &Path, defaults: &ScenarioDefaults) -> 
             })),
         );
     }
+    if let Some(c) = &catalog {
+        c.attach(&mut agent, &timed);
+    }
     for tool in &sc.tool_hangs {
         agent.register_executor(
             ExecutorTarget::Tool(tool.clone()),
@@ -477,6 +640,21 @@ pub fn run_scenario(sc: &Scenario, base: &Path, defaults: &ScenarioDefaults) -> 
         }
         if let Some(a) = &step.advance {
             clock.advance(parse_duration(a).map_err(|e| at(e.to_string()))?);
+        }
+        if let Some(d) = &step.decide {
+            let c = catalog
+                .as_ref()
+                .ok_or_else(|| at("`decide` needs `catalog:`".into()))?;
+            match (c.decide(&d.proposal, d.action), &d.refused) {
+                (Ok(()), None) => {}
+                (Err(e), Some(want)) if e.contains(want.as_str()) => {}
+                (Ok(()), Some(want)) => {
+                    return Err(at(format!(
+                        "the decision was not refused ({want:?} expected)"
+                    )))
+                }
+                (Err(e), _) => return Err(at(format!("the decision was refused: {e}"))),
+            }
         }
         let user = match (&step.user, &step.queue) {
             (Some(_), Some(_)) => return Err(at("`user` and `queue` in one step".into())),
@@ -556,6 +734,7 @@ pub fn run_scenario(sc: &Scenario, base: &Path, defaults: &ScenarioDefaults) -> 
         }
         if let Some(e) = &step.expect {
             check(&mut agent, &session, last.as_ref(), &requests, e).map_err(at)?;
+            check_catalog(catalog.as_deref(), &session, e).map_err(at)?;
         }
     }
     Ok(())
@@ -720,6 +899,19 @@ fn check(
             return Err(format!("{} reminder(s), expected {want}", last.reminders));
         }
     }
+    for (what, want, got) in [
+        ("run reminder(s)", e.run_reminders, last.run_reminders),
+        (
+            "finish reminder(s)",
+            e.finish_reminders,
+            last.finish_reminders,
+        ),
+        ("host note(s)", e.notes, last.notes),
+    ] {
+        if want.is_some_and(|w| w != got) {
+            return Err(format!("{got} {what}, expected {}", want.unwrap_or(0)));
+        }
+    }
     if let Some(want) = e.compactions {
         let got = last.context.compactions;
         if got != want {
@@ -730,4 +922,55 @@ fn check(
         }
     }
     check_request(requests, e)
+}
+
+/// The catalog checks of one expectation (`run`, `proposals`).
+fn check_catalog(
+    catalog: Option<&dyn ScenarioCatalog>,
+    session: &str,
+    e: &Expect,
+) -> Result<(), String> {
+    if e.run.is_none() && e.proposals.is_none() {
+        return Ok(());
+    }
+    let c = catalog.ok_or("`run` and `proposals` need `catalog:`".to_string())?;
+    if let Some(want) = &e.run {
+        let got = c.run(session);
+        if let Some(status) = &want.status {
+            let got_status = got.as_ref().map_or("none", |(s, _)| s.as_str());
+            if got_status != status.trim() {
+                return Err(format!("the run is {got_status}, expected {status}"));
+            }
+        }
+        if let Some(open) = want.open_steps {
+            let got_open = got.as_ref().map(|(_, n)| *n);
+            if got_open != Some(open) {
+                return Err(format!("open steps {got_open:?}, expected {open}"));
+            }
+        }
+    }
+    if let Some(want) = &e.proposals {
+        let got = c.proposals();
+        for (what, w, g) in [
+            ("pending", want.pending, got.pending),
+            ("accepted", want.accepted, got.accepted),
+            ("rejected", want.rejected, got.rejected),
+        ] {
+            if w.is_some_and(|w| w != g) {
+                return Err(format!(
+                    "{g} {what} proposal(s), expected {}; {got:?}",
+                    w.unwrap_or(0)
+                ));
+            }
+        }
+        if let Some(part) = &want.error_contains {
+            let error = got.error.as_deref().unwrap_or_default();
+            if !error.contains(part.as_str()) {
+                return Err(format!(
+                    "the pending proposal's error is {error:?}, expected {part:?}"
+                ));
+            }
+        }
+    }
+    Ok(())
 }

@@ -15,6 +15,7 @@ fn defaults() -> ScenarioDefaults {
         skills: vec![root().join("skills")],
         toolsets: vec![root().join("toolsets")],
         timed_tools: None,
+        catalog: None,
     }
 }
 

@@ -25,6 +25,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         toolsets: vec![builtin.toolsets],
         // As the CLI times its host tools: a `tool_hangs` stand-in answers after this.
         timed_tools: Some(porfiry_runtime::timed_scenario_tools(SCENARIO_TOOL_TIMEOUT)),
+        // A scenario with `catalog:` gets a fresh temporary one, as the runtime keeps it.
+        catalog: Some(porfiry_runtime::scenario_catalog()),
     };
     let mut results = Vec::new();
     for file in super::yaml_files(args.files)? {
