@@ -41,6 +41,7 @@ mod open;
 pub mod paths;
 mod protocol_tools;
 mod runtime;
+mod scenario_catalog;
 mod stats;
 
 pub use catalog_tools::{
@@ -65,6 +66,7 @@ pub use protocol_tools::{
     INDEX_LIMIT, PROTOCOL_TOOLSET,
 };
 pub use runtime::{Backend, Runtime, Turn};
+pub use scenario_catalog::{scenario_catalog, SCENARIO_DECIDER};
 pub use stats::{stop_name, ToolTime, TurnStats};
 
 // The worker service (moved from the bridge) — its modules and exports:

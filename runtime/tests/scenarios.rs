@@ -27,6 +27,7 @@ fn host_scenarios_pass_with_timed_tools() {
         timed_tools: Some(porfiry_runtime::timed_scenario_tools(
             Duration::from_millis(300),
         )),
+        catalog: Some(porfiry_runtime::scenario_catalog()),
     };
     let results: Vec<_> = files
         .iter()
@@ -48,7 +49,72 @@ fn a_hung_tool_needs_a_timed_host() {
         skills: vec![root().join("skills")],
         toolsets: vec![root().join("toolsets")],
         timed_tools: None,
+        catalog: None,
     };
     let r = run_scenario_file(&file, &defaults).to_string();
     assert!(r.contains("needs a host that times its tools"), "{r}");
+}
+
+#[test]
+fn a_catalog_scenario_needs_a_host_with_a_catalog() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/scenarios/catalog_protocol_lifecycle.yaml");
+    let defaults = ScenarioDefaults {
+        skills: vec![root().join("skills")],
+        toolsets: vec![root().join("toolsets")],
+        timed_tools: None,
+        catalog: None,
+    };
+    let r = run_scenario_file(&file, &defaults).to_string();
+    assert!(r.contains("`catalog` needs a host with a catalog"), "{r}");
+}
+
+/// The catalog keys of a scenario fail when the catalog says otherwise.
+#[test]
+fn catalog_expectations_fail_when_they_do_not_hold() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios/fixtures/catalog");
+    let defaults = ScenarioDefaults {
+        skills: vec![root().join("skills")],
+        toolsets: vec![root().join("toolsets")],
+        timed_tools: None,
+        catalog: Some(porfiry_runtime::scenario_catalog()),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "expect: {run: {status: running}}",
+            "the run is none, expected running",
+        ),
+        (
+            "expect: {proposals: {pending: 1}}",
+            "0 pending proposal(s), expected 1",
+        ),
+        (
+            "decide: {proposal: last, action: accept}",
+            "the decision was refused: there is no proposal",
+        ),
+        (
+            "decide: {proposal: \"#7\", action: reject, refused: \"no proposal\"}",
+            "",
+        ),
+        (
+            "expect: {run_reminders: 1}",
+            "0 run reminder(s), expected 1",
+        ),
+        ("expect: {notes: 2}", "0 host note(s), expected 2"),
+    ];
+    for (i, (step, want)) in cases.iter().enumerate() {
+        let file = dir.path().join(format!("case{i}.yaml"));
+        let text = format!(
+            "name: case {i}\ncatalog: [{}]\nsteps:\n  - user: \"Привет\"\n    model: [\"Привет.\"]\n  - {step}\n",
+            fixtures.display()
+        );
+        std::fs::write(&file, text).unwrap();
+        let r = run_scenario_file(&file, &defaults);
+        if want.is_empty() {
+            assert!(r.passed(), "{step}: {r}");
+        } else {
+            assert!(!r.passed() && r.to_string().contains(want), "{step}: {r}");
+        }
+    }
 }
