@@ -597,3 +597,118 @@ mod tests {
         );
     }
 }
+
+/// The run hook on a real catalog, end to end through the agent: while the run runs, each
+/// request is a hookless agent's with the reminder at the end of the turn's last message.
+#[cfg(test)]
+mod through_the_agent {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use porfiry_agent::{
+        Agent, AgentConfig, CancelToken, ExecutorTarget, Lang, ManualClock, RecordedRequest,
+        ScriptedModel,
+    };
+
+    use super::*;
+    use crate::catalog_tools::{open_catalog, skills_toolset_dir};
+
+    /// An agent over the checkout's skills and toolsets plus the catalog's sets, its
+    /// executors over a fresh catalog holding protocol "Shutdown"; with or without the hook.
+    fn agent(dir: &Path, hook: bool) -> (Agent, SharedCatalog) {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let shared = dir.join("shared");
+        std::fs::create_dir_all(&shared).unwrap();
+        std::fs::write(
+            shared.join("shutdown.md"),
+            "---\nkind: protocol\nname: Shutdown\ndescription: shutting down\nsteps: [stop the apps, sync the disks]\npost_checks: [nothing runs]\non_deviation: stop\non_blocked: report\non_already_done: mark\n---\nContext.\n",
+        )
+        .unwrap();
+        let (catalog, _) = open_catalog(&dir.join("catalog.sqlite"), &[shared]).unwrap();
+        let clock = Arc::new(ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap());
+        let mut agent = Agent::load(
+            AgentConfig {
+                lang: Lang::En,
+                ..AgentConfig::default()
+            },
+            &[root.join("skills")],
+            &[root.join("toolsets"), skills_toolset_dir(dir).unwrap()],
+            clock,
+        )
+        .value;
+        let catalog: SharedCatalog = Arc::new(Mutex::new(catalog));
+        agent.register_executor(
+            ExecutorTarget::Toolset("protocol".into()),
+            Arc::new(ProtocolExecutor::new(catalog.clone(), Lang::En)),
+        );
+        if hook {
+            agent.set_host_hook(Some(Arc::new(CatalogRunHook::new(
+                catalog.clone(),
+                Lang::En,
+            ))));
+        }
+        (agent, catalog)
+    }
+
+    fn turn(agent: &mut Agent, user: &str, outputs: &[&str]) -> (Vec<RecordedRequest>, usize) {
+        let mut model = ScriptedModel::new(outputs.iter().map(|s| s.to_string()));
+        let out = agent
+            .turn("s", user, &mut model, &CancelToken::new(), &mut |_| {})
+            .unwrap();
+        assert_eq!(model.remaining(), 0);
+        (model.requests().to_vec(), out.run_reminders)
+    }
+
+    #[test]
+    fn the_reminder_is_request_only_and_the_stable_prefix_is_untouched() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (mut hooked, _) = agent(a.path(), true);
+        let (mut plain, _) = agent(b.path(), false);
+        let start = ["TOOL_CALL: protocol_start|Shutdown", "Started."];
+        let (_, n) = turn(&mut hooked, "Shut the server down", &start);
+        turn(&mut plain, "Shut the server down", &start);
+        assert_eq!(n, 1, "the request after the start carries it");
+
+        let step = [
+            "TOOL_CALL: protocol_step|1|done|no unit left",
+            "Step one done.",
+        ];
+        let (with, n) = turn(&mut hooked, "Apps are stopped", &step);
+        let (without, _) = turn(&mut plain, "Apps are stopped", &step);
+        assert_eq!(n, 2, "every request while the run runs");
+        let reminders = [
+            "[Protocol \"Shutdown\" is running. Open steps: 1. stop the apps; 2. sync the disks.",
+            "[Protocol \"Shutdown\" is running. Open steps: 2. sync the disks.",
+        ];
+        for ((w, o), reminder) in with.iter().zip(&without).zip(reminders) {
+            assert_eq!(w.system, o.system, "the system text is byte-identical");
+            assert_eq!(w.messages.len(), o.messages.len());
+            let n = o.messages.len();
+            assert_eq!(w.messages[..n - 1], o.messages[..n - 1], "the prefix");
+            let (lw, lo) = (&w.messages[n - 1], &o.messages[n - 1]);
+            let tail = lw.content.strip_prefix(lo.content.as_str()).unwrap();
+            assert!(tail.starts_with(&format!("\n\n{reminder}")), "{tail:?}");
+        }
+        assert_eq!(
+            hooked.history("s"),
+            plain.history("s"),
+            "never in the history"
+        );
+
+        let finish = [
+            "TOOL_CALL: protocol_step|2|done|synced",
+            "TOOL_CALL: protocol_finish|apps stopped, disks synced, nothing runs",
+            "Done.",
+        ];
+        let (_, n) = turn(&mut hooked, "Disks synced", &finish);
+        turn(&mut plain, "Disks synced", &finish);
+        assert_eq!(n, 2, "not after the finish");
+        let (with, n) = turn(&mut hooked, "Thanks", &["You're welcome."]);
+        let (without, _) = turn(&mut plain, "Thanks", &["You're welcome."]);
+        assert_eq!(
+            (n, &with),
+            (0, &without),
+            "the plain agent's requests again"
+        );
+    }
+}
