@@ -55,9 +55,11 @@ pub struct RuntimeConfig {
     /// How long a host tool may run (default [`DEFAULT_TOOL_TIMEOUT`]).
     pub tool_timeout: Duration,
     /// The catalog of skills and protocols: when set, the file is opened (created when
-    /// missing), the skill folders are synced into it as shared entries and the `skills`
-    /// toolset is executed over it. Default `None`: no catalog, the set stays out of the
-    /// prompt. The CLI passes `<data>/`[`CATALOG_FILE`].
+    /// missing), the skill folders are synced into it as shared entries, the `skills` and
+    /// `protocol` toolsets are executed over it and the agent gets its run hook (reminders
+    /// of a running protocol, the user's decisions, personal entries in the skills index;
+    /// [`crate::attach_catalog`]). Default `None`: no catalog, the sets stay out of the
+    /// prompt and the prompt is as it was. The CLI passes `<data>/`[`CATALOG_FILE`].
     pub catalog: Option<PathBuf>,
 }
 

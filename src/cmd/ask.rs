@@ -76,8 +76,8 @@ pub struct AgentArgs {
     /// limit.
     #[arg(long, value_name = "SECS", default_value_t = 20.0)]
     pub turn_budget: f64,
-    /// Give the assistant the `skills` toolset over the catalog in the data directory
-    /// (`porfiry catalog`). Off by default: with its routing examples the shipped models
+    /// Give the assistant the `skills` and `protocol` toolsets over the catalog in the data
+    /// directory (`porfiry catalog`), with run reminders and decision notes. Off by default: with its routing examples the shipped models
     /// send note and film requests to it (measured: "Запиши, что надо купить хлеб" →
     /// `skills_create`, "Найди фильм про Лару Крофт" → `skills_search`).
     #[arg(long)]
