@@ -7,9 +7,16 @@
 //!
 //! An input that takes longer than [`SLOW`] counts as a hang.
 
+// The fuzz crate's `engine` feature does not exist here: its engine targets are included
+// on their own below.
 #[allow(dead_code)]
+#[path = "../fuzz/src/engine_targets.rs"]
+mod engine_targets;
+#[allow(dead_code, unexpected_cfgs)]
 #[path = "../fuzz/src/lib.rs"]
 mod targets;
+
+use targets::text;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -132,7 +139,10 @@ fn run_one(name: &str, body: fn(&[u8]), input: &[u8], what: &dyn Fn() -> String)
 #[test]
 fn every_target_survives_its_seeds_and_mutations() {
     let mut report = Vec::new();
-    for (name, body) in targets::TARGETS {
+    for (name, body) in targets::TARGETS
+        .iter()
+        .chain(engine_targets::ENGINE_TARGETS)
+    {
         let start = Instant::now();
         let seeds = seeds(name);
         assert!(!seeds.is_empty(), "{name}: no seeds committed");

@@ -22,10 +22,16 @@ use porfiry_agent::{
     SkillRegistry, ToolsetRegistry, VisibleTextFilter,
 };
 use porfiry_catalog::{CompactLabels, Document};
-use porfiry_engine::snapshot::{self, SnapshotKey};
-use porfiry_engine::KvType;
 
-/// Every target: its name (the binary, the seed folder) and its body.
+#[cfg(feature = "engine")]
+mod engine_targets;
+#[cfg(feature = "engine")]
+pub use engine_targets::{
+    eval_case, gguf, snapshot, snapshot_key, ENGINE_TARGETS, SNAPSHOT_TOKENS,
+};
+
+/// The targets that need no engine: their names (the binary, the seed folder) and bodies.
+/// The engine's are [`ENGINE_TARGETS`] (feature `engine`).
 pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("tool_call", tool_call),
     ("visible_filter", visible_filter),
@@ -33,15 +39,12 @@ pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("skill", skill),
     ("toolset", toolset),
     ("scenario", scenario),
-    ("eval_case", eval_case),
     ("catalog_document", catalog_document),
-    ("gguf", gguf),
-    ("snapshot", snapshot),
 ];
 
 /// The files the agent reads are UTF-8 (the loader refuses anything else with a
 /// diagnostic); the fuzzer's bytes are made text the lossy way so every input explores.
-fn text(data: &[u8]) -> std::borrow::Cow<'_, str> {
+pub(crate) fn text(data: &[u8]) -> std::borrow::Cow<'_, str> {
     String::from_utf8_lossy(data)
 }
 
@@ -240,21 +243,6 @@ pub fn scenario(data: &[u8]) {
     let _ = porfiry_agent::scenario::parse_scenario(&text(data));
 }
 
-/// Eval case files (`evals/*.yaml`, `porfiry eval tools`): parsing never panics; an
-/// accepted file has cases, each with a user text and an expected first action.
-pub fn eval_case(data: &[u8]) {
-    let Ok(file) = porfiry_bench::eval::parse_eval_file(&text(data), Path::new("evals/fuzz.yaml"))
-    else {
-        return;
-    };
-    assert!(!file.cases.is_empty());
-    let _ = file.label();
-    for case in &file.cases {
-        let _ = case.kind();
-        let _ = case.expects_text();
-    }
-}
-
 /// The catalog's document validator: bytes in, a document or a typed refusal out; an
 /// accepted document validates, renders, parses back equal and renders compactly.
 pub fn catalog_document(data: &[u8]) {
@@ -268,52 +256,4 @@ pub fn catalog_document(data: &[u8]) {
     assert_eq!(again, doc, "render does not parse back equal:\n{rendered}");
     let _ = doc.render_compact(&CompactLabels::ENGLISH);
     let _ = porfiry_catalog::content_hash(&rendered);
-}
-
-/// The GGUF pre-validator: any bytes give a header or a typed error, never a panic; an
-/// accepted header's tensor data lies inside the file.
-pub fn gguf(data: &[u8]) {
-    let Ok(info) = porfiry_engine::inspect_gguf_bytes(data, Path::new("fuzz.gguf")) else {
-        return;
-    };
-    assert!(info.version == 2 || info.version == 3);
-    assert_eq!(info.file_len, data.len() as u64);
-    assert!(info.data_offset <= info.required_len);
-    assert!(info.required_len <= info.file_len);
-}
-
-/// The key the snapshot target reads against.
-pub fn snapshot_key() -> SnapshotKey {
-    SnapshotKey {
-        llama: snapshot::LLAMA_CPP.into(),
-        model_sha256: "0".repeat(64),
-        n_ctx: 4096,
-        n_seq: 2,
-        swa_full: true,
-        type_k: KvType::F16,
-        type_v: KvType::Q8_0,
-    }
-}
-
-/// The head tokens the snapshot target reads against.
-pub const SNAPSHOT_TOKENS: &[i32] = &[2, 105, 2364, 107, 0, -1, i32::MAX];
-
-/// The KV snapshot reader: any bytes decode to a payload or a typed error; an accepted
-/// payload is a slice of the file; and any payload round-trips through `encode`.
-pub fn snapshot(data: &[u8]) {
-    let key = snapshot_key();
-    if let Ok(payload) = snapshot::decode(data, &key, SNAPSHOT_TOKENS) {
-        assert!(payload.len() <= data.len());
-        let encoded = snapshot::encode(&key, SNAPSHOT_TOKENS, payload);
-        assert_eq!(
-            snapshot::decode(&encoded, &key, SNAPSHOT_TOKENS).ok(),
-            Some(payload)
-        );
-    }
-    let encoded = snapshot::encode(&key, SNAPSHOT_TOKENS, data);
-    assert_eq!(
-        snapshot::decode(&encoded, &key, SNAPSHOT_TOKENS).ok(),
-        Some(data),
-        "a snapshot does not round-trip"
-    );
 }
