@@ -1,9 +1,9 @@
 //! The cancel benchmark (`porfiry bench cancel`): cancels at random moments of prefill and
 //! of decode on the real engine, and how long each took to end the stream.
 //!
-//! Runs come in pairs on one random prompt (300–1500 tokens of words drawn from a fixed
-//! list, so it shares only the system text with the one before and its prefill takes up
-//! to three 512-token batches):
+//! Runs come in pairs on one random prompt (by default 300–1500 tokens of words drawn from a
+//! fixed list, so it shares only the system text with the one before and its prefill takes
+//! up to three 512-token batches; [`CancelBench::prompt_tokens`]):
 //! 1. **prefill**: the prompt is submitted and cancelled after a random delay within its
 //!    expected prefill time (from the prefill speed measured so far); the next request is
 //!    the same prompt again, which must complete and reuse exactly what the cancelled one
@@ -194,6 +194,9 @@ pub struct CancelReport {
     pub rss_anon_kb: (u64, u64),
     /// Resident file pages (the mapped model) at the start and the end, KB.
     pub rss_file_kb: (u64, u64),
+    /// Anonymous resident memory (KB) after every tenth of the runs: `(runs done, KB)`, the
+    /// start first — flat memory is a level line here, growth a slope.
+    pub rss_anon_trace_kb: Vec<(usize, u64)>,
     /// Wall time, s.
     pub seconds: f64,
     /// Every cancel.
@@ -211,7 +214,13 @@ pub struct CancelBench {
     pub threads: Option<u32>,
     /// Seed of the prompts and delays.
     pub seed: u64,
+    /// The random prompts' length range in tokens, both ends included ([`PROMPT_TOKENS`]
+    /// by default; the low end at least 16).
+    pub prompt_tokens: (usize, usize),
 }
+
+/// The default length range of the random prompts, tokens.
+pub const PROMPT_TOKENS: (usize, usize) = (300, 1500);
 
 /// A small deterministic generator (SplitMix64): the prompts and delays of a seed are
 /// the same on every run.
@@ -237,10 +246,14 @@ impl Rng {
     }
 }
 
-/// A random prompt of about 300–1500 tokens (the words are cut to the drawn length after
+/// A random prompt of about `lo..=hi` tokens (the words are cut to the drawn length after
 /// one count with the engine's own tokenizer).
-fn prompt(engine: &Engine, rng: &mut Rng) -> Result<Vec<Message>, BenchError> {
-    let target = rng.range(300, 1500);
+fn prompt(
+    engine: &Engine,
+    rng: &mut Rng,
+    (lo, hi): (usize, usize),
+) -> Result<Vec<Message>, BenchError> {
+    let target = rng.range(lo.max(16), hi.max(lo.max(16)));
     let words: Vec<&str> = (0..target)
         .map(|_| WORDS[rng.range(0, WORDS.len() - 1)])
         .collect();
@@ -383,19 +396,24 @@ pub fn run_cancel(
     )?;
     let mut rng = Rng(bench.seed);
     // Warm-up: one whole request gives the first prefill and decode speeds.
-    let warm = next_request(&engine, request(prompt(&engine, &mut rng)?, 16))
-        .map_err(BenchError::Engine)?;
+    let warm = next_request(
+        &engine,
+        request(prompt(&engine, &mut rng, bench.prompt_tokens)?, 16),
+    )
+    .map_err(BenchError::Engine)?;
     let mut prefill_ms = ms_per_token(warm.stats.prefill_tps).max(0.1);
     let mut token_ms = ms_per_token(warm.stats.decode_tps).max(1.0);
     let rss_start_kb = rss_kb();
     let (anon_start, file_start) = (status_kb("RssAnon:"), status_kb("RssFile:"));
     let mut rss_middle_kb = 0;
+    let mut anon_trace = vec![(0, anon_start)];
+    let every = bench.runs.div_ceil(10).max(1);
     let mut rows = Vec::new();
     let mut ended_before_cancel = 0;
     let short = || vec![Message::user("Hi, what time is it?")];
     let mut run = 0;
     while run < bench.runs {
-        let messages = prompt(&engine, &mut rng)?;
+        let messages = prompt(&engine, &mut rng, bench.prompt_tokens)?;
 
         // 1. A cancel aimed at the prefill.
         run += 1;
@@ -502,6 +520,12 @@ pub fn run_cancel(
         if run == bench.runs.div_ceil(2) {
             rss_middle_kb = rss_kb();
         }
+        if run / every > anon_trace.len() - 1 {
+            anon_trace.push((run, status_kb("RssAnon:")));
+        }
+    }
+    if anon_trace.last().is_some_and(|&(done, _)| done < run) {
+        anon_trace.push((run, status_kb("RssAnon:")));
     }
     let rss_end_kb = rss_kb();
     let landed = |p: Phase| rows.iter().filter(|r| r.landed == p).collect::<Vec<_>>();
@@ -519,6 +543,7 @@ pub fn run_cancel(
         rss_end_kb,
         rss_anon_kb: (anon_start, status_kb("RssAnon:")),
         rss_file_kb: (file_start, status_kb("RssFile:")),
+        rss_anon_trace_kb: anon_trace,
         seconds: started.elapsed().as_secs_f64(),
         rows,
     })
@@ -548,7 +573,8 @@ impl CancelReport {
         format!(
             "model: {} | {} threads | {} cancels in {:.0} s\n{}{}\
              hangs (> {:?}) {} | failed next requests {} | ended before the cancel {}\n\
-             RSS KB: start {}, middle {}, end {} (anonymous {} → {}, file {} → {})\n",
+             RSS KB: start {}, middle {}, end {} (anonymous {} → {}, file {} → {})\n\
+             anonymous KB by runs done: {}\n",
             self.model,
             self.threads,
             self.runs,
@@ -566,6 +592,11 @@ impl CancelReport {
             self.rss_anon_kb.1,
             self.rss_file_kb.0,
             self.rss_file_kb.1,
+            self.rss_anon_trace_kb
+                .iter()
+                .map(|(run, kb)| format!("{run}: {kb}"))
+                .collect::<Vec<_>>()
+                .join(", "),
         )
     }
 }

@@ -38,6 +38,7 @@ mod soak;
 
 pub use cancel::{
     run_cancel, CancelBench, CancelReport, CancelRun, Phase, PhaseReport, Quantiles, HANG_AFTER,
+    PROMPT_TOKENS,
 };
 pub use dialogue::{builtin_dir, Dialogue, ScriptedTurn, BUILTIN_DIALOGUE};
 pub use engine::{

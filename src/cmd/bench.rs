@@ -50,6 +50,9 @@ struct CancelArgs {
     /// Seed of the random prompts and delays.
     #[arg(long, value_name = "N", default_value_t = 13)]
     seed: u64,
+    /// Length range of the random prompts in tokens, e.g. 200-900 (default 300-1500).
+    #[arg(long, value_name = "MIN-MAX", value_parser = parse_range)]
+    prompt_tokens: Option<(usize, usize)>,
     /// Print the report as JSON (every cancel included).
     #[arg(long)]
     json: bool,
@@ -177,6 +180,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 runs: a.runs,
                 threads: a.threads,
                 seed: a.seed,
+                prompt_tokens: a.prompt_tokens.unwrap_or(porfiry_bench::PROMPT_TOKENS),
             };
             let report = porfiry_bench::run_cancel(&bench, &mut |r| {
                 eprintln!(
@@ -394,5 +398,33 @@ fn ratio(a: f64, b: f64) -> f64 {
         a / b
     } else {
         0.0
+    }
+}
+
+/// `MIN-MAX` (two token counts, MIN ≥ 16, MIN ≤ MAX).
+fn parse_range(text: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("'{text}': expected MIN-MAX, two token counts such as 200-900");
+    let (lo, hi) = text.split_once('-').ok_or_else(bad)?;
+    let lo: usize = lo.trim().parse().map_err(|_| bad())?;
+    let hi: usize = hi.trim().parse().map_err(|_| bad())?;
+    if lo < 16 || lo > hi {
+        return Err(format!(
+            "'{text}': MIN must be at least 16 and not above MAX"
+        ));
+    }
+    Ok((lo, hi))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_range;
+
+    #[test]
+    fn a_prompt_range_is_two_ordered_counts() {
+        assert_eq!(parse_range("200-900"), Ok((200, 900)));
+        assert_eq!(parse_range(" 16 - 16 "), Ok((16, 16)));
+        for bad in ["900-200", "8-100", "200", "a-b", "-5", "200-"] {
+            assert!(parse_range(bad).is_err(), "{bad} was accepted");
+        }
     }
 }
