@@ -35,6 +35,7 @@
 //! module and Java drivers with `javac` and runs them with `java -Xcheck:jni`.
 #![deny(missing_docs)]
 
+mod catalog;
 mod error;
 mod jni_api;
 mod logs;

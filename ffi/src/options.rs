@@ -32,6 +32,7 @@ use crate::error::BridgeError;
 /// | `barge_in` | a new message interrupts the session's running turn and takes in its queued ones (`ServicePolicy`) | true |
 /// | `turn_budget_ms` | the time one turn may take (`AgentConfig::turn_budget`; 0: no limit) | 20000 |
 /// | `reminder_after` | generations of a turn before its requests carry a reminder (0: never) | 4 |
+/// | `catalog` | the catalog file of skills and protocols: the agent's `skills` toolset runs over it (`RuntimeConfig::catalog`); the settings screen opens the same file with `catalogOpen` | none |
 ///
 /// An unknown key is an error that names it (a typo must not pass silently).
 #[derive(Debug, Clone, Default)]
@@ -54,10 +55,11 @@ pub(crate) struct OpenOptions {
     pub barge_in: Option<bool>,
     pub turn_budget_ms: Option<u64>,
     pub reminder_after: Option<u32>,
+    pub catalog: Option<String>,
 }
 
 /// The keys [`OpenOptions`] knows.
-const KEYS: [&str; 18] = [
+const KEYS: [&str; 19] = [
     "model",
     "skills",
     "toolsets",
@@ -76,6 +78,7 @@ const KEYS: [&str; 18] = [
     "barge_in",
     "turn_budget_ms",
     "reminder_after",
+    "catalog",
 ];
 
 fn invalid(msg: impl Into<String>) -> BridgeError {
@@ -127,6 +130,7 @@ impl OpenOptions {
                 "barge_in" => o.barge_in = value_of(key, v)?,
                 "turn_budget_ms" => o.turn_budget_ms = value_of(key, v)?,
                 "reminder_after" => o.reminder_after = value_of(key, v)?,
+                "catalog" => o.catalog = value_of(key, v)?,
                 _ => unknown.push(key.as_str()),
             }
         }
@@ -205,6 +209,11 @@ impl OpenOptions {
         }
         config.data_dir = self.data_dir.as_ref().map(PathBuf::from);
         config.kv_dir = self.kv_dir.as_ref().map(PathBuf::from);
+        config.catalog = self
+            .catalog
+            .as_ref()
+            .filter(|c| !c.trim().is_empty())
+            .map(PathBuf::from);
         if let Some(ms) = self.tool_timeout_ms {
             if ms == 0 {
                 return Err(invalid("tool_timeout_ms must be > 0"));
@@ -261,6 +270,11 @@ pub(crate) fn info(config: &RuntimeConfig, report: &OpenReport, agent: &Agent) -
         "head": head,
         "missing_executors": report.missing_executors,
         "hidden_toolsets": report.hidden_toolsets,
+        "catalog": match &report.catalog {
+            None => Value::Null,
+            Some(Ok(path)) => json!({ "path": path.display().to_string() }),
+            Some(Err(e)) => json!({ "error": e }),
+        },
     });
     add_agent_info(&mut info, agent, &report.diagnostics);
     info
@@ -283,7 +297,7 @@ mod tests {
             r#"{"model": "/m/g.gguf", "skills": ["/s", ""], "toolsets": ["/t"], "builtin": false,
                 "context": 1024, "threads": 0, "max_tokens": 48, "sessions": 2, "language": "en",
                 "chat_format": "chatml", "data_dir": "/d", "kv_dir": "/k", "tool_timeout_ms": 250,
-                "max_sentences": 0, "route": false}"#,
+                "max_sentences": 0, "route": false, "catalog": "/d/catalog.sqlite"}"#,
         )
         .unwrap();
         let c = o.config().unwrap();
@@ -301,6 +315,7 @@ mod tests {
         assert_eq!(c.data_dir, Some(PathBuf::from("/d")));
         assert_eq!(c.kv_dir(), Some(PathBuf::from("/k")));
         assert_eq!(c.tool_timeout, Duration::from_millis(250));
+        assert_eq!(c.catalog, Some(PathBuf::from("/d/catalog.sqlite")));
         let d = OpenOptions::parse(r#"{"model": "gemma-3-270m-q4_k_m"}"#)
             .unwrap()
             .config()
@@ -308,6 +323,10 @@ mod tests {
         assert!(d.builtin, "built-ins by default");
         assert_eq!(d.agent.lang, Lang::Ru);
         assert_eq!((d.n_ctx, d.chat_format.is_none(), d.n_seq), (None, true, 1));
+        assert_eq!(
+            d.catalog, None,
+            "no catalog unless asked: the prompt stays as it was"
+        );
     }
 
     #[test]

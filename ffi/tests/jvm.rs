@@ -74,6 +74,83 @@ toolset: media
 Вызови enable_toolset|media, потом media_search|название.
 ";
 
+/// The protocol the catalog fixture holds (a personal entry, as the user wrote it).
+const SHUTDOWN: &str = "\
+---
+kind: protocol
+name: Выключение сервера
+description: Останавливает сервисы в порядке зависимостей.
+area: infrastructure
+tags: [power]
+steps:
+  - Остановить приложения
+  - Остановить базы данных
+  - Отмонтировать диски
+post_checks:
+  - Прикладных юнитов не осталось
+on_deviation: Не продолжать; доложить.
+on_blocked: Остановиться и доложить, что помешало.
+on_already_done: Проверить статус и отметить шаг.
+---
+Порядок зависимостей важен.
+";
+
+/// A protocol document named `name` with one step.
+fn protocol(name: &str, step: &str) -> String {
+    format!(
+        "---\nkind: protocol\nname: {name}\ndescription: {step}\narea: home\nsteps:\n  - {step}\n\
+         post_checks:\n  - Проверено\non_deviation: Доложить.\non_blocked: Доложить.\n\
+         on_already_done: Отметить.\n---\nКонтекст.\n"
+    )
+}
+
+/// `fixtures/catalog-decisions.sqlite`: what the agent leaves for the settings screen —
+/// the user's protocol; three pending proposals (a new one from s1, one whose name the
+/// user's protocol already has — accepting it is refused —, one from s2); a run running in
+/// s1 (step 1 done) and a cancelled one in s2. CatalogTests copy it to a temporary file.
+fn write_catalog_fixture(path: &Path) {
+    use porfiry_runtime::catalog::{Catalog, EntryId, NewProposal, RunEnd, StepMark};
+    let mut c = Catalog::open(path).expect("fixture catalog");
+    let shutdown: EntryId = c
+        .create(SHUTDOWN, "user", "мой протокол")
+        .expect("create")
+        .id;
+    let water = protocol("Полив цветов", "Полить цветы");
+    let dup = protocol("Выключение сервера", "Выключить всё сразу");
+    let backup = protocol("Проверка бэкапа", "Проверить бэкап");
+    for (session, content, reason) in [
+        ("s1", water.as_str(), "часто просишь полить"),
+        ("s1", dup.as_str(), "короче"),
+        ("s2", backup.as_str(), "для порядка"),
+    ] {
+        c.propose(NewProposal {
+            session,
+            content,
+            replaces: None,
+            author: "agent",
+            reason,
+        })
+        .expect("propose");
+    }
+    let run = c.start_run("s1", shutdown).expect("start s1").id;
+    c.mark_step(
+        run,
+        1,
+        StepMark::Done {
+            validation: "systemctl: 0 units".into(),
+        },
+    )
+    .expect("mark");
+    let other = c.start_run("s2", shutdown).expect("start s2").id;
+    c.finish_run(
+        other,
+        RunEnd::Cancelled {
+            reason: "пользователь передумал".into(),
+        },
+    )
+    .expect("cancel");
+}
+
 struct Prepared {
     classes: PathBuf,
     fixtures: PathBuf,
@@ -97,6 +174,7 @@ fn prepared() -> &'static Prepared {
         )
         .unwrap();
         std::fs::write(fixtures.join("skills/media.md"), MEDIA_SKILL).unwrap();
+        write_catalog_fixture(&fixtures.join("catalog-decisions.sqlite"));
         let mut sources = Vec::new();
         for dir in [
             root().join("app-phone/core/src/main/java"),
@@ -135,6 +213,16 @@ fn collect_java(dir: &Path, out: &mut Vec<PathBuf>) {
 /// Runs `BridgeTests <name>` in a fresh `java -Xcheck:jni` and checks that it passed with no
 /// JNI warning. Kills the JVM after `limit` (a hang is a failure, not a stuck test run).
 fn jvm(name: &str, limit: Duration, with_model: bool) -> String {
+    jvm_class("BridgeTests", name, limit, with_model)
+}
+
+/// Runs `CatalogTests <name>` (the catalog calls and the settings screen; no model).
+fn catalog_jvm(name: &str) -> String {
+    jvm_class("CatalogTests", name, QUICK, false)
+}
+
+/// Runs `app.porfiry.tests.<class> <name>` as [`jvm`] does.
+fn jvm_class(class: &str, name: &str, limit: Duration, with_model: bool) -> String {
     let p = prepared();
     let mut cmd = Command::new(tool("java"));
     cmd.arg("-Xcheck:jni")
@@ -146,7 +234,7 @@ fn jvm(name: &str, limit: Duration, with_model: bool) -> String {
     if with_model {
         cmd.arg(format!("-Dporfiry.model={}", model().display()));
     }
-    cmd.arg("app.porfiry.tests.BridgeTests").arg(name);
+    cmd.arg(format!("app.porfiry.tests.{class}")).arg(name);
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("start java");
     let mut stdout = child.stdout.take().unwrap();
@@ -297,6 +385,66 @@ fn controller_starts_a_new_conversation_after_idle() {
 #[test]
 fn files_report_and_settings() {
     jvm("filesReportAndSettings", QUICK, false);
+}
+
+#[test]
+fn catalog_calls_work_without_a_model() {
+    catalog_jvm("catalogCallsWorkWithoutAModel");
+}
+
+#[test]
+fn catalog_refusals_are_catalog_exceptions_with_the_stores_text() {
+    catalog_jvm("catalogRefusalsAreCatalogExceptionsWithTheStoresText");
+}
+
+#[test]
+fn catalog_handles_of_one_file_share_one_store() {
+    catalog_jvm("catalogHandlesOfOneFileShareOneStore");
+}
+
+#[test]
+fn catalog_open_syncs_the_skill_folders_as_shared_entries() {
+    catalog_jvm("catalogOpenSyncsTheSkillFoldersAsSharedEntries");
+}
+
+#[test]
+fn catalog_of_the_app_files_syncs_its_skills_folder() {
+    catalog_jvm("catalogOfTheAppFilesSyncsItsSkillsFolder");
+}
+
+#[test]
+fn catalog_screen_lists_and_filters() {
+    catalog_jvm("catalogScreenListsAndFilters");
+}
+
+#[test]
+fn catalog_screen_creates_from_templates_and_edits() {
+    catalog_jvm("catalogScreenCreatesFromTemplatesAndEdits");
+}
+
+#[test]
+fn catalog_screen_shows_validation_errors_verbatim() {
+    catalog_jvm("catalogScreenShowsValidationErrorsVerbatim");
+}
+
+#[test]
+fn catalog_screen_keeps_shared_entries_read_only() {
+    catalog_jvm("catalogScreenKeepsSharedEntriesReadOnly");
+}
+
+#[test]
+fn catalog_screen_decides_proposals() {
+    catalog_jvm("catalogScreenDecidesProposals");
+}
+
+#[test]
+fn catalog_screen_shows_runs_by_session() {
+    catalog_jvm("catalogScreenShowsRunsBySession");
+}
+
+#[test]
+fn json_reader_reads_what_the_library_writes() {
+    catalog_jvm("jsonReaderReadsWhatTheLibraryWrites");
 }
 
 #[test]

@@ -16,6 +16,7 @@ import java.util.List;
  *   files/skills/*.md        the user's skills (knowledge the model reads on demand), over the built-in ones
  *   files/toolsets/*         the user's toolset definitions (groups of tools), over the built-in ones
  *   files/settings.properties
+ *   files/catalog.sqlite     the catalog of skills and protocols (the settings screen; see {@link #openCatalog})
  *   files/builtin/, files/kv/  written by the library: the built-in skills and toolsets unpacked from
  *                            libporfiry.so, and the KV snapshots of the prompt head
  * </pre>
@@ -53,6 +54,11 @@ public final class AssistantFiles {
     /** The skills folder. */
     public static File skillsDir(File filesDir) {
         return new File(filesDir, "skills");
+    }
+
+    /** The catalog file of skills and protocols. */
+    public static File catalogFile(File filesDir) {
+        return new File(filesDir, "catalog.sqlite");
     }
 
     /** The toolsets folder. */
@@ -174,6 +180,20 @@ public final class AssistantFiles {
             o.toolsets(toolsetsDir(filesDir).getPath());
         }
         return o;
+    }
+
+    /**
+     * Opens the catalog file for the settings screen (no model needed): the built-in skills and
+     * the user's skills folder are synced in as shared entries, as {@link #openOptions} loads
+     * them. The assistant gets the same file with {@code openOptions(s).catalog(path)} (opt-in,
+     * as the CLI's {@code --catalog}: the {@code skills} toolset changes the prompt and routing).
+     */
+    public Catalog openCatalog() {
+        List<String> dirs = new ArrayList<>();
+        if (skillsDir(filesDir).isDirectory()) {
+            dirs.add(skillsDir(filesDir).getPath());
+        }
+        return Catalog.open(catalogFile(filesDir).getPath(), filesDir.getPath(), dirs);
     }
 
     /** What is missing, each with how to fix it; empty when everything is there. */

@@ -112,6 +112,41 @@ public final class AssistantOptions {
         return this;
     }
 
+    /**
+     * The catalog file of skills and protocols: the agent's {@code skills} toolset runs over it
+     * (search, load, create skills, propose protocols). The settings screen opens the same file
+     * with {@link Catalog#open(String, AssistantOptions)}.
+     */
+    public AssistantOptions catalog(String path) {
+        values.put("catalog", path);
+        return this;
+    }
+
+    /**
+     * The JSON object {@link PorfiryNative#catalogOpen} takes for {@code path}, with this
+     * assistant's skill folders, built-ins and data directory: the settings screen syncs the same
+     * shared entries the assistant does.
+     */
+    public String catalogJson(String path) {
+        StringBuilder sb = new StringBuilder("{");
+        boolean first = key(sb, "path", true);
+        quote(sb, path);
+        for (String k : new String[] {"builtin", "data_dir"}) {
+            Object v = values.get(k);
+            if (v == null) {
+                continue;
+            }
+            first = key(sb, k, first);
+            if (v instanceof String) {
+                quote(sb, (String) v);
+            } else {
+                sb.append(v);
+            }
+        }
+        list(sb, "skills", skills, first);
+        return sb.append('}').toString();
+    }
+
     /** The JSON object {@link PorfiryNative#open} takes. */
     public String toJson() {
         StringBuilder sb = new StringBuilder("{");

@@ -36,7 +36,9 @@ public final class PorfiryNative {
      * {@code "en"}), {@code chat_format} ({@code "gemma"} or {@code "chatml"}; default: known
      * from the model), {@code data_dir} (where the built-ins are unpacked and snapshots kept; an
      * app passes its files directory), {@code kv_dir} (head snapshots; default
-     * {@code <data_dir>/kv}), {@code tool_timeout_ms}. An unknown key, a value of the wrong type,
+     * {@code <data_dir>/kv}), {@code tool_timeout_ms}, {@code catalog} (the catalog file of
+     * skills and protocols: the agent gets the {@code skills} toolset over it; the settings screen
+     * opens the same file with {@link #catalogOpen}). An unknown key, a value of the wrong type,
      * a missing model or folder throws {@link IllegalArgumentException}. Use
      * {@link AssistantOptions} to build the JSON.
      */
@@ -135,4 +137,86 @@ public final class PorfiryNative {
      * worker busy for more than half a second.
      */
     public static native String cacheReport(long handle);
+
+    // -----------------------------------------------------------------------------------------
+    // The catalog of skills and protocols (the settings screen). These calls need no model and
+    // no assistant: a catalog is its own handle over one SQLite file. Every handle of the same
+    // file shares one store in the library. Results are JSON text (the store's rows, as the
+    // CLI's {@code porfiry catalog ... --json}); {@link Catalog} reads them into objects. A
+    // refusal of the store throws {@link CatalogException} with the store's message verbatim; a
+    // closed or unknown handle throws {@link IllegalStateException}, a bad argument
+    // {@link IllegalArgumentException}.
+
+    /**
+     * Opens (or creates) a catalog file; returns a handle. {@code optionsJson} keys: {@code path}
+     * (the file, required), {@code skills} (the user's skill folders), {@code builtin} (default
+     * true) and {@code data_dir} — the same as the assistant's {@link #open}: those folders are
+     * synced in as read-only shared entries — and {@code sync} (default true; false: the file as
+     * it is). An assistant uses the same file through {@link #open}'s {@code catalog} key.
+     */
+    public static native long catalogOpen(String optionsJson);
+
+    /** Closes a catalog handle; the file is closed with the last handle of it. */
+    public static native void catalogClose(long catalog);
+
+    /**
+     * What opening did, as JSON: {@code path}, {@code schema} ({@code "created"},
+     * {@code "current"} or {@code "migrated"} with {@code from}), {@code import} (counts of
+     * shared entries added, updated, unchanged, removed and the {@code problems}; null when not
+     * synced), {@code handles} (how many share the store).
+     */
+    public static native String catalogInfo(long catalog);
+
+    /**
+     * Entries as a JSON array (personal first, then the most recently updated; pending proposals
+     * never). {@code queryJson}: {@code query} (words over name, description, triggers, tags),
+     * {@code kind} ({@code skill}/{@code protocol}), {@code tag}, {@code area} ({@code home},
+     * {@code infrastructure}, {@code workflows}, {@code general}), {@code limit}; all optional.
+     */
+    public static native String catalogList(long catalog, String queryJson);
+
+    /** One entry as JSON: the parsed {@code document}, the {@code content} as written, metadata, {@code read_only}. */
+    public static native String catalogShow(long catalog, long id);
+
+    /** An entry's history, newest first, as a JSON array (version, content, author, reason, time). */
+    public static native String catalogVersions(long catalog, long id);
+
+    /**
+     * Creates a personal entry from a document (a skill or a protocol: the user's own protocol is
+     * an entry at once; only the agent's go through proposals), the user as the author. Returns
+     * the entry's reference ({@code id}, {@code owner}, {@code kind}, {@code name},
+     * {@code version}) as JSON.
+     */
+    public static native String catalogCreate(long catalog, String document, String reason);
+
+    /**
+     * Writes a document as the next version of personal entry {@code id}; returns its reference
+     * with {@code changed} (false: it was the stored document, nothing written).
+     */
+    public static native String catalogEdit(long catalog, long id, String document, String reason);
+
+    /** Deletes personal entry {@code id} and its history; returns its reference. */
+    public static native String catalogDelete(long catalog, long id);
+
+    /** Proposals newest first (only pending ones if asked), as a JSON array. */
+    public static native String catalogProposals(long catalog, boolean pendingOnly);
+
+    /**
+     * Accepts a pending proposal for the user: its stored document becomes a personal protocol.
+     * Returns the entry's reference. If the store refuses the write, the proposal stays pending
+     * with the reason and this throws {@link CatalogException} (code {@code proposal_refused}).
+     */
+    public static native String catalogAccept(long catalog, long proposalId);
+
+    /** Rejects a pending proposal (the catalog stays as it is); returns the proposal as JSON. */
+    public static native String catalogReject(long catalog, long proposalId, String reason);
+
+    /** Protocol runs newest first, of {@code session} (null or empty: all), as a JSON array. */
+    public static native String catalogRuns(long catalog, String session);
+
+    /** Checks a document as the store would (no file): {@code {"kind", "name"}} or a {@link CatalogException}. */
+    public static native String catalogCheck(String document);
+
+    /** A new {@code "skill"} or {@code "protocol"} document in {@code "ru"} or {@code "en"} that the store accepts. */
+    public static native String catalogTemplate(String kind, String language);
 }
