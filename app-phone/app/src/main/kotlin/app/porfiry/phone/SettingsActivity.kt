@@ -1,6 +1,7 @@
 package app.porfiry.phone
 
 import android.app.Activity
+import android.content.Intent
 import android.os.Bundle
 import android.text.InputType
 import android.view.ViewGroup.LayoutParams.MATCH_PARENT
@@ -68,6 +69,10 @@ class SettingsActivity : Activity() {
                     .save(file)
                 finish()
             }
+        }, LinearLayout.LayoutParams(MATCH_PARENT, WRAP_CONTENT))
+        root.addView(Button(this).apply {
+            text = getString(R.string.catalog)
+            setOnClickListener { startActivity(Intent(this@SettingsActivity, CatalogActivity::class.java)) }
         }, LinearLayout.LayoutParams(MATCH_PARENT, WRAP_CONTENT))
         setContentView(ScrollView(this).apply { addView(root) })
     }
