@@ -76,7 +76,9 @@ pub use gguf::{inspect as inspect_gguf, inspect_bytes as inspect_gguf_bytes, Ggu
 pub use idle::ANTICIPATE_AFTER;
 pub use kv::TokenId;
 pub use model::EngineModel;
-pub use params::{physical_cores, EngineParams, KvType};
+pub use params::{
+    performance_cores, performance_cores_in, physical_cores, EngineParams, KvType, CPU_SYSFS,
+};
 pub use prompt::RenderedPrompt;
 pub use snapshot::SnapshotError;
 pub use text::{StopScanner, Utf8Stream};

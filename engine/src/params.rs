@@ -1,6 +1,7 @@
 //! Load-time parameters of an engine, with documented defaults.
 
-use std::path::PathBuf;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 
 use crate::chat::ChatFormat;
 
@@ -25,7 +26,9 @@ pub enum KvType {
 pub struct EngineParams {
     /// Context size in tokens (KV cells shared by all sequences). Default 4096.
     pub n_ctx: u32,
-    /// CPU threads for decode and prefill. Default `None`: the number of physical cores.
+    /// CPU threads for decode and prefill. Default `None`: the performance cores where the
+    /// CPUs differ in speed (a phone's big and prime cores, its little ones left out:
+    /// [`performance_cores`]), else the number of physical cores.
     pub threads: Option<u32>,
     /// Batch size: the most prompt tokens decoded per llama.cpp call (prefill chunk). Default
     /// 512. Cancel and deadline do not wait for a batch to end: llama.cpp's abort callback
@@ -82,12 +85,105 @@ impl Default for EngineParams {
 }
 
 impl EngineParams {
-    /// The thread count to use: `threads`, else the physical core count.
+    /// The thread count to use: `threads`, else the performance cores, else the physical
+    /// core count.
     pub fn effective_threads(&self) -> u32 {
         self.threads
             .filter(|t| *t > 0)
+            .or_else(performance_cores)
             .unwrap_or_else(physical_cores)
     }
+}
+
+/// The kernel's CPU tables: `/sys/devices/system/cpu`.
+pub const CPU_SYSFS: &str = "/sys/devices/system/cpu";
+
+/// The performance cores of a CPU whose cores differ in speed (big.LITTLE phones, hybrid
+/// desktops), from [`CPU_SYSFS`]: see [`performance_cores_in`]. `None` where every core is
+/// alike or the tables are missing (then use [`physical_cores`]).
+pub fn performance_cores() -> Option<u32> {
+    let allowed = std::thread::available_parallelism().map_or(u32::MAX, |n| n.get() as u32);
+    performance_cores_in(Path::new(CPU_SYSFS)).map(|n| n.min(allowed))
+}
+
+/// The performance cores under a sysfs CPU folder (`root` holds `cpu0/`, `cpu1/`, …): the
+/// online CPUs whose speed — `cpu_capacity` (arm64, 0–1024) where every CPU has one, else
+/// `cpufreq/cpuinfo_max_freq` — is above the slowest CPU's, counted once per physical core
+/// (`topology/physical_package_id` + `topology/core_id`, so SMT siblings count once).
+///
+/// On a phone with 4 little, 3 big and 1 prime core that is 4: llama.cpp's threads wait for
+/// each other at every graph node, so one thread on a little core slows all of them, and
+/// the little cores add little. `None` when there are no such tables, when fewer than two
+/// CPUs report a speed, or when every CPU is equally fast (a desktop or server: use
+/// [`physical_cores`]). Unreadable or malformed files count as missing, never as an error.
+pub fn performance_cores_in(root: &Path) -> Option<u32> {
+    let online = std::fs::read_to_string(root.join("online"))
+        .ok()
+        .and_then(|list| parse_cpu_list(&list));
+    let mut cpus: Vec<u32> = std::fs::read_dir(root)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name();
+            let id = name.to_str()?.strip_prefix("cpu")?;
+            id.parse::<u32>().ok()
+        })
+        .filter(|id| online.as_ref().is_none_or(|set| set.contains(id)))
+        .collect();
+    cpus.sort_unstable();
+    let read = |cpu: u32, file: &str| -> Option<u64> {
+        let text = std::fs::read_to_string(root.join(format!("cpu{cpu}")).join(file)).ok()?;
+        text.trim().parse().ok()
+    };
+    let by = |file: &str| -> Option<Vec<(u32, u64)>> {
+        cpus.iter()
+            .map(|&c| read(c, file).filter(|v| *v > 0).map(|v| (c, v)))
+            .collect()
+    };
+    let speeds = by("cpu_capacity").or_else(|| by("cpufreq/cpuinfo_max_freq"))?;
+    if speeds.len() < 2 {
+        return None;
+    }
+    let slowest = speeds.iter().map(|&(_, v)| v).min()?;
+    let fast: Vec<u32> = speeds
+        .iter()
+        .filter(|&&(_, v)| v > slowest)
+        .map(|&(c, _)| c)
+        .collect();
+    if fast.is_empty() {
+        return None;
+    }
+    let cores: HashSet<(Option<u64>, Option<u64>, u32)> = fast
+        .iter()
+        .map(|&c| {
+            let package = read(c, "topology/physical_package_id");
+            match read(c, "topology/core_id") {
+                Some(core) => (package, Some(core), 0),
+                None => (package, None, c),
+            }
+        })
+        .collect();
+    u32::try_from(cores.len()).ok()
+}
+
+/// A kernel CPU list such as `0-3,5,7-8`; `None` when malformed.
+fn parse_cpu_list(text: &str) -> Option<HashSet<u32>> {
+    let mut set = HashSet::new();
+    for part in text.trim().split(',').filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((lo, hi)) => {
+                let (lo, hi): (u32, u32) = (lo.parse().ok()?, hi.parse().ok()?);
+                if hi < lo || hi - lo > 4096 {
+                    return None;
+                }
+                set.extend(lo..=hi);
+            }
+            None => {
+                set.insert(part.parse().ok()?);
+            }
+        }
+    }
+    Some(set)
 }
 
 /// Number of physical CPU cores (Linux: distinct `physical id`/`core id` pairs in
@@ -141,6 +237,129 @@ mod tests {
             threads: Some(0),
             ..EngineParams::default()
         };
-        assert_eq!(p.effective_threads(), physical_cores());
+        assert_eq!(
+            p.effective_threads(),
+            performance_cores().unwrap_or_else(physical_cores)
+        );
+    }
+
+    /// A fake `/sys/devices/system/cpu`: one `(max kHz, capacity, core id)` per CPU.
+    fn tree(
+        cpus: &[(Option<u64>, Option<u64>, Option<u64>)],
+        online: Option<&str>,
+    ) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (i, (freq, capacity, core)) in cpus.iter().enumerate() {
+            let cpu = dir.path().join(format!("cpu{i}"));
+            std::fs::create_dir_all(cpu.join("cpufreq")).unwrap();
+            std::fs::create_dir_all(cpu.join("topology")).unwrap();
+            if let Some(f) = freq {
+                std::fs::write(cpu.join("cpufreq/cpuinfo_max_freq"), format!("{f}\n")).unwrap();
+            }
+            if let Some(c) = capacity {
+                std::fs::write(cpu.join("cpu_capacity"), format!("{c}\n")).unwrap();
+            }
+            if let Some(id) = core {
+                std::fs::write(cpu.join("topology/core_id"), format!("{id}\n")).unwrap();
+                std::fs::write(cpu.join("topology/physical_package_id"), "0\n").unwrap();
+            }
+        }
+        // Folders the kernel keeps beside the CPUs.
+        std::fs::create_dir_all(dir.path().join("cpufreq")).unwrap();
+        std::fs::create_dir_all(dir.path().join("cpuidle")).unwrap();
+        if let Some(list) = online {
+            std::fs::write(dir.path().join("online"), list).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn a_phone_counts_its_big_and_prime_cores() {
+        // 4 × 1.8 GHz little, 3 × 2.4 GHz big, 1 × 3.0 GHz prime (arm64 lists each core alone).
+        let mut cpus = vec![(Some(1_800_000), None, None); 4];
+        cpus.extend(vec![(Some(2_400_000), None, None); 3]);
+        cpus.push((Some(3_000_000), None, None));
+        assert_eq!(
+            performance_cores_in(tree(&cpus, Some("0-7\n")).path()),
+            Some(4)
+        );
+        // 6 little + 2 big.
+        let mut cpus = vec![(Some(2_000_000), None, None); 6];
+        cpus.extend(vec![(Some(2_600_000), None, None); 2]);
+        assert_eq!(performance_cores_in(tree(&cpus, None).path()), Some(2));
+    }
+
+    #[test]
+    fn capacity_wins_over_frequency_where_every_cpu_has_one() {
+        // Same top frequency, different capacity (a mid and a big cluster at one clock).
+        let cpus = [
+            (Some(2_000_000), Some(400), None),
+            (Some(2_000_000), Some(400), None),
+            (Some(2_000_000), Some(1024), None),
+            (Some(2_000_000), Some(1024), None),
+        ];
+        assert_eq!(performance_cores_in(tree(&cpus, None).path()), Some(2));
+        // One CPU without a capacity: the frequencies decide (all equal here).
+        let cpus = [
+            (Some(2_000_000), Some(400), None),
+            (Some(2_000_000), None, None),
+        ];
+        assert_eq!(performance_cores_in(tree(&cpus, None).path()), None);
+    }
+
+    #[test]
+    fn offline_cpus_and_smt_siblings_do_not_count() {
+        // Hybrid desktop: 2 P-cores with 2 threads each (core ids 0, 1), 4 E-cores.
+        let cpus = [
+            (Some(5_000_000), None, Some(0)),
+            (Some(5_000_000), None, Some(0)),
+            (Some(5_000_000), None, Some(1)),
+            (Some(5_000_000), None, Some(1)),
+            (Some(3_800_000), None, Some(8)),
+            (Some(3_800_000), None, Some(9)),
+            (Some(3_800_000), None, Some(10)),
+            (Some(3_800_000), None, Some(11)),
+        ];
+        assert_eq!(performance_cores_in(tree(&cpus, None).path()), Some(2));
+        // A phone with its prime core offline (hot-unplugged): the big cluster is left.
+        let mut cpus = vec![(Some(1_800_000), None, None); 4];
+        cpus.extend(vec![(Some(2_400_000), None, None); 3]);
+        cpus.push((Some(3_000_000), None, None));
+        assert_eq!(
+            performance_cores_in(tree(&cpus, Some("0-6")).path()),
+            Some(3)
+        );
+    }
+
+    #[test]
+    fn alike_cores_missing_or_broken_tables_say_none() {
+        let alike = vec![(Some(2_000_000), None, None); 4];
+        assert_eq!(performance_cores_in(tree(&alike, None).path()), None);
+        let missing = vec![(None, None, None); 4];
+        assert_eq!(performance_cores_in(tree(&missing, None).path()), None);
+        let one = [(Some(2_000_000), None, None)];
+        assert_eq!(performance_cores_in(tree(&one, None).path()), None);
+        let dir = tree(&[(Some(1), None, None), (Some(2), None, None)], None);
+        std::fs::write(dir.path().join("cpu1/cpufreq/cpuinfo_max_freq"), "fast\n").unwrap();
+        assert_eq!(performance_cores_in(dir.path()), None);
+        assert_eq!(performance_cores_in(Path::new("/nonexistent/cpu")), None);
+        // A malformed online list is ignored, not fatal.
+        let mut cpus = vec![(Some(1_000), None, None); 2];
+        cpus.push((Some(2_000), None, None));
+        assert_eq!(
+            performance_cores_in(tree(&cpus, Some("x-y")).path()),
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn cpu_lists_parse_as_the_kernel_writes_them() {
+        let set = parse_cpu_list("0-3,5,7-8\n").unwrap();
+        let mut v: Vec<u32> = set.into_iter().collect();
+        v.sort_unstable();
+        assert_eq!(v, [0, 1, 2, 3, 5, 7, 8]);
+        assert!(parse_cpu_list("3-1").is_none());
+        assert!(parse_cpu_list("a").is_none());
+        assert_eq!(parse_cpu_list("").map(|s| s.len()), Some(0));
     }
 }
