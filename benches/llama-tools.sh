@@ -19,8 +19,13 @@
 #   last are prefilled from a partial transcript before each turn); the server still gets each
 #   finished prompt as it is, so this compares the product with a plain server client.
 # LLAMA_TOOLS_WORK: work directory (default $TMPDIR/porfiry-llama-tools).
-# LLAMA_TOOLS_BUILD_TYPE: CMake build type (default: the one our release build gave
-#   llama-cpp-sys-2, read from its CMakeCache.txt, with the same C/C++ flags and GGML_NATIVE).
+# LLAMA_TOOLS_CONFIG: how the tools are configured. `ordinary` (default): as a llama.cpp user
+#   builds them, `cmake -B build -DCMAKE_BUILD_TYPE=Release` with llama.cpp's own defaults
+#   (GGML_NATIVE on, shared libraries), only the network-fetching parts (curl, OpenSSL, the
+#   web UI) and the tests/examples switched off. `ours`: the configuration our release build
+#   gave llama-cpp-sys-2, read from its CMakeCache.txt (build type, C/C++ flags, GGML_NATIVE,
+#   static libraries).
+# LLAMA_TOOLS_BUILD_TYPE: overrides the CMake build type of either configuration.
 #
 # 1. Engine speed: `llama-bench` pp512 (prefill from an empty cache) and tg128 at depth 512
 #    (decode right after a 512-token prompt) next to the engine's `measure --llama-bench`
@@ -105,7 +110,13 @@ if [ "$differ" -gt 0 ]; then
        END { for (d in c) printf "  %4d %s\n", c[d], d }' "$work/differing.files" | sort -rn
 fi
 
-# The same configuration as our release build of llama-cpp-sys-2 (its build.rs drives CMake).
+config="${LLAMA_TOOLS_CONFIG:-ordinary}"
+case "$config" in
+  ordinary|ours) ;;
+  *) echo "llama-tools: LLAMA_TOOLS_CONFIG must be ordinary or ours, not '$config'" >&2; exit 2 ;;
+esac
+# Our release build of llama-cpp-sys-2 (its build.rs drives CMake): printed in both
+# configurations, used by `ours`.
 cache="$(find "$target/release/build" -maxdepth 4 -path '*llama-cpp-sys-2-*/out/build/CMakeCache.txt' -printf '%T@ %p\n' 2>/dev/null | sort -rn | head -n 1 | cut -d' ' -f2-)"
 cache_value() { sed -n "s/^$1:[A-Z]*=[[:space:]]*//p" "$cache" | head -n 1; }
 build_type="Release"; native="ON"; cflags=""; cxxflags=""
@@ -118,24 +129,32 @@ if [ -n "$cache" ]; then
 else
   echo "llama-tools: no CMakeCache.txt of llama-cpp-sys-2 under $target/release; using Release, GGML_NATIVE=ON" >&2
 fi
-build_type="${LLAMA_TOOLS_BUILD_TYPE:-$build_type}"
-echo "tools build: CMAKE_BUILD_TYPE=$build_type GGML_NATIVE=$native C flags '$cflags' C++ flags '$cxxflags'"
+echo "our llama.cpp: CMAKE_BUILD_TYPE=$build_type GGML_NATIVE=$native C flags '$cflags' C++ flags '$cxxflags'"
+configure=()
+if [ "$config" = ours ]; then
+  build_type="${LLAMA_TOOLS_BUILD_TYPE:-$build_type}"
+  configure=(-DCMAKE_BUILD_TYPE="$build_type" -DCMAKE_C_FLAGS="$cflags"
+    -DCMAKE_CXX_FLAGS="$cxxflags" -DGGML_NATIVE="$native" -DBUILD_SHARED_LIBS=OFF)
+else
+  build_type="${LLAMA_TOOLS_BUILD_TYPE:-Release}"
+  configure=(-DCMAKE_BUILD_TYPE="$build_type")
+fi
+echo "tools build ($config): ${configure[*]}"
 
-echo "== building llama-bench and llama-server in $work/build ($threads jobs)"
+build="$work/build-$config"
+echo "== building llama-bench and llama-server in $build ($threads jobs)"
 mkdir -p "$work/llama.cpp"
 cp -a "$vendored/." "$work/llama.cpp/"
 cp -an "$src/tools/." "$work/llama.cpp/tools/"
 mkdir -p "$work/llama.cpp/scripts"
 cp -an "$src/scripts/." "$work/llama.cpp/scripts/"
-cmake -S "$work/llama.cpp" -B "$work/build" -DCMAKE_BUILD_TYPE="$build_type" \
-  -DCMAKE_C_FLAGS="$cflags" -DCMAKE_CXX_FLAGS="$cxxflags" -DGGML_NATIVE="$native" \
-  -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON \
-  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_CURL=OFF \
+cmake -S "$work/llama.cpp" -B "$build" "${configure[@]}" \
+  -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_CURL=OFF \
   -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF >"$work/configure.log"
 started=$(date +%s)
-cmake --build "$work/build" --target llama-bench llama-server -j "$threads" >"$work/build.log"
+cmake --build "$build" --config "$build_type" --target llama-bench llama-server -j "$threads" >"$work/build-$config.log"
 echo "built in $(($(date +%s) - started)) s (an up-to-date build takes seconds)"
-bin="$work/build/bin"
+bin="$build/bin"
 
 if [ "$skip" != "bench" ]; then
   echo "== engine speed: llama-bench vs Porfiry, $threads threads, $rounds interleaved rounds"
