@@ -448,6 +448,17 @@ fn json_reader_reads_what_the_library_writes() {
 }
 
 #[test]
+fn gemma_assistant_and_screen_share_the_catalog_file() {
+    let out = jvm_class(
+        "CatalogTests",
+        "gemmaAssistantAndScreenShareTheCatalogFile",
+        Duration::from_secs(600),
+        true,
+    );
+    println!("{out}");
+}
+
+#[test]
 fn gemma_streams_a_turn() {
     let out = jvm("gemmaStreamsATurn", Duration::from_secs(600), true);
     println!("{out}");

@@ -325,6 +325,40 @@ public final class CatalogTests {
         Check.isTrue(AssistantFiles.catalogFile(files).isFile(), "the file was created");
     }
 
+    /**
+     * The assistant (the default Gemma, {@code open}'s {@code catalog} key) and the settings
+     * screen use one file: the runtime syncs the skill folders into it and offers the
+     * {@code skills} toolset; the screen then finds those shared entries already there.
+     */
+    static void gemmaAssistantAndScreenShareTheCatalogFile(Path dir) throws Exception {
+        String path = file(dir);
+        String data = dir.resolve("data").toString();
+        AssistantOptions options = new AssistantOptions(prop("porfiry.model")).dataDir(data)
+                .skills(SKILLS).context(1024).threads(2).maxTokens(16).turnBudgetMs(0)
+                .catalog(path);
+        long h = PorfiryNative.open(options.toJson());
+        try {
+            Map<String, Object> model = Json.child(Json.object(PorfiryNative.stats(h)), "model");
+            Check.eq(path, Json.string(Json.child(model, "catalog"), "path"),
+                    "the runtime opened the catalog: " + model.get("catalog"));
+            Check.isTrue(Json.strings(model, "toolsets").contains("skills"),
+                    "the skills toolset is there: " + model.get("toolsets"));
+            Check.contains(PorfiryNative.prompt(h, "s"), "каталог скилов и протоколов",
+                    "and in the prompt's toolset catalog");
+            try (Catalog c = Catalog.open(path, options)) {
+                Map<String, Object> imported = Json.child(c.info(), "import");
+                Check.eq(0L, imported.get("added"), "the runtime synced the same folders: " + imported);
+                Check.isTrue(Json.number(imported, "unchanged", 0) > 1, "built-ins and media: " + imported);
+                Check.isTrue(named(c.list(Catalog.Filter.ALL), "media").isShared(), "shared");
+                CatalogScreen screen = new CatalogScreen(c, "ru");
+                Check.isTrue(screen.newFromTemplate(Catalog.SKILL) && screen.save(""),
+                        "the screen writes while the assistant holds the file: " + screen.error());
+            }
+        } finally {
+            PorfiryNative.close(h);
+        }
+    }
+
     // -----------------------------------------------------------------------------------------
     // The settings screen.
 
