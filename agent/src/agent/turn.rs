@@ -210,7 +210,14 @@ impl Agent {
                 time_left,
             };
             let streamed_before = out.streamed.chars().count();
-            let (streamed, result) = generate_streaming(model, &request, &heard, on_event);
+            // After a finish reminder the host already has the turn's answer: what follows
+            // is set apart from it by a space.
+            let lead = if route.is_none() && nudged && !out.streamed.is_empty() {
+                " "
+            } else {
+                ""
+            };
+            let (streamed, result) = generate_streaming(model, &request, &heard, lead, on_event);
             out.streamed.push_str(&streamed);
             let generation = match result {
                 Ok(g) => g,
@@ -459,30 +466,36 @@ fn cut_by_context(report: &ContextReport, generation: &Generation) -> bool {
 }
 
 /// One model call, its visible text streamed to the host as it comes, less the part the
-/// host `heard` already: returns what was streamed and the model's result.
+/// host `heard` already, `lead` before its first visible piece: returns what was streamed
+/// and the model's result.
 fn generate_streaming(
     model: &mut dyn Model,
     request: &ModelRequest<'_>,
     heard: &str,
+    lead: &str,
     on_event: &mut dyn FnMut(AgentEvent),
 ) -> (String, Result<Generation, ModelError>) {
     let mut filter = VisibleTextFilter::new();
     let mut guard = RepeatGuard::new(heard);
     let mut streamed = String::new();
-    let result = model.generate(request, &mut |piece: &str| {
-        let visible = guard.push(&filter.push(piece));
-        if !visible.is_empty() {
-            streamed.push_str(&visible);
-            on_event(AgentEvent::Text(visible));
+    let mut send = |visible: String, streamed: &mut String| {
+        if visible.is_empty() {
+            return;
         }
+        let visible = if streamed.is_empty() && !lead.is_empty() {
+            format!("{lead}{visible}")
+        } else {
+            visible
+        };
+        streamed.push_str(&visible);
+        on_event(AgentEvent::Text(visible));
+    };
+    let result = model.generate(request, &mut |piece: &str| {
+        send(guard.push(&filter.push(piece)), &mut streamed);
     });
     // A finished generation releases what the filter held back.
     if matches!(&result, Ok(g) if g.stop != StopReason::Cancelled) {
-        let tail = guard.push(&filter.finish());
-        if !tail.is_empty() {
-            streamed.push_str(&tail);
-            on_event(AgentEvent::Text(tail));
-        }
+        send(guard.push(&filter.finish()), &mut streamed);
     }
     (streamed, result)
 }

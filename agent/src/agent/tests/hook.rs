@@ -131,7 +131,10 @@ fn a_bare_reply_with_every_step_closed_gets_one_reminder_to_finish() {
     assert_eq!(r.out.stop, TurnStop::Answered);
     assert_eq!((r.out.finish_reminders, r.out.generations.len()), (1, 2));
     assert_eq!(r.out.reply, "Всё готово.");
-    assert_eq!(r.out.streamed, "Да, всё сделал.Всё готово.");
+    assert_eq!(
+        r.out.streamed, "Да, всё сделал. Всё готово.",
+        "set apart by a space"
+    );
     let second = &r.model.requests()[1];
     let last = second.messages.last().unwrap();
     assert_eq!(
