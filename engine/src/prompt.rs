@@ -145,30 +145,89 @@ impl ReplyMemo {
 /// Token ids of recently tokenized segment texts, so a request does not tokenize again the
 /// whole conversation it shares with the previous one (tokenizing ~1000 tokens of history
 /// costs milliseconds per request). Keyed by text and by whether special tokens are parsed;
-/// bounded: emptied when full.
+/// bounded by a count of texts and by the bytes it holds (texts + token ids): emptied when
+/// either would be exceeded, so a process that sees new texts forever holds at most
+/// [`TokenCache::budget`] bytes of them.
 #[derive(Debug, Default)]
 pub struct TokenCache {
     map: HashMap<(bool, String), Vec<TokenId>>,
     capacity: usize,
+    budget: usize,
+    bytes: usize,
+    /// The ids of the last text too large to keep.
+    oversized: Vec<TokenId>,
 }
 
 impl TokenCache {
-    /// A cache of at most `capacity` texts.
+    /// The byte budget of the engine's cache: 2 MiB (about sixty full 4096-token contexts'
+    /// worth of texts and ids).
+    pub const BUDGET: usize = 2 << 20;
+
+    /// A cache of at most `capacity` texts and [`Self::BUDGET`] bytes.
     pub fn new(capacity: usize) -> Self {
+        Self::with_budget(capacity, Self::BUDGET)
+    }
+
+    /// A cache of at most `capacity` texts and `budget` bytes of texts and token ids.
+    pub fn with_budget(capacity: usize, budget: usize) -> Self {
         Self {
             map: HashMap::new(),
             capacity,
+            budget,
+            bytes: 0,
+            oversized: Vec::new(),
         }
     }
 
+    /// The byte budget.
+    pub fn budget(&self) -> usize {
+        self.budget
+    }
+
+    /// Bytes held now (texts + token ids).
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Texts held now.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether it holds no text.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
     fn tokens(&mut self, model: &LlamaModel, text: &str, parse_special: bool) -> &[TokenId] {
+        self.tokens_with(text, parse_special, || tokenize(model, text, parse_special))
+    }
+
+    /// The cached ids of `text`, else `tokenize()`'s, kept when they fit the bounds (a
+    /// text larger than the whole budget is returned, not kept).
+    fn tokens_with(
+        &mut self,
+        text: &str,
+        parse_special: bool,
+        tokenize: impl FnOnce() -> Vec<TokenId>,
+    ) -> &[TokenId] {
         let key = (parse_special, text.to_owned());
-        if !self.map.contains_key(&key) && self.map.len() >= self.capacity {
-            self.map.clear();
+        if !self.map.contains_key(&key) {
+            let ids = tokenize();
+            let size = text.len() + ids.len() * std::mem::size_of::<TokenId>();
+            if size > self.budget || self.capacity == 0 {
+                // Too large to keep: held only until the next call.
+                self.oversized = ids;
+                return &self.oversized;
+            }
+            if self.map.len() >= self.capacity || self.bytes + size > self.budget {
+                self.map.clear();
+                self.bytes = 0;
+            }
+            self.bytes += size;
+            self.map.insert(key.clone(), ids);
         }
-        self.map
-            .entry(key)
-            .or_insert_with(|| tokenize(model, text, parse_special))
+        self.map.get(&key).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -244,6 +303,59 @@ pub fn token_text(model: &LlamaModel, token: TokenId) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One id per byte of the text.
+    fn ids(text: &str) -> Vec<TokenId> {
+        text.bytes().map(TokenId::from).collect()
+    }
+
+    #[test]
+    fn the_token_cache_stays_within_its_byte_budget_for_ever_new_texts() {
+        // 1 KiB budget; each 40-byte text costs 40 + 4 × 40 = 200 bytes.
+        let mut cache = TokenCache::with_budget(1024, 1024);
+        let mut calls = 0;
+        for i in 0..1000 {
+            let text = format!("{i:0>40}");
+            let got = cache
+                .tokens_with(&text, false, || {
+                    calls += 1;
+                    ids(&text)
+                })
+                .to_vec();
+            assert_eq!(got, ids(&text));
+            assert!(cache.bytes() <= cache.budget(), "{} bytes", cache.bytes());
+            assert!(cache.len() <= 5);
+        }
+        assert_eq!(calls, 1000);
+        // A text seen again while still held is not tokenized again.
+        let text = "again";
+        cache.tokens_with(text, false, || ids(text));
+        cache.tokens_with(text, false, || panic!("tokenized twice"));
+        // Keys differ by special-token parsing.
+        let mut twice = 0;
+        cache.tokens_with(text, true, || {
+            twice += 1;
+            ids(text)
+        });
+        assert_eq!(twice, 1);
+    }
+
+    #[test]
+    fn a_text_larger_than_the_budget_is_returned_not_kept() {
+        let mut cache = TokenCache::with_budget(16, 100);
+        cache.tokens_with("small", false, || ids("small"));
+        let big = "x".repeat(500);
+        assert_eq!(cache.tokens_with(&big, false, || ids(&big)), &ids(&big)[..]);
+        assert_eq!(cache.len(), 1, "the big text must not evict the small one");
+        assert!(cache.bytes() <= 100);
+        cache.tokens_with("small", false, || panic!("the small text was dropped"));
+        // The count bound too.
+        let mut cache = TokenCache::with_budget(2, 1 << 20);
+        for t in ["a", "b", "c"] {
+            cache.tokens_with(t, false, || ids(t));
+        }
+        assert!(cache.len() <= 2);
+    }
 
     /// Pieces of one byte per token except where given: tokens 1..=n.
     fn remember(m: &mut ReplyMemo, text: &str, pieces: &[&str]) {
