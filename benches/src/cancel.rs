@@ -210,7 +210,7 @@ pub struct CancelBench {
     pub model: Option<String>,
     /// Cancels in all (half aimed at the prefill, half at the decode).
     pub runs: usize,
-    /// CPU threads (default: physical cores).
+    /// CPU threads (default: the performance cores, else the physical cores).
     pub threads: Option<u32>,
     /// Seed of the prompts and delays.
     pub seed: u64,

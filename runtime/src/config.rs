@@ -35,7 +35,7 @@ pub struct RuntimeConfig {
     /// Context size in tokens. Default `None`: the manifest's recommendation, else the
     /// engine's default.
     pub n_ctx: Option<u32>,
-    /// CPU threads. Default `None`: the engine's choice (physical cores).
+    /// CPU threads. Default `None`: the engine's choice (performance cores, else physical cores).
     pub threads: Option<u32>,
     /// Sessions whose KV cache is kept at once. Default 1.
     pub n_seq: u32,

@@ -25,7 +25,8 @@ pub struct ModelArgs {
     /// Context size in tokens. Default: the manifest's recommendation (4096 otherwise).
     #[arg(long, value_name = "N")]
     pub ctx: Option<u32>,
-    /// CPU threads. Default: the number of physical cores.
+    /// CPU threads. Default: the performance cores (a phone's little cores left out), else
+    /// the physical cores.
     #[arg(long, value_name = "N")]
     pub threads: Option<u32>,
     /// Most tokens per generation.

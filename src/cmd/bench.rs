@@ -44,7 +44,7 @@ struct CancelArgs {
     /// Cancels in all, half aimed at the prefill, half at the decode.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     runs: usize,
-    /// CPU threads (default: physical cores).
+    /// CPU threads (default: the performance cores, else the physical cores).
     #[arg(long, value_name = "N")]
     threads: Option<u32>,
     /// Seed of the random prompts and delays.
@@ -69,7 +69,7 @@ struct SoakArgs {
     /// Context size in tokens.
     #[arg(long, value_name = "N", default_value_t = 1024)]
     ctx: u32,
-    /// CPU threads (default: physical cores).
+    /// CPU threads (default: the performance cores, else the physical cores).
     #[arg(long, value_name = "N")]
     threads: Option<u32>,
     /// Print the report as JSON (every turn included).
@@ -85,7 +85,7 @@ struct HeadArgs {
     /// Runs of each side.
     #[arg(long, value_name = "N", default_value_t = 5)]
     runs: usize,
-    /// CPU threads (default: physical cores).
+    /// CPU threads (default: the performance cores, else the physical cores).
     #[arg(long, value_name = "N")]
     threads: Option<u32>,
     /// Context size in tokens.
@@ -116,7 +116,7 @@ struct DialogueArgs {
     /// Prompt layout: system_first, anchored_state, dynamic_tail, or `all` to compare them.
     #[arg(long, value_name = "LAYOUT", default_value = "default")]
     layout: String,
-    /// CPU threads (default: physical cores).
+    /// CPU threads (default: the performance cores, else the physical cores).
     #[arg(long, value_name = "N")]
     threads: Option<u32>,
     /// Context size in tokens.

@@ -43,7 +43,7 @@ struct ToolsArgs {
     /// name; arguments are not generated). Seconds, not minutes.
     #[arg(long, conflicts_with = "whole_turns")]
     routes_only: bool,
-    /// CPU threads (default: physical cores).
+    /// CPU threads (default: the performance cores, else the physical cores).
     #[arg(long, value_name = "N")]
     threads: Option<u32>,
     /// Print the report as JSON.
