@@ -212,7 +212,7 @@ impl Agent {
             let streamed_before = out.streamed.chars().count();
             // After a finish reminder the host already has the turn's answer: what follows
             // is set apart from it by a space.
-            let lead = if route.is_none() && nudged && !out.streamed.is_empty() {
+            let lead = if nudged && !out.streamed.is_empty() && !out.streamed.ends_with(' ') {
                 " "
             } else {
                 ""

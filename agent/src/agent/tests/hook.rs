@@ -166,6 +166,7 @@ fn a_bare_reply_with_every_step_closed_gets_one_reminder_to_finish() {
     );
     assert_eq!((r.out.finish_reminders, r.out.run_reminders), (1, 2));
     assert_eq!(executed(&r.out), ["media_search"]);
+    assert_eq!(r.out.streamed, "Сделано. Закрыл.");
     assert!(!text_of(&r.model.requests()[2]).contains("[RUN"));
 
     // With one model call left there is no room for it.
