@@ -176,6 +176,30 @@ pub fn decode<'a>(
         )));
     }
     let (json, rest) = rest.split_at(hlen);
+    let header = checked_header(json, key, tokens)?;
+    let want = body_len(&header)?;
+    if rest.len() != want {
+        return Err(SnapshotError::Length(format!(
+            "{} bytes after the header, {want} expected",
+            rest.len()
+        )));
+    }
+    let (stored_tokens, payload) = rest.split_at(header.n_tokens * 4);
+    if sha256_hex(stored_tokens) != header.tokens_sha256 {
+        return Err(SnapshotError::Checksum("tokens"));
+    }
+    if sha256_hex(payload) != header.payload_sha256 {
+        return Err(SnapshotError::Checksum("payload"));
+    }
+    Ok(payload)
+}
+
+/// The JSON header, parsed and checked against `key` and `tokens`.
+fn checked_header(
+    json: &[u8],
+    key: &SnapshotKey,
+    tokens: &[TokenId],
+) -> Result<SnapshotHeader, SnapshotError> {
     let header: SnapshotHeader =
         serde_json::from_slice(json).map_err(|e| SnapshotError::Format(e.to_string()))?;
     let stale = |field| Err(SnapshotError::Stale { field });
@@ -194,40 +218,84 @@ pub fn decode<'a>(
     if header.n_tokens != tokens.len() || header.tokens_sha256 != tokens_sha256(tokens) {
         return stale("head tokens");
     }
-    let want = header
+    Ok(header)
+}
+
+/// Bytes after the header: the token ids and the payload.
+fn body_len(header: &SnapshotHeader) -> Result<usize, SnapshotError> {
+    header
         .n_tokens
         .checked_mul(4)
         .and_then(|n| n.checked_add(header.payload_len))
-        .ok_or_else(|| SnapshotError::Format("sizes overflow".into()))?;
-    if rest.len() != want {
-        return Err(SnapshotError::Length(format!(
-            "{} bytes after the header, {want} expected",
-            rest.len()
-        )));
-    }
-    let (stored_tokens, payload) = rest.split_at(header.n_tokens * 4);
-    if sha256_hex(stored_tokens) != header.tokens_sha256 {
-        return Err(SnapshotError::Checksum("tokens"));
-    }
-    if sha256_hex(payload) != header.payload_sha256 {
-        return Err(SnapshotError::Checksum("payload"));
-    }
-    Ok(payload)
+        .ok_or_else(|| SnapshotError::Format("sizes overflow".into()))
 }
 
+/// Longest JSON header [`load`] reads (a real one is under 400 bytes).
+const MAX_HEADER: usize = 64 * 1024;
+
 /// Read and verify the snapshot for `key` and `tokens` from `dir`.
+///
+/// Only a regular file is opened (a FIFO would block, a device never end), and it is read
+/// whole only after its header matched `key` and `tokens` and its size is the one the
+/// header declares: memory never exceeds what a snapshot of this head takes.
 ///
 /// # Errors
 /// [`SnapshotError::Missing`] when there is none, else what [`decode`] reports.
 pub fn load(dir: &Path, key: &SnapshotKey, tokens: &[TokenId]) -> Result<Vec<u8>, SnapshotError> {
     let path = dir.join(file_name(key, tokens));
-    let bytes = match fs::read(&path) {
-        Ok(b) => b,
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| SnapshotError::Io { path, source }
+    };
+    let meta = match fs::metadata(&path) {
+        Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(SnapshotError::Missing(path))
         }
         Err(source) => return Err(SnapshotError::Io { path, source }),
     };
+    if !meta.is_file() {
+        return Err(SnapshotError::Format(format!(
+            "{} is not a regular file",
+            path.display()
+        )));
+    }
+    let mut file = fs::File::open(&path).map_err(io(&path))?;
+    let mut head = [0u8; MAGIC.len() + 4];
+    if let Err(e) = file.read_exact(&mut head) {
+        return Err(match e.kind() {
+            std::io::ErrorKind::UnexpectedEof => SnapshotError::Format("bad magic".into()),
+            _ => io(&path)(e),
+        });
+    }
+    if &head[..MAGIC.len()] != MAGIC.as_slice() {
+        return Err(SnapshotError::Format("bad magic".into()));
+    }
+    let hlen = u32::from_le_bytes([head[8], head[9], head[10], head[11]]) as usize;
+    let after = (meta.len() as usize).saturating_sub(head.len());
+    if hlen > MAX_HEADER || hlen > after {
+        return Err(SnapshotError::Length(format!(
+            "header of {hlen} bytes, {after} left"
+        )));
+    }
+    let mut json = vec![0u8; hlen];
+    file.read_exact(&mut json).map_err(io(&path))?;
+    let header = checked_header(&json, key, tokens)?;
+    let want = body_len(&header)?;
+    let body = after - hlen;
+    if body != want {
+        return Err(SnapshotError::Length(format!(
+            "{body} bytes after the header, {want} expected"
+        )));
+    }
+    let mut bytes = Vec::with_capacity(head.len() + hlen + want);
+    bytes.extend_from_slice(&head);
+    bytes.extend_from_slice(&json);
+    // One byte more than expected tells a file that grew since its size was read.
+    (&mut file)
+        .take(want as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io(&path))?;
     decode(&bytes, key, tokens).map(<[u8]>::to_vec)
 }
 
