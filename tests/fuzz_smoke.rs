@@ -7,14 +7,24 @@
 //!
 //! An input that takes longer than [`SLOW`] counts as a hang.
 
-// The fuzz crate's `engine` feature does not exist here: its engine targets are included
-// on their own below.
+// The fuzz crate's `readers` feature (its own copies of the engine's readers) does not
+// exist here: the engine's targets are included on their own, over the real crates.
 #[allow(dead_code)]
 #[path = "../fuzz/src/engine_targets.rs"]
 mod engine_targets;
 #[allow(dead_code, unexpected_cfgs)]
 #[path = "../fuzz/src/lib.rs"]
 mod targets;
+
+/// The readers the engine's targets call: the real crates.
+mod readers {
+    pub mod engine {
+        pub use porfiry_engine::{inspect_gguf_bytes, snapshot, KvType};
+    }
+    pub mod eval {
+        pub use porfiry_bench::eval::parse_eval_file;
+    }
+}
 
 use targets::text;
 

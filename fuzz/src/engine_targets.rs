@@ -1,11 +1,13 @@
-//! The targets that need the engine crate (and so link llama.cpp): the GGUF pre-validator,
-//! the KV snapshot reader, and the eval case loader (its crate, `porfiry-bench`, depends on
-//! the engine).
+//! The targets whose crates link llama.cpp: the GGUF pre-validator, the KV snapshot
+//! reader (porfiry-engine) and the eval case loader (porfiry-bench). They reach their
+//! readers through `crate::readers` — the fuzz crate compiles the readers' source files
+//! itself, the main workspace's smoke test points it at the real crates.
 
 use std::path::Path;
 
-use porfiry_engine::snapshot::{self, SnapshotKey};
-use porfiry_engine::KvType;
+use crate::readers::engine::snapshot::{self, SnapshotKey};
+use crate::readers::engine::{inspect_gguf_bytes, KvType};
+use crate::readers::eval::parse_eval_file;
 
 use super::text;
 
@@ -19,8 +21,7 @@ pub const ENGINE_TARGETS: &[(&str, fn(&[u8]))] = &[
 /// Eval case files (`evals/*.yaml`, `porfiry eval tools`): parsing never panics; an
 /// accepted file has cases, each with a user text and an expected first action.
 pub fn eval_case(data: &[u8]) {
-    let Ok(file) = porfiry_bench::eval::parse_eval_file(&text(data), Path::new("evals/fuzz.yaml"))
-    else {
+    let Ok(file) = parse_eval_file(&text(data), Path::new("evals/fuzz.yaml")) else {
         return;
     };
     assert!(!file.cases.is_empty());
@@ -34,7 +35,7 @@ pub fn eval_case(data: &[u8]) {
 /// The GGUF pre-validator: any bytes give a header or a typed error, never a panic; an
 /// accepted header's tensor data lies inside the file.
 pub fn gguf(data: &[u8]) {
-    let Ok(info) = porfiry_engine::inspect_gguf_bytes(data, Path::new("fuzz.gguf")) else {
+    let Ok(info) = inspect_gguf_bytes(data, Path::new("fuzz.gguf")) else {
         return;
     };
     assert!(info.version == 2 || info.version == 3);

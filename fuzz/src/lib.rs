@@ -23,15 +23,17 @@ use porfiry_agent::{
 };
 use porfiry_catalog::{CompactLabels, Document};
 
-#[cfg(feature = "engine")]
+#[cfg(feature = "readers")]
 mod engine_targets;
-#[cfg(feature = "engine")]
+#[cfg(feature = "readers")]
+pub mod readers;
+#[cfg(feature = "readers")]
 pub use engine_targets::{
     eval_case, gguf, snapshot, snapshot_key, ENGINE_TARGETS, SNAPSHOT_TOKENS,
 };
 
-/// The targets that need no engine: their names (the binary, the seed folder) and bodies.
-/// The engine's are [`ENGINE_TARGETS`] (feature `engine`).
+/// The agent's and the catalog's targets: their names (the binary, the seed folder) and
+/// bodies. The engine's and the eval loader's are [`ENGINE_TARGETS`].
 pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("tool_call", tool_call),
     ("visible_filter", visible_filter),
@@ -256,4 +258,29 @@ pub fn catalog_document(data: &[u8]) {
     assert_eq!(again, doc, "render does not parse back equal:\n{rendered}");
     let _ = doc.render_compact(&CompactLabels::ENGLISH);
     let _ = porfiry_catalog::content_hash(&rendered);
+}
+
+/// `porfiry_engine::kv`'s token id, as `engine/src/snapshot.rs` imports it.
+#[cfg(feature = "readers")]
+mod kv {
+    pub type TokenId = i32;
+}
+
+/// `porfiry_engine::params`'s `KvType`, as `engine/src/snapshot.rs` imports it (the same
+/// variants and serde names; the smoke test runs the targets on the real one).
+#[cfg(feature = "readers")]
+pub mod params {
+    /// Data type of the KV cache (keys or values).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum KvType {
+        /// 16-bit floats.
+        F16,
+        /// 32-bit floats.
+        F32,
+        /// 8-bit quantized.
+        Q8_0,
+        /// 4-bit quantized.
+        Q4_0,
+    }
 }
