@@ -147,7 +147,7 @@ impl ReplyMemo {
 /// costs milliseconds per request). Keyed by text and by whether special tokens are parsed;
 /// bounded by a count of texts and by the bytes it holds (texts + token ids): emptied when
 /// either would be exceeded, so a process that sees new texts forever holds at most
-/// [`TokenCache::budget`] bytes of them.
+/// [`TokenCache::BUDGET`] bytes of them.
 #[derive(Debug, Default)]
 pub struct TokenCache {
     map: HashMap<(bool, String), Vec<TokenId>>,
@@ -177,26 +177,6 @@ impl TokenCache {
             bytes: 0,
             oversized: Vec::new(),
         }
-    }
-
-    /// The byte budget.
-    pub fn budget(&self) -> usize {
-        self.budget
-    }
-
-    /// Bytes held now (texts + token ids).
-    pub fn bytes(&self) -> usize {
-        self.bytes
-    }
-
-    /// Texts held now.
-    pub fn len(&self) -> usize {
-        self.map.len()
-    }
-
-    /// Whether it holds no text.
-    pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
     }
 
     fn tokens(&mut self, model: &LlamaModel, text: &str, parse_special: bool) -> &[TokenId] {
@@ -323,8 +303,8 @@ mod tests {
                 })
                 .to_vec();
             assert_eq!(got, ids(&text));
-            assert!(cache.bytes() <= cache.budget(), "{} bytes", cache.bytes());
-            assert!(cache.len() <= 5);
+            assert!(cache.bytes <= cache.budget, "{} bytes", cache.bytes);
+            assert!(cache.map.len() <= 5);
         }
         assert_eq!(calls, 1000);
         // A text seen again while still held is not tokenized again.
@@ -346,15 +326,19 @@ mod tests {
         cache.tokens_with("small", false, || ids("small"));
         let big = "x".repeat(500);
         assert_eq!(cache.tokens_with(&big, false, || ids(&big)), &ids(&big)[..]);
-        assert_eq!(cache.len(), 1, "the big text must not evict the small one");
-        assert!(cache.bytes() <= 100);
+        assert_eq!(
+            cache.map.len(),
+            1,
+            "the big text must not evict the small one"
+        );
+        assert!(cache.bytes <= 100);
         cache.tokens_with("small", false, || panic!("the small text was dropped"));
         // The count bound too.
         let mut cache = TokenCache::with_budget(2, 1 << 20);
         for t in ["a", "b", "c"] {
             cache.tokens_with(t, false, || ids(t));
         }
-        assert!(cache.len() <= 2);
+        assert!(cache.map.len() <= 2);
     }
 
     /// Pieces of one byte per token except where given: tokens 1..=n.
