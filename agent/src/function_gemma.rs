@@ -8,7 +8,13 @@
 //! - Tool results fed back: `<start_function_response>response:NAME{value:<escape>…<escape>}<end_function_response>`.
 //!
 //! Strings are always wrapped in `<escape>…<escape>`; numbers, booleans and `null` are bare.
-//! A string cannot contain `<escape>` itself, so rendering drops that marker from text.
+//! A string cannot contain a marker (`<escape>` or a block marker) itself, so rendering
+//! drops markers from text ([`strip_markers`]).
+//!
+//! For a model whose [`CallSyntax`](crate::CallSyntax) is FunctionGemma the agent reads
+//! generations with [`parse_output`] (the same [`ParsedOutput`] the `TOOL_CALL:` protocol
+//! gives, so dispatch and validation are shared) and streams them through
+//! [`VisibleFilter`]: text before the first block, never a block.
 //!
 //! Parsed calls are the same [`ToolCall`]s the `TOOL_CALL:` protocol produces: the name
 //! trimmed and lower-cased, the named arguments as [`RawArgs::Json`] (typed values, which
@@ -17,7 +23,7 @@
 use serde_json::{Map, Number, Value};
 
 use crate::args::{ArgDecl, ArgType, ArgValue, Args, RawArgs};
-use crate::protocol::ToolCall;
+use crate::protocol::{ParsedOutput, Segment, ToolCall};
 use crate::toolset::ToolDecl;
 
 /// The developer sentence that switches FunctionGemma to function calling; the
@@ -28,7 +34,8 @@ pub const DEVELOPER_TURN: &str =
 const ESC: &str = "<escape>";
 const DECL_START: &str = "<start_function_declaration>";
 const DECL_END: &str = "<end_function_declaration>";
-const CALL_START: &str = "<start_function_call>";
+/// The marker that opens a call block (where a reply that may not call stops).
+pub const CALL_START: &str = "<start_function_call>";
 const CALL_END: &str = "<end_function_call>";
 const RESP_START: &str = "<start_function_response>";
 const RESP_END: &str = "<end_function_response>";
@@ -75,8 +82,25 @@ impl FunctionCallError {
     }
 }
 
+/// Every marker of the format: special tokens in FunctionGemma's vocabulary.
+pub const MARKERS: [&str; 7] = [
+    ESC, DECL_START, DECL_END, CALL_START, CALL_END, RESP_START, RESP_END,
+];
+
+/// `text` without any of the format's [`MARKERS`]: what text the agent writes into a
+/// FunctionGemma prompt (descriptions, skill lines) may hold, so only the agent's own
+/// rendering puts markers there.
+pub fn strip_markers(text: &str) -> String {
+    let mut out = text.to_string();
+    // Removing one marker can join the halves of another: repeat until none is left.
+    while let Some(m) = MARKERS.iter().find(|m| out.contains(*m)) {
+        out = out.replace(m, "");
+    }
+    out
+}
+
 fn esc(s: &str) -> String {
-    format!("{ESC}{}{ESC}", s.replace(ESC, ""))
+    format!("{ESC}{}{ESC}", strip_markers(s))
 }
 
 fn type_name(ty: &ArgType) -> &'static str {
@@ -265,6 +289,122 @@ pub fn visible_text(text: &str) -> String {
     out
 }
 
+/// A generation read as [`ParsedOutput`]: the text before, between and after the call
+/// blocks as [`Segment::Text`], each call block as a [`Segment::Call`]. Total, like the
+/// `TOOL_CALL:` parser:
+/// - a block cut short (no `<end_function_call>`: the reply ran out of tokens) is the call
+///   it would be once closed (with the `}` it was about to write, if need be), when that
+///   parses; otherwise a call with no name;
+/// - a block with a bad name is a call of that name (the dispatcher answers it as an unknown
+///   tool), one with bad argument syntax a call of its tool without arguments (validation
+///   names what is missing);
+/// - a response block (the model inventing a tool's result) ends the output: nothing after
+///   it is text or a call.
+pub fn parse_output(text: &str) -> ParsedOutput {
+    let mut segments = Vec::new();
+    let mut from = 0;
+    for (is_call, start, end, inner) in blocks(text) {
+        let before = text.get(from..start).unwrap_or("");
+        if !before.is_empty() {
+            segments.push(Segment::Text(before.to_string()));
+        }
+        from = end;
+        if !is_call {
+            return ParsedOutput { segments };
+        }
+        let written = text.get(start..end).unwrap_or("").to_string();
+        segments.push(Segment::Call(lenient_call(written, inner)));
+    }
+    let rest = text.get(from..).unwrap_or("");
+    if !rest.is_empty() {
+        segments.push(Segment::Text(rest.to_string()));
+    }
+    ParsedOutput { segments }
+}
+
+/// The call a block stands for, whatever its shape (see [`parse_output`]).
+fn lenient_call(written: String, inner: Option<&str>) -> ToolCall {
+    let parsed = match inner {
+        Some(inner) => parse_block(written.clone(), inner),
+        // Closed as written, or with the `}` it was about to write.
+        None => ["", "}"]
+            .iter()
+            .find_map(|close| {
+                let inner = written.get(CALL_START.len()..)?;
+                let inner = format!("{inner}{close}");
+                parse_block(format!("{CALL_START}{inner}{CALL_END}"), &inner).ok()
+            })
+            .ok_or(FunctionCallError::Unterminated { text: written }),
+    };
+    let nameless = |name: String, line: String| ToolCall {
+        name,
+        args: RawArgs::Parts(Vec::new()),
+        line,
+    };
+    match parsed {
+        Ok(call) => call,
+        Err(FunctionCallError::Unterminated { text }) => nameless(String::new(), text),
+        Err(FunctionCallError::BadName { name, text }) => nameless(name.to_lowercase(), text),
+        Err(FunctionCallError::BadArguments { name, text, .. }) => nameless(name, text),
+    }
+}
+
+/// Streams the visible part of a FunctionGemma generation: the text before its first
+/// block (a call, or an invented response), exactly [`ParsedOutput::visible`] of
+/// [`parse_output`]. It holds back a tail that could still begin a block marker and
+/// releases it as soon as it cannot; nothing of a block is ever released.
+#[derive(Debug, Default, Clone)]
+pub struct VisibleFilter {
+    held: String,
+    done: bool,
+}
+
+impl VisibleFilter {
+    /// A filter at the start of a generation.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feed a piece of generated text; returns what may be released now (possibly empty).
+    pub fn push(&mut self, piece: &str) -> String {
+        if self.done {
+            return String::new();
+        }
+        self.held.push_str(piece);
+        let first = [CALL_START, RESP_START]
+            .iter()
+            .filter_map(|m| self.held.find(m))
+            .min();
+        if let Some(at) = first {
+            self.done = true;
+            let mut out = std::mem::take(&mut self.held);
+            out.truncate(at);
+            return out;
+        }
+        // The longest tail that is a proper prefix of a block marker stays held.
+        let keep = self
+            .held
+            .char_indices()
+            .map(|(i, _)| i)
+            .find(|&i| {
+                let tail = &self.held[i..];
+                [CALL_START, RESP_START].iter().any(|m| m.starts_with(tail))
+            })
+            .unwrap_or(self.held.len());
+        let rest = self.held.split_off(keep);
+        std::mem::replace(&mut self.held, rest)
+    }
+
+    /// The end of the generation: releases a held tail that turned out to be text.
+    pub fn finish(&mut self) -> String {
+        if self.done {
+            return String::new();
+        }
+        self.done = true;
+        std::mem::take(&mut self.held)
+    }
+}
+
 fn is_key_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
 }
@@ -447,6 +587,7 @@ fn bare_value(s: &str) -> Value {
 mod tests {
     use super::*;
     use crate::args::validate_args;
+    use crate::protocol::Segment;
     use serde_json::json;
 
     fn decl(name: &str, ty: ArgType, required: bool, description: Option<&str>) -> ArgDecl {
@@ -740,6 +881,124 @@ parameters:{properties:{},required:[],type:<escape>OBJECT<escape>}}<end_function
         );
         let plain = "Просто текст {a:1} <end_function_call>";
         assert_eq!(visible_text(plain), plain);
+    }
+
+    #[test]
+    fn the_documented_calls_parse() {
+        // The model outputs shown in Google's FunctionGemma guides.
+        let table = [
+            (
+                "<start_function_call>call:get_current_weather{location:<escape>Tokyo, Japan<escape>}<end_function_call>",
+                "get_current_weather",
+                json!({"location": "Tokyo, Japan"}),
+            ),
+            (
+                "<start_function_call>call:get_current_temperature{location:<escape>Paris<escape>,unit:<escape>celsius<escape>}<end_function_call>",
+                "get_current_temperature",
+                json!({"location": "Paris", "unit": "celsius"}),
+            ),
+            (
+                "<start_function_call>call:get_current_temperature{location:<escape>London<escape>}<end_function_call>",
+                "get_current_temperature",
+                json!({"location": "London"}),
+            ),
+        ];
+        for (text, name, args) in table {
+            assert_eq!(ok(text), [(name.to_string(), args.clone())], "{text}");
+            let parsed = parse_output(text);
+            let calls: Vec<&ToolCall> = parsed.calls().collect();
+            assert_eq!((calls.len(), calls[0].line.as_str()), (1, text));
+            assert_eq!(parsed.visible(), "");
+        }
+    }
+
+    #[test]
+    fn parse_output_reads_a_generation_like_the_tool_call_parser() {
+        let call = w("call:get_current_time{}");
+        let parsed = parse_output(&format!("Сейчас. {call}{call} после"));
+        assert_eq!(
+            parsed.segments,
+            [
+                Segment::Text("Сейчас. ".into()),
+                Segment::Call(parse_calls(&call).remove(0).unwrap()),
+                Segment::Call(parse_calls(&call).remove(0).unwrap()),
+                Segment::Text(" после".into()),
+            ]
+        );
+        assert_eq!(parsed.visible(), "Сейчас. ");
+        // A response block the model invented ends the output.
+        let invented = format!("А{call}{}Б{call}", render_response("get_current_time", "1"));
+        let parsed = parse_output(&invented);
+        assert_eq!(parsed.calls().count(), 1);
+        assert!(!parsed
+            .segments
+            .iter()
+            .any(|s| matches!(s, Segment::Text(t) if t.contains('Б'))));
+        // Cut short: closed when that parses; bad blocks still name their tool.
+        let cut = |text: &str| parse_output(text).calls().next().cloned().unwrap();
+        let c = cut("<start_function_call>call:media_search{query:<escape>Лара<escape>");
+        assert_eq!(
+            (c.name.as_str(), c.line.ends_with(CALL_END)),
+            ("media_search", true)
+        );
+        assert_eq!(
+            c.args,
+            RawArgs::Json(json!({"query": "Лара"}).as_object().unwrap().clone())
+        );
+        let c = cut("<start_function_call>call:media_search{query:<escape>Лар");
+        assert_eq!(
+            (c.name.as_str(), c.args.clone()),
+            ("", RawArgs::Parts(vec![]))
+        );
+        let c = cut(&w("call:Get Time{}"));
+        assert_eq!(c.name, "get time");
+        let c = cut(&w("call:media_play{id:}"));
+        assert_eq!(
+            (c.name.as_str(), c.args),
+            ("media_play", RawArgs::Parts(vec![]))
+        );
+        assert!(parse_output("просто текст").segments == [Segment::Text("просто текст".into())]);
+    }
+
+    #[test]
+    fn the_filter_streams_exactly_the_visible_text() {
+        let call = w("call:show_text{text:<escape>Привет<escape>}");
+        let outputs = [
+            format!("Сейчас покажу. {call} потом"),
+            format!("{call}"),
+            "Просто ответ <start_of_turn> и <start_func".to_string(),
+            format!("Текст{}выдумка{call}", render_response("t", "1")),
+            "Без вызова.".to_string(),
+        ];
+        for output in &outputs {
+            let want = parse_output(output).visible();
+            for size in [1, 2, 5, 64] {
+                let chars: Vec<char> = output.chars().collect();
+                let mut filter = VisibleFilter::new();
+                let mut got = String::new();
+                for piece in chars.chunks(size) {
+                    let piece: String = piece.iter().collect();
+                    let out = filter.push(&piece);
+                    assert!(
+                        !out.contains('<') || !out.contains("<start_function"),
+                        "{out}"
+                    );
+                    got.push_str(&out);
+                }
+                got.push_str(&filter.finish());
+                assert_eq!(got, want, "{output:?} in pieces of {size}");
+            }
+        }
+    }
+
+    #[test]
+    fn markers_are_stripped_from_text() {
+        assert_eq!(strip_markers("a<escape>b<start_function_call>c"), "abc");
+        assert_eq!(strip_markers("<start_<escape>function_call>x"), "x");
+        assert_eq!(
+            render_declaration("t", "d<end_function_declaration>", &[]),
+            render_declaration("t", "d", &[])
+        );
     }
 
     #[test]

@@ -100,13 +100,17 @@ pub use clock::{iso8601, parse_duration, BadDuration, Clock, ManualClock, System
 pub use diag::{Diagnostic, Loaded, Problem, Severity};
 pub use load::{MAX_FILE_BYTES, MAX_FLOW_OPENINGS};
 pub use model::{
-    ArgKind, ArgSpec, CallSpec, CancelToken, ContextWindow, Generation, GenerationStats, Message,
-    Model, ModelError, ModelErrorKind, ModelRequest, ReplyGuide, Role, StopReason,
+    ArgKind, ArgSpec, CallSpec, CallSyntax, CancelToken, ContextWindow, Generation,
+    GenerationStats, Message, Model, ModelError, ModelErrorKind, ModelRequest, ReplyGuide, Role,
+    StopReason,
 };
 pub use prompt::{
-    build_prompt, build_prompt_with, Prompt, PromptLayout, Section, SectionKind, SECTION_SEPARATOR,
+    build_prompt, build_prompt_for, build_prompt_with, Prompt, PromptLayout, Section, SectionKind,
+    SECTION_SEPARATOR,
 };
-pub use protocol::{parse_output, ParsedOutput, RepeatGuard, Segment, ToolCall, VisibleTextFilter};
+pub use protocol::{
+    parse_output, parse_output_as, ParsedOutput, RepeatGuard, Segment, ToolCall, VisibleTextFilter,
+};
 pub use route::{Route, RouteExample};
 pub use scripted::{RecordedRequest, ScriptedModel};
 pub use skill::{

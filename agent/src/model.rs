@@ -1,6 +1,7 @@
 //! The model seam, re-exported from `porfiry-model` so agent code names it as before.
 
 pub use porfiry_model::{
-    ArgKind, ArgSpec, CallSpec, CancelToken, ContextWindow, Generation, GenerationStats, Message,
-    Model, ModelError, ModelErrorKind, ModelRequest, ReplyGuide, Role, StopReason,
+    ArgKind, ArgSpec, CallSpec, CallSyntax, CancelToken, ContextWindow, Generation,
+    GenerationStats, Message, Model, ModelError, ModelErrorKind, ModelRequest, ReplyGuide, Role,
+    StopReason,
 };

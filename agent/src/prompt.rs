@@ -15,9 +15,11 @@
 
 use crate::args::tool_line;
 use crate::catalog::{Lang, Texts};
+use crate::function_gemma;
+use crate::model::CallSyntax;
 use crate::skill::SkillRegistry;
 use crate::tools::CoreTool;
-use crate::toolset::ToolsetRegistry;
+use crate::toolset::{ToolDecl, ToolsetRegistry};
 
 /// The separator between sections.
 pub const SECTION_SEPARATOR: &str = "\n\n";
@@ -293,5 +295,74 @@ pub fn build_prompt_with(
             text,
         });
     }
+    Prompt::new(sections)
+}
+
+/// [`build_prompt_with`] for a model that writes calls in `syntax`. For
+/// [`CallSyntax::ToolCallLine`] it is [`build_prompt_with`] byte for byte. For
+/// [`CallSyntax::FunctionGemma`] the sections are the same kinds in the same order, but the
+/// tools are declared in that model's own form instead of taught as `TOOL_CALL:` lines: the
+/// core section is the assistant's first line (who it is) and
+/// [`function_gemma::DEVELOPER_TURN`] directly followed by the core tools' declarations;
+/// the active toolsets' section is its header and their tools' declarations. Every other
+/// text is stripped of the format's markers ([`function_gemma::strip_markers`]), so the
+/// only markers in the prompt are those of the declarations.
+pub fn build_prompt_for(
+    syntax: CallSyntax,
+    lang: Lang,
+    toolsets: &ToolsetRegistry,
+    skills: &SkillRegistry,
+    active: &[String],
+    extra_index: &[String],
+) -> Prompt {
+    let plain = build_prompt_with(lang, toolsets, skills, active, extra_index);
+    if syntax == CallSyntax::ToolCallLine {
+        return plain;
+    }
+    let texts = Texts::new(lang);
+    let core_tools: Vec<ToolDecl> = CoreTool::ALL
+        .into_iter()
+        .map(|tool| ToolDecl {
+            name: tool.name().to_owned(),
+            description: texts.core_tool(tool.name()).to_owned(),
+            args: tool.args(),
+            examples: Default::default(),
+        })
+        .collect();
+    let persona = texts.core_header().lines().next().unwrap_or_default();
+    let sections = plain
+        .sections
+        .into_iter()
+        .map(|section| {
+            let text = match section.kind {
+                SectionKind::Core => format!(
+                    "{}\n{}",
+                    function_gemma::strip_markers(persona),
+                    function_gemma::render_developer_turn(&core_tools)
+                ),
+                SectionKind::ActiveToolsets => {
+                    let active_sets: Vec<_> = toolsets
+                        .iter()
+                        .filter(|s| active.iter().any(|a| a.eq_ignore_ascii_case(&s.name)))
+                        .collect();
+                    let names: Vec<String> = active_sets.iter().map(|s| s.name.clone()).collect();
+                    let tools: Vec<ToolDecl> = active_sets
+                        .iter()
+                        .flat_map(|s| s.tools.iter().cloned())
+                        .collect();
+                    format!(
+                        "{}\n{}",
+                        function_gemma::strip_markers(&texts.active_header(&names)),
+                        function_gemma::render_declarations(&tools)
+                    )
+                }
+                _ => function_gemma::strip_markers(&section.text),
+            };
+            Section {
+                kind: section.kind,
+                text,
+            }
+        })
+        .collect();
     Prompt::new(sections)
 }

@@ -14,6 +14,8 @@
 //! as it clearly cannot.
 
 use crate::args::RawArgs;
+use crate::function_gemma;
+use crate::model::CallSyntax;
 
 /// One tool call as the model wrote it.
 #[derive(Debug, Clone, PartialEq)]
@@ -211,6 +213,15 @@ pub fn parse_output(text: &str) -> ParsedOutput {
     ParsedOutput { segments }
 }
 
+/// Parse a complete model output written in `syntax`: [`parse_output`] for `TOOL_CALL:`
+/// lines, [`function_gemma::parse_output`] for FunctionGemma's call blocks. Never fails.
+pub fn parse_output_as(syntax: CallSyntax, text: &str) -> ParsedOutput {
+    match syntax {
+        CallSyntax::ToolCallLine => parse_output(text),
+        CallSyntax::FunctionGemma => function_gemma::parse_output(text),
+    }
+}
+
 /// Streams the visible part of a model output as it is generated.
 ///
 /// Feed every text piece to [`VisibleTextFilter::push`] and send what it returns to the
@@ -223,16 +234,33 @@ pub struct VisibleTextFilter {
     state: Option<Prefix>,
     held_fences: String,
     done: bool,
+    /// For FunctionGemma's syntax: its own filter ([`VisibleTextFilter::for_syntax`]).
+    blocks: Option<function_gemma::VisibleFilter>,
 }
 
 impl VisibleTextFilter {
-    /// A filter at the start of a generation.
+    /// A filter at the start of a generation (`TOOL_CALL:` lines).
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// A filter for output written in `syntax`: what it releases is
+    /// [`ParsedOutput::visible`] of [`parse_output_as`] with the same syntax.
+    pub fn for_syntax(syntax: CallSyntax) -> Self {
+        match syntax {
+            CallSyntax::ToolCallLine => Self::new(),
+            CallSyntax::FunctionGemma => Self {
+                blocks: Some(function_gemma::VisibleFilter::new()),
+                ..Self::default()
+            },
+        }
+    }
+
     /// Feed a piece of generated text; returns what may be released now (possibly empty).
     pub fn push(&mut self, piece: &str) -> String {
+        if let Some(blocks) = &mut self.blocks {
+            return blocks.push(piece);
+        }
         let mut out = String::new();
         for ch in piece.chars() {
             if self.done {
@@ -287,6 +315,9 @@ impl VisibleTextFilter {
 
     /// The end of the generation: releases a held last line that turned out to be text.
     pub fn finish(&mut self) -> String {
+        if let Some(blocks) = &mut self.blocks {
+            return blocks.finish();
+        }
         if self.done {
             return String::new();
         }

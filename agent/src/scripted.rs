@@ -6,8 +6,8 @@ use std::time::Duration;
 use crate::clock::ManualClock;
 
 use crate::model::{
-    ContextWindow, Generation, GenerationStats, Message, Model, ModelError, ModelErrorKind,
-    ModelRequest, ReplyGuide, StopReason,
+    CallSyntax, ContextWindow, Generation, GenerationStats, Message, Model, ModelError,
+    ModelErrorKind, ModelRequest, ReplyGuide, StopReason,
 };
 use porfiry_model::{first_stop, sentence_end};
 
@@ -62,6 +62,8 @@ pub struct ScriptedModel {
     embeddings: bool,
     /// [`ScriptedModel::taking`]: the clock each generation moves and by how much.
     takes: Option<(ManualClock, Duration)>,
+    /// [`ScriptedModel::with_call_syntax`].
+    syntax: CallSyntax,
 }
 
 impl ScriptedModel {
@@ -79,7 +81,16 @@ impl ScriptedModel {
             context: None,
             embeddings: false,
             takes: None,
+            syntax: CallSyntax::ToolCallLine,
         }
+    }
+
+    /// Answer [`Model::call_syntax`] with `syntax` (default [`CallSyntax::ToolCallLine`]),
+    /// as an engine of that chat format does. With [`CallSyntax::FunctionGemma`] an output
+    /// also ends before `<start_function_response>`, that format's own stop.
+    pub fn with_call_syntax(mut self, syntax: CallSyntax) -> Self {
+        self.syntax = syntax;
+        self
     }
 
     /// Let the model embed texts ([`Model::embed`]): a bag of the first five letters of
@@ -210,7 +221,14 @@ impl Model for ScriptedModel {
             Some(forced) => forced.to_string(),
             None => {
                 let out = self.outputs.pop_front().ok_or_else(Self::exhausted_error)?;
-                shaped(out, &request.guide)
+                let mut text = shaped(out, &request.guide);
+                if self.syntax == CallSyntax::FunctionGemma {
+                    let prefix = request.guide.prefix.map_or(0, str::len);
+                    if let Some(cut) = first_stop(&text, prefix, FG_RESPONSE) {
+                        text.truncate(cut);
+                    }
+                }
+                text
             }
         };
         let (text, mut stop) = match room {
@@ -268,7 +286,14 @@ impl Model for ScriptedModel {
             .embeddings
             .then(|| texts.iter().map(|t| Self::embedding_of(t)).collect()))
     }
+
+    fn call_syntax(&self) -> CallSyntax {
+        self.syntax
+    }
 }
+
+/// FunctionGemma's stop: where a reply after a call would invent the tool's result.
+const FG_RESPONSE: &str = "<start_function_response>";
 
 /// A scripted output as an engine would produce it under `guide`: the prefix in front
 /// (unless the output has it), cut before the first stop string found after the prefix

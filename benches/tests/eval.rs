@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use porfiry_bench::builtin_dir;
 use porfiry_bench::eval::{
-    load_eval_file, parse_eval_file, run_eval, CaseDone, EvalError, EvalFile, EvalModel,
-    EvalOptions, EvalPlan, Expected, FirstAction, Totals, TurnScope, Variant,
+    find_variant, load_eval_file, parse_eval_file, run_eval, CaseDone, EvalError, EvalFile,
+    EvalModel, EvalOptions, EvalPlan, Expected, FirstAction, Totals, TurnScope, Variant,
 };
 
 fn evals(name: &str) -> PathBuf {
@@ -78,9 +78,15 @@ fn the_dev_set_covers_the_shipped_tools_in_both_languages() {
         assert!(texts >= 5, "{}: {texts} plain-reply cases", f.label());
     }
     assert!((3..=6).contains(&load("smoke.yaml").cases.len()));
-    // Every file fits the shipped skills and toolsets (sets, tools, argument names).
+    // Every file fits the shipped skills and toolsets (sets, tools, argument names), the
+    // held-out sets too.
     let mut all = files;
     all.push(load("smoke.yaml"));
+    for name in ["holdout_ru.yaml", "holdout_en.yaml"] {
+        let f = load(name);
+        assert!(f.cases.len() >= 20, "{name}: {} cases", f.cases.len());
+        all.push(f);
+    }
     EvalPlan::new(all, &[&SHORT], checkout_folders(), EvalOptions::default())
         .unwrap_or_else(|e| panic!("{e}"));
 }
@@ -141,6 +147,74 @@ fn malformed_case_files_are_clear_errors() {
     );
     let e = plan_error("skills: [nowhere]\ncases: [{user: a, expect: [{text: true}]}]");
     assert!(e.contains("nowhere"), "{e}");
+}
+
+/// A case that calls the catalog's `skills_search`: only the `catalog` variant declares it.
+const CATALOG_CASE: &str = "cases:
+  - user: Какие у тебя есть скилы?
+    expect: [{call: enable_toolset, args: {name: skills}}, {call: skills_search}]
+  - user: Который час?
+    expect: [{call: get_current_time}]
+";
+
+#[test]
+fn the_catalog_variant_declares_the_catalog_toolsets() {
+    let e = plan_error(CATALOG_CASE);
+    assert!(e.contains("skills_search"), "{e}");
+    let file = parse_eval_file(CATALOG_CASE, Path::new("evals/catalog.yaml")).unwrap();
+    let catalog = find_variant("catalog").unwrap();
+    let baseline = find_variant("baseline").unwrap();
+    let plan = EvalPlan::new(
+        vec![file],
+        &[catalog],
+        checkout_folders(),
+        EvalOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(plan.total(), 2);
+    // Mixed with a variant without it, the case is still one the baseline cannot run.
+    let file = parse_eval_file(CATALOG_CASE, Path::new("evals/catalog.yaml")).unwrap();
+    let e = EvalPlan::new(
+        vec![file],
+        &[catalog, baseline],
+        checkout_folders(),
+        EvalOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("skills_search"), "{e}");
+}
+
+#[test]
+fn the_catalog_variant_routes_over_a_fresh_catalog_on_the_real_model() {
+    let file = parse_eval_file(CATALOG_CASE, Path::new("evals/catalog.yaml")).unwrap();
+    let plan = EvalPlan::new(
+        vec![file],
+        &[find_variant("catalog").unwrap()],
+        checkout_folders(),
+        EvalOptions {
+            routes_only: true,
+            ..EvalOptions::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut model = EvalModel::open(None, None).unwrap_or_else(|e| {
+        panic!("{e} (the default model is needed: `./run models fetch`, or PORFIRY_MODELS)")
+    });
+    let report = run_eval(plan, &mut model, &mut |_| {}).unwrap_or_else(|e| panic!("{e}"));
+    let cases = &report.variants[0].cases;
+    assert_eq!(cases.len(), 2);
+    for c in cases {
+        // Routing alone: the route's call line or a plain reply, never a failure.
+        assert!(
+            !matches!(c.first_action, FirstAction::NoOutput { .. }),
+            "{c:?}"
+        );
+        assert!(
+            c.route.is_some(),
+            "routed over the catalog's examples too: {c:?}"
+        );
+    }
 }
 
 /// Fields of the documented JSON (the module docs of `porfiry_bench::eval`).

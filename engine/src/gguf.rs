@@ -595,6 +595,34 @@ mod tests {
         assert_eq!(info.required_len, info.data_offset + 512 + 144);
     }
 
+    /// A GGUF header carrying a FunctionGemma chat template (an excerpt of the template
+    /// Google ships with the model: a `developer` turn with the declarations, calls inside
+    /// the model turn) is detected as FunctionGemma, not as plain Gemma; the same header with
+    /// Gemma's own template stays Gemma.
+    #[test]
+    fn a_function_gemma_template_is_detected_from_the_header() {
+        use crate::chat::ChatFormat;
+        let template = "{{ bos_token }}\n{%- set ns = namespace(prev_message_type=None) -%}\n\
+            {%- if tools or messages[0]['role'] == 'system' -%}\n\
+            {{- '<start_of_turn>developer\\n' -}}\n\
+            {%- for tool in tools %}{{- '<start_function_declaration>' -}}{{- tool | trim }}\
+            {{- '<end_function_declaration>' -}}{%- endfor %}{{- '<end_of_turn>\\n'}}{%- endif %}\n\
+            {{- '<start_function_call>call:' + tool_call['name'] + '{' -}}";
+        let detect = |template: &str| {
+            let b = Builder::default()
+                .kv_str("general.architecture", "gemma3")
+                .kv_str_array("tokenizer.ggml.tokens", &["<pad>", "<eos>", "<bos>"])
+                .kv_str("tokenizer.chat_template", template)
+                .tensor("a", &[64, 2], 0, 0);
+            let info = check(&b.build(512)).unwrap();
+            assert_eq!(info.chat_template.as_deref(), Some(template));
+            ChatFormat::detect(info.architecture.as_deref(), info.chat_template.as_deref())
+        };
+        assert_eq!(detect(template), Some(ChatFormat::FunctionGemma));
+        let gemma = "{{ bos_token }}{{ '<start_of_turn>' + role + '\\n' }}";
+        assert_eq!(detect(gemma), Some(ChatFormat::Gemma));
+    }
+
     #[test]
     fn truncated_tensor_data_is_reported() {
         let bytes = valid().build(512 + 143);

@@ -1,9 +1,11 @@
 //! The engine behind the agent's [`Model`] seam.
 
 use porfiry_model::{
-    ContextWindow, Generation, Message, Model, ModelError, ModelErrorKind, ModelRequest, ReplyGuide,
+    CallSyntax, ContextWindow, Generation, Message, Model, ModelError, ModelErrorKind,
+    ModelRequest, ReplyGuide,
 };
 
+use crate::chat::ChatFormat;
 use crate::config::GenerateConfig;
 use crate::engine::{Engine, Event, GenerateRequest};
 use crate::error::EngineError;
@@ -44,7 +46,12 @@ impl Model for EngineModel {
             session: request.session.to_owned(),
             system: request.system.to_owned(),
             messages: request.messages.to_vec(),
-            config: guided(&self.config, &request.guide, request.time_left),
+            config: guided(
+                &self.config,
+                self.engine.info().chat_format,
+                &request.guide,
+                request.time_left,
+            ),
             forced_reply: request.forced_reply.map(str::to_owned),
             reply_prefix: request.guide.prefix.map(str::to_owned),
             cancel: request.cancel.clone(),
@@ -117,17 +124,34 @@ impl Model for EngineModel {
     fn settle(&mut self) -> Result<(), ModelError> {
         self.engine.settle().map_err(model_error)
     }
+
+    /// The engine's chat format decides ([`ChatFormat::call_syntax`]).
+    fn call_syntax(&self) -> CallSyntax {
+        self.engine.info().chat_format.call_syntax()
+    }
 }
 
 /// `config` with a request's [`ReplyGuide`] on top: its stop strings added, its calls
 /// constraining the grammar, its sentence cap (the tighter one when both set one); the
 /// turn's `time_left` becomes the generation's deadline (the earlier one when both set one).
+/// The chat `format` adds its own stop strings ([`ChatFormat::stop_strings`]); for
+/// FunctionGemma the tool-call grammar is off — it spells `TOOL_CALL:` lines and is
+/// triggered by them, which that model never writes (its calls are parsed as written).
 fn guided(
     config: &GenerateConfig,
+    format: ChatFormat,
     guide: &ReplyGuide<'_>,
     time_left: Option<std::time::Duration>,
 ) -> GenerateConfig {
     let mut c = config.clone();
+    for stop in format.stop_strings() {
+        if !c.stop.iter().any(|s| s == stop) {
+            c.stop.push((*stop).to_owned());
+        }
+    }
+    if format.call_syntax() != CallSyntax::ToolCallLine {
+        c.tool_call_grammar = None;
+    }
     c.deadline = match (c.deadline, time_left) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
@@ -160,6 +184,26 @@ pub(crate) fn model_error(e: EngineError) -> ModelError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_chat_format_adds_its_stops_and_decides_the_grammar() {
+        let stop = vec!["\n".to_owned()];
+        let guide = ReplyGuide {
+            stop: &stop,
+            calls: Some(&[]),
+            ..ReplyGuide::default()
+        };
+        let config = GenerateConfig::default();
+        for format in [ChatFormat::Gemma, ChatFormat::ChatMl] {
+            let c = guided(&config, format, &guide, None);
+            assert_eq!(c.stop, stop, "{format}");
+            assert_eq!(c.tool_call_grammar, config.tool_call_grammar, "{format}");
+            assert_eq!(c.allowed_calls, Some(Vec::new()));
+        }
+        let c = guided(&config, ChatFormat::FunctionGemma, &guide, None);
+        assert_eq!(c.stop, ["<start_function_response>", "\n"]);
+        assert_eq!(c.tool_call_grammar, None);
+    }
 
     #[test]
     fn engine_errors_keep_their_kind_across_the_seam() {

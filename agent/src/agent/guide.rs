@@ -4,9 +4,13 @@
 
 use super::session::Session;
 use super::{Guidance, Shared};
-use crate::args::{ArgDecl, ArgType};
+use crate::args::{ArgDecl, ArgType, RawArgs};
 use crate::catalog::{Texts, PLAIN_REPLY};
-use crate::model::{ArgKind, ArgSpec, CallSpec, Message, Model, ModelError, ReplyGuide, Role};
+use crate::function_gemma;
+use crate::model::{
+    ArgKind, ArgSpec, CallSpec, CallSyntax, Message, Model, ModelError, ReplyGuide, Role,
+};
+use crate::protocol::ToolCall;
 use crate::route::{stems, word_overlap, Route, RouteExample};
 use crate::tools::CoreTool;
 
@@ -98,6 +102,65 @@ fn call_line(name: &str) -> String {
 }
 
 impl Shared {
+    /// The argument names of tool `name` (a core tool or an advertised set's), in order.
+    fn arg_names(&self, name: &str) -> Vec<String> {
+        if let Some(core) = CoreTool::from_name(name) {
+            return core.args().into_iter().map(|a| a.name).collect();
+        }
+        self.advertised
+            .toolsets
+            .iter()
+            .flat_map(|s| s.tools.iter())
+            .find(|t| t.name == name)
+            .map(|t| t.args.iter().map(|a| a.name.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    /// A whole call of `name` with its first argument `value` (`integer`: a number) or
+    /// none, written in the model's syntax: `TOOL_CALL: name|value`, or FunctionGemma's
+    /// `<start_function_call>call:name{arg:<escape>value<escape>}<end_function_call>`.
+    fn call_text(&self, name: &str, value: Option<(&str, bool)>) -> String {
+        match self.syntax {
+            CallSyntax::ToolCallLine => match value {
+                Some((v, _)) => format!("{}|{v}", call_line(name)),
+                None => call_line(name),
+            },
+            CallSyntax::FunctionGemma => {
+                let mut map = serde_json::Map::new();
+                let first = self.arg_names(name).into_iter().next();
+                if let (Some((v, integer)), Some(arg)) = (value, first) {
+                    let v = match v.parse::<i64>() {
+                        Ok(n) if integer => serde_json::Value::from(n),
+                        _ => serde_json::Value::from(v),
+                    };
+                    map.insert(arg, v);
+                }
+                function_gemma::render_call(&ToolCall {
+                    name: name.to_owned(),
+                    args: RawArgs::Json(map),
+                    line: String::new(),
+                })
+            }
+        }
+    }
+
+    /// The start of a call of `name` whose arguments the model writes: `TOOL_CALL: name|`,
+    /// or `<start_function_call>call:name{`.
+    fn call_prefix(&self, name: &str) -> String {
+        match self.syntax {
+            CallSyntax::ToolCallLine => format!("{}|", call_line(name)),
+            CallSyntax::FunctionGemma => format!("{}call:{name}{{", function_gemma::CALL_START),
+        }
+    }
+
+    /// Where a reply that may not call stops: where a call would begin.
+    fn call_opening(&self) -> &'static str {
+        match self.syntax {
+            CallSyntax::ToolCallLine => "TOOL_CALL:",
+            CallSyntax::FunctionGemma => function_gemma::CALL_START,
+        }
+    }
+
     /// The calls a request of a session with `active` sets may make: the core tools (skill
     /// and set names as their enum values), the active sets' tools and, with direct
     /// execution, the tools of every advertised set.
@@ -204,6 +267,7 @@ impl Shared {
             return None;
         };
         let texts = Texts::new(self.config.lang);
+        let integer = arg.kind == ArgKind::Integer;
         let value = match (&arg.kind, spec.name.as_str()) {
             (ArgKind::OneOf(_), "read_skill") => best_named(
                 request,
@@ -225,7 +289,7 @@ impl Shared {
                 .to_string(),
             _ => return None,
         };
-        Some(format!("{}|{value}", call_line(&spec.name)))
+        Some(self.call_text(&spec.name, Some((&value, integer))))
     }
 
     /// Embed every example request now (once per model: they are kept), so the first turn
@@ -296,7 +360,7 @@ impl Shared {
                 // Plain text: no call at all. After the routed call's reply, an answer made
                 // of that reply's words (a tiny model otherwise invents what it says).
                 guide.calls = Some(Vec::new());
-                guide.stop.push("TOOL_CALL:".to_owned());
+                guide.stop.push(self.call_opening().to_owned());
                 // A spoken reply is one line; a tiny model's next lines are an invented
                 // dialogue.
                 if g.stop_at_turn_end {
@@ -320,8 +384,8 @@ impl Shared {
                 let Some(spec) = specs.iter().find(|c| &c.name == name) else {
                     // A tool of an inactive set without direct execution: enable its set.
                     if let Some(set) = self.advertised.toolsets.route(name) {
-                        guide.forced =
-                            Some(format!("{}|{}", call_line("enable_toolset"), set.name));
+                        let enable = CoreTool::EnableToolset.name();
+                        guide.forced = Some(self.call_text(enable, Some((&set.name, false))));
                     }
                     return guide;
                 };
@@ -336,11 +400,16 @@ impl Shared {
                             a.kind = ArgKind::TailOf(words.clone());
                         }
                     }
-                    guide.prefix = Some(format!("{}|", call_line(name)));
-                    guide.stop = vec!["\n".to_owned()];
+                    guide.prefix = Some(self.call_prefix(name));
+                    // A call line ends at its line break; a FunctionGemma block ends with its
+                    // own marker (and the format's stop after it).
+                    guide.stop = match self.syntax {
+                        CallSyntax::ToolCallLine => vec!["\n".to_owned()],
+                        CallSyntax::FunctionGemma => Vec::new(),
+                    };
                     guide.calls = Some(vec![spec]);
                 } else {
-                    guide.forced = Some(call_line(name));
+                    guide.forced = Some(self.call_text(name, None));
                 }
             }
         }

@@ -7,7 +7,7 @@ use super::session::Session;
 use super::turn::Extras;
 use super::{Agent, ContextReport, Shared};
 use crate::catalog::Texts;
-use crate::model::{Message, Model, Role};
+use crate::model::{CallSyntax, Message, Model, Role};
 use crate::prompt::PromptLayout;
 
 /// What a model request carries for a session: the system text and the message view (the
@@ -27,7 +27,7 @@ impl Agent {
     /// compute it once ([`Model::prepare_head`](crate::Model::prepare_head)).
     pub fn head_view(&self) -> RequestView {
         let prompt = self.shared.prompt(&[]);
-        match self.shared.config.layout {
+        match self.shared.layout_kind() {
             PromptLayout::SystemFirst => RequestView {
                 system: prompt.text().to_string(),
                 messages: Vec::new(),
@@ -63,6 +63,17 @@ impl Agent {
 }
 
 impl Shared {
+    /// The layout requests use: [`AgentConfig::layout`](super::AgentConfig::layout), except
+    /// for a model with FunctionGemma's call syntax, whose tool declarations must be in the
+    /// system text (its `developer` turn, the only place the engine renders their markers as
+    /// the special tokens they are): [`PromptLayout::SystemFirst`].
+    pub(super) fn layout_kind(&self) -> PromptLayout {
+        match self.syntax {
+            CallSyntax::ToolCallLine => self.config.layout,
+            CallSyntax::FunctionGemma => PromptLayout::SystemFirst,
+        }
+    }
+
     /// [`Agent::request`] for a session at hand: drops its expired sets (silently; a turn
     /// reports them before), moves its state anchor when the state changed and shows the
     /// history as far as the session is compacted (no new compaction: that needs a model,
@@ -161,7 +172,7 @@ impl Shared {
     fn layout(&self, s: &mut Session) -> (String, Option<(usize, String)>) {
         s.expire(self.clock.now());
         let prompt = self.prompt(&s.active_names());
-        let at = match self.config.layout {
+        let at = match self.layout_kind() {
             PromptLayout::SystemFirst => return (prompt.text().to_string(), None),
             PromptLayout::DynamicTail => s.history.len(),
             PromptLayout::AnchoredState => s.state_anchor(prompt.dynamic_part()),

@@ -27,8 +27,8 @@ use std::time::Duration;
 use crate::catalog::{Lang, Texts};
 use crate::clock::{Clock, Timestamp};
 use crate::diag::Loaded;
-use crate::model::Message;
-use crate::prompt::{build_prompt_with, Prompt, PromptLayout};
+use crate::model::{CallSyntax, Message};
+use crate::prompt::{build_prompt_for, Prompt, PromptLayout};
 use crate::route::Router;
 use crate::skill::SkillRegistry;
 use crate::tools::{ExecutorTarget, ToolExecutor};
@@ -185,6 +185,10 @@ struct Shared {
     router: Router,
     /// The host's hook into sessions ([`Agent::set_host_hook`]); `None`: no host notes.
     hook: Option<SharedHook>,
+    /// How the model writes calls ([`crate::Model::call_syntax`]), as the last call that
+    /// got a model ([`Agent::turn`], [`Agent::warm_up`], [`Agent::prepare_turn`]) found it;
+    /// the prompt, the request layout and the guide follow it.
+    syntax: CallSyntax,
 }
 
 /// What the prompt advertises: the declared toolsets and skills, less the ones that cannot
@@ -225,6 +229,7 @@ impl Agent {
             advertised: Advertised::default(),
             router: Router::default(),
             hook: None,
+            syntax: CallSyntax::default(),
         };
         shared.advertise();
         Agent {
@@ -392,8 +397,9 @@ impl Agent {
 }
 
 impl Shared {
-    /// The system prompt with these sets active: the advertised sets and skills, the
-    /// worked examples when the guidance asks for them.
+    /// The system prompt with these sets active: the advertised sets and skills, in the
+    /// model's call syntax ([`build_prompt_for`]), the worked examples when the guidance
+    /// asks for them (they are written as `TOOL_CALL:` lines: for that syntax only).
     fn prompt(&self, active: &[String]) -> Prompt {
         let a = &self.advertised;
         let extra = self
@@ -401,8 +407,9 @@ impl Shared {
             .as_ref()
             .map(|h| h.index_lines())
             .unwrap_or_default();
-        let prompt = build_prompt_with(self.config.lang, &a.toolsets, &a.skills, active, &extra);
-        if self.config.guidance.few_shot {
+        let lang = self.config.lang;
+        let prompt = build_prompt_for(self.syntax, lang, &a.toolsets, &a.skills, active, &extra);
+        if self.config.guidance.few_shot && self.syntax == CallSyntax::ToolCallLine {
             prompt.with_examples(Texts::new(self.config.lang).few_shot())
         } else {
             prompt

@@ -9,9 +9,10 @@ use super::{
 };
 use crate::catalog::Texts;
 use crate::model::{
-    CancelToken, Generation, Message, Model, ModelError, ModelErrorKind, ModelRequest, StopReason,
+    CallSyntax, CancelToken, Generation, Message, Model, ModelError, ModelErrorKind, ModelRequest,
+    StopReason,
 };
-use crate::protocol::{parse_output, RepeatGuard, Segment, ToolCall, VisibleTextFilter};
+use crate::protocol::{parse_output_as, RepeatGuard, Segment, ToolCall, VisibleTextFilter};
 use crate::route::Route;
 use crate::tools::CoreTool;
 
@@ -22,6 +23,7 @@ impl Agent {
     /// # Errors
     /// What the model reports; the agent works the same without a prepared head.
     pub fn warm_up(&mut self, model: &mut dyn Model) -> Result<(), ModelError> {
+        self.shared.syntax = model.call_syntax();
         let view = self.head_view();
         let head = model.prepare_head(&view.system, &view.messages);
         self.prepare_routes(model)?;
@@ -57,6 +59,7 @@ impl Agent {
         if session.trim().is_empty() {
             return Err(AgentError::EmptySession);
         }
+        self.shared.syntax = model.call_syntax();
         // The turn's request is computed on a copy: the turn does its own expiry (with its
         // events) and layout, and a session that does not exist yet is not created.
         let mut s = self.sessions.get(session).cloned().unwrap_or_default();
@@ -125,6 +128,9 @@ impl Agent {
         on_event: &mut dyn FnMut(AgentEvent),
     ) -> Result<TurnOutcome, AgentError> {
         let Agent { shared, sessions } = self;
+        // How this model writes calls: the prompt, the guide and the parser follow it.
+        let syntax = model.call_syntax();
+        shared.syntax = syntax;
         let mut out_notes = 0;
         // Looked up once: nothing else can reach the sessions while the turn runs.
         let s = session_entry(sessions, session)?;
@@ -217,7 +223,8 @@ impl Agent {
             } else {
                 ""
             };
-            let (streamed, result) = generate_streaming(model, &request, &heard, lead, on_event);
+            let (streamed, result) =
+                generate_streaming(model, &request, syntax, &heard, lead, on_event);
             out.streamed.push_str(&streamed);
             let generation = match result {
                 Ok(g) => g,
@@ -232,7 +239,7 @@ impl Agent {
             if generation.stop == StopReason::Cancelled {
                 record_generation(&mut out, on_event, &generation, true);
                 let here = Heard {
-                    visible: parse_output(&generation.text).visible(),
+                    visible: parse_output_as(syntax, &generation.text).visible(),
                     streamed: &streamed,
                     streamed_before,
                 };
@@ -246,7 +253,7 @@ impl Agent {
                 return Ok(out);
             }
 
-            let parsed = parse_output(&generation.text);
+            let parsed = parse_output_as(syntax, &generation.text);
             let visible = parsed.visible();
             if !parsed.has_calls() {
                 record_generation(&mut out, on_event, &generation, false);
@@ -319,14 +326,14 @@ impl Agent {
                 });
                 heard = visible;
                 if !changed {
-                    transient = transient_messages(&parsed.segments, &answers);
+                    transient = transient_messages(syntax, &parsed.segments, &answers);
                 }
                 out.tool_replies
                     .extend(answers.into_iter().map(|a| a.dispatched.reply));
                 continue;
             }
             heard.clear();
-            write_back(s, &parsed.segments, answers, &mut out);
+            write_back(s, syntax, &parsed.segments, answers, &mut out);
             out.reply = visible.trim().to_string();
         }
         unanswered(s, &mut out, TurnStop::MaxIterations, texts, on_event, "");
@@ -359,9 +366,13 @@ pub(super) struct Extras {
 }
 
 /// The call lines of a generation of switches and their replies, as messages.
-fn transient_messages(segments: &[Segment], answers: &[Answer<'_>]) -> Vec<Message> {
+fn transient_messages(
+    syntax: CallSyntax,
+    segments: &[Segment],
+    answers: &[Answer<'_>],
+) -> Vec<Message> {
     let kept = vec![true; answers.len()];
-    let mut messages = vec![Message::assistant(assistant_text(segments, &kept))];
+    let mut messages = vec![Message::assistant(assistant_text(syntax, segments, &kept))];
     messages.extend(
         answers
             .iter()
@@ -471,11 +482,12 @@ fn cut_by_context(report: &ContextReport, generation: &Generation) -> bool {
 fn generate_streaming(
     model: &mut dyn Model,
     request: &ModelRequest<'_>,
+    syntax: CallSyntax,
     heard: &str,
     lead: &str,
     on_event: &mut dyn FnMut(AgentEvent),
 ) -> (String, Result<Generation, ModelError>) {
-    let mut filter = VisibleTextFilter::new();
+    let mut filter = VisibleTextFilter::for_syntax(syntax);
     let mut guard = RepeatGuard::new(heard);
     let mut streamed = String::new();
     let mut send = |visible: String, streamed: &mut String| {
@@ -532,13 +544,14 @@ struct Answer<'a> {
 /// kept (the generation has other calls).
 fn write_back(
     s: &mut Session,
+    syntax: CallSyntax,
     segments: &[Segment],
     answers: Vec<Answer<'_>>,
     out: &mut TurnOutcome,
 ) {
     let kept: Vec<bool> = answers.iter().map(|a| !a.switch).collect();
     s.history
-        .push(Message::assistant(assistant_text(segments, &kept)));
+        .push(Message::assistant(assistant_text(syntax, segments, &kept)));
     for (a, keep) in answers.into_iter().zip(kept) {
         let mut reply = a.dispatched.reply;
         if keep {
@@ -552,8 +565,9 @@ fn write_back(
 
 /// The assistant message of a generation with calls: its text up to the last kept call,
 /// without the lines of the calls not kept. Text after the last call is dropped: the model
-/// guessing at results it has not seen.
-fn assistant_text(segments: &[Segment], kept: &[bool]) -> String {
+/// guessing at results it has not seen. A `TOOL_CALL:` line gets its line break back; a
+/// FunctionGemma block is written as it was (its blocks follow each other directly).
+fn assistant_text(syntax: CallSyntax, segments: &[Segment], kept: &[bool]) -> String {
     let last_kept = kept.iter().rposition(|k| *k).unwrap_or(0);
     let mut calls = kept.iter().enumerate();
     let mut text = String::new();
@@ -566,7 +580,9 @@ fn assistant_text(segments: &[Segment], kept: &[bool]) -> String {
                 };
                 if *keep {
                     text.push_str(&c.line);
-                    text.push('\n');
+                    if syntax == CallSyntax::ToolCallLine {
+                        text.push('\n');
+                    }
                 }
                 if i == last_kept {
                     break;

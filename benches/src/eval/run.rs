@@ -1,7 +1,8 @@
 //! Running cases: the plan (files × variants, checked first), the model, the runner.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -42,6 +43,9 @@ pub struct EvalPlan {
     /// Per variant, per file: the setup and its agent.
     runs: Vec<(&'static Variant, Vec<(EvalSetup, Agent)>)>,
     options: EvalOptions,
+    /// Where the catalog's toolset declarations were written, when a variant has the
+    /// catalog on (removed with the plan).
+    catalog_toolsets: Option<TempDir>,
 }
 
 impl EvalPlan {
@@ -65,10 +69,28 @@ impl EvalPlan {
             return Err(EvalError::Empty("no variants".into()));
         }
         let mut runs = Vec::new();
+        let mut catalog_toolsets: Option<(TempDir, PathBuf)> = None;
         for v in variants {
             let mut per_file = Vec::new();
             for f in &files {
-                let setup = setup_for(f, v, &defaults);
+                let mut setup = setup_for(f, v, &defaults);
+                if setup.catalog {
+                    let dir = match &catalog_toolsets {
+                        Some((_, dir)) => dir.clone(),
+                        None => {
+                            let made = catalog_toolset_dir().map_err(|reason| EvalError::Load {
+                                path: f.path.clone(),
+                                variant: v.name.to_string(),
+                                reason,
+                            })?;
+                            catalog_toolsets.insert(made).1.clone()
+                        }
+                    };
+                    // As the runtime does for a host with a catalog: after the built-ins,
+                    // before the folders a file gives (which may override it).
+                    let at = usize::from(f.toolsets.is_none()).min(setup.toolset_dirs.len());
+                    setup.toolset_dirs.insert(at, dir);
+                }
                 let agent = build_agent(f, v, &setup)?;
                 check_stand_ins(f, &agent)?;
                 for c in &f.cases {
@@ -82,6 +104,7 @@ impl EvalPlan {
             files,
             runs,
             options,
+            catalog_toolsets: catalog_toolsets.map(|(tmp, _)| tmp),
         })
     }
 
@@ -116,6 +139,53 @@ impl EvalPlan {
     }
 }
 
+/// A folder removed when dropped (the catalog variant's files).
+#[derive(Debug)]
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(what: &str) -> Result<TempDir, String> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "porfiry-eval-{what}-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        Ok(TempDir(dir))
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The catalog's toolset declarations (`skills`, `protocol`), written to a temporary folder.
+fn catalog_toolset_dir() -> Result<(TempDir, PathBuf), String> {
+    let tmp = TempDir::new("catalog-toolsets")?;
+    let dir = porfiry_runtime::skills_toolset_dir(tmp.path())
+        .map_err(|e| format!("the catalog's toolsets in {}: {e}", tmp.path().display()))?;
+    Ok((tmp, dir))
+}
+
+/// A fresh catalog in a temporary folder, the setup's skills synced into it, attached to
+/// `runtime` as [`porfiry_runtime::Runtime::open`] attaches a host's.
+fn attach_fresh_catalog(runtime: &mut Runtime, setup: &EvalSetup) -> Result<TempDir, String> {
+    let tmp = TempDir::new("catalog")?;
+    let (catalog, _) = porfiry_runtime::open_catalog(
+        &tmp.path().join(porfiry_runtime::CATALOG_FILE),
+        &setup.skill_dirs,
+    )?;
+    porfiry_runtime::attach_catalog(runtime, catalog, setup.agent.lang);
+    Ok(tmp)
+}
+
 fn setup_for(f: &EvalFile, v: &Variant, defaults: &(Vec<PathBuf>, Vec<PathBuf>)) -> EvalSetup {
     let mut setup = EvalSetup {
         // No turn budget: accuracy must not depend on how loaded the machine is.
@@ -127,6 +197,7 @@ fn setup_for(f: &EvalFile, v: &Variant, defaults: &(Vec<PathBuf>, Vec<PathBuf>))
         generate: GenerateConfig::greedy(DEFAULT_MAX_TOKENS),
         skill_dirs: f.skills.clone().unwrap_or_else(|| defaults.0.clone()),
         toolset_dirs: f.toolsets.clone().unwrap_or_else(|| defaults.1.clone()),
+        catalog: false,
     };
     (v.apply)(&mut setup);
     setup
@@ -301,6 +372,8 @@ pub fn run_eval(
         .map(|e| serde_json::to_value(e.info()).unwrap_or_default())
         .ok_or_else(|| engine_error("the engine was lost by an earlier run".into()))?;
     let total = plan.total();
+    // The catalog's declarations stay until every file has run.
+    let _catalog_toolsets = plan.catalog_toolsets;
     let mut done = 0;
     let mut variants = Vec::new();
     for (variant, per_file) in plan.runs {
@@ -316,6 +389,23 @@ pub fn run_eval(
                 DEFAULT_TOOL_TIMEOUT,
             );
             register_stand_ins(&mut runtime, &file.tool_results);
+            let catalog = if setup.catalog {
+                match attach_fresh_catalog(&mut runtime, &setup) {
+                    Ok(tmp) => Some(tmp),
+                    Err(reason) => {
+                        if let Backend::Engine(m) = runtime.into_backend() {
+                            model.engine = Some(m.into_engine());
+                        }
+                        return Err(EvalError::Load {
+                            path: file.path.clone(),
+                            variant: variant.name.to_string(),
+                            reason,
+                        });
+                    }
+                }
+            } else {
+                None
+            };
             let result = run_file(
                 &mut runtime,
                 file,
@@ -335,6 +425,7 @@ pub fn run_eval(
             if let Backend::Engine(m) = runtime.into_backend() {
                 model.engine = Some(m.into_engine());
             }
+            drop(catalog);
             result?;
         }
         let by_file = plan

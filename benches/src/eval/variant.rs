@@ -23,6 +23,10 @@ pub struct EvalSetup {
     pub skill_dirs: Vec<PathBuf>,
     /// Toolset folders in override order (the file's, else the built-in ones).
     pub toolset_dirs: Vec<PathBuf>,
+    /// The on-device catalog on: the `skills` and `protocol` toolsets declared (as
+    /// [`porfiry_runtime::RuntimeConfig::catalog`] declares them for a host) over a fresh,
+    /// temporary catalog per file, its executors and run hook attached.
+    pub catalog: bool,
 }
 
 /// A named set of settings.
@@ -81,6 +85,12 @@ pub const VARIANTS: &[Variant] = &[
         "the shipped guidance plus worked examples in the head",
         baseline_few_shot,
     ),
+    Variant::new(
+        "catalog",
+        "baseline + the on-device catalog's skills and protocol toolsets (as `ask --catalog`), \
+         over a fresh temporary catalog per file",
+        catalog,
+    ),
 ];
 
 fn baseline(_: &mut EvalSetup) {}
@@ -117,6 +127,10 @@ fn no_route(s: &mut EvalSetup) {
 
 fn baseline_few_shot(s: &mut EvalSetup) {
     s.agent.guidance.few_shot = true;
+}
+
+fn catalog(s: &mut EvalSetup) {
+    s.catalog = true;
 }
 
 /// The variant called `name`.

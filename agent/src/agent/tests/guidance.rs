@@ -27,7 +27,7 @@ tools:
 ";
 
 /// Notes (with an executor), media (declared only) and a skill bound to media.
-fn agent_with(guidance: Guidance) -> Agent {
+pub(super) fn agent_with(guidance: Guidance) -> Agent {
     let clock = ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap();
     let skills = SkillRegistry::from_skills([skill(
         "---\nname: media\ndescription: фильмы; вызови enable_toolset|media\ntoolset: media\n---\nШаги.",

@@ -17,6 +17,7 @@ use crate::toolset::{parse_toolset, ToolsetRegistry, MEDIA_FIXTURE as MEDIA};
 
 mod compact;
 mod dispatch;
+mod function_gemma;
 mod guidance;
 mod hook;
 mod layout;
