@@ -158,6 +158,7 @@ keys! {
     NotesNone,
     NoteMissing,
     NoteDeleted,
+    NotesFileFailed,
     NoteNumberNeeded,
     NotesUnknownTool,
     CatalogNothingFound,
@@ -280,6 +281,7 @@ fn ru(key: Key) -> &'static str {
         Key::HostToolNoResult => "{tool} не вернул результат",
         Key::HostToolCallFailed => "сбой вызова {tool}: {error}",
         Key::NoteEmpty => "пустая заметка не сохранена",
+        Key::NotesFileFailed => "файл заметок недоступен, ничего не изменено: {error}",
         Key::NoteSaved => "Заметка {number} сохранена.",
         Key::NotesNone => "Заметок нет.",
         Key::NoteMissing => "нет заметки {number}; всего заметок: {count}",
@@ -446,6 +448,7 @@ fn en(key: Key) -> &'static str {
         Key::HostToolNoResult => "{tool} returned no result",
         Key::HostToolCallFailed => "{tool} failed: {error}",
         Key::NoteEmpty => "an empty note was not saved",
+        Key::NotesFileFailed => "the notes file cannot be used, nothing was changed: {error}",
         Key::NoteSaved => "Note {number} saved.",
         Key::NotesNone => "No notes.",
         Key::NoteMissing => "no note {number}; there are {count} notes",
@@ -618,7 +621,7 @@ const RU_ROUTES: &[(&str, &str)] = &[
 ];
 
 const EN_ROUTES: &[(&str, &str)] = &[
-    ("get_current_time", "What time is it?"),
+    ("get_current_time", "What's the time?"),
     ("get_current_time", "Tell me the exact time"),
     ("get_current_time", "What's the date today?"),
     ("get_current_time", "Which day of the week is it"),
@@ -1162,6 +1165,12 @@ impl Texts {
     /// A host tool whose call failed in the host's machinery (`error`: why).
     pub fn host_tool_call_failed(self, tool: &str, error: &str) -> String {
         self.fill(Key::HostToolCallFailed, &[("tool", tool), ("error", error)])
+    }
+
+    /// The notes file could not be read or written (`error`: the file and why); the notes
+    /// are as they were.
+    pub fn notes_file_failed(self, error: &str) -> String {
+        self.fill(Key::NotesFileFailed, &[("error", error)])
     }
 
     /// `notes_add` of a note that is empty after whitespace is folded.

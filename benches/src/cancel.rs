@@ -347,7 +347,8 @@ fn next_request(engine: &Engine, req: GenerateRequest) -> Result<Completion, Str
 }
 
 /// A `/proc/self/status` figure in KB (0 where there is none).
-fn status_kb(key: &str) -> u64 {
+/// A field of `/proc/self/status` in KiB (`RssAnon:`, `VmHWM:`, …); 0 when unreadable.
+pub fn status_kb(key: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {

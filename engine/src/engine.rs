@@ -17,6 +17,34 @@ use crate::wire::{CacheReport, Command, Completion, GenerateJob, HeadReport, Mod
 pub(crate) use crate::wire::{Event, GenerateRequest};
 use crate::worker;
 
+/// What tells two versions of a file apart without reading it: its size, modification time
+/// and (on Unix) device and inode (a file renamed over it is another inode).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FileStamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    inode: (u64, u64),
+}
+
+impl FileStamp {
+    /// The stamp of `path` now; `None` when it cannot be read.
+    fn of(path: &Path) -> Option<Self> {
+        let meta = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let inode = {
+            use std::os::unix::fs::MetadataExt;
+            (meta.dev(), meta.ino())
+        };
+        #[cfg(not(unix))]
+        let inode = (0, 0);
+        Some(Self {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            inode,
+        })
+    }
+}
+
 /// A loaded model on its own worker thread.
 ///
 /// The worker owns llama.cpp's model and context (the context borrows the model, and
@@ -35,11 +63,24 @@ impl Engine {
     ///
     /// # Errors
     /// [`EngineError::InvalidModel`] for a missing, unreadable, non-GGUF or truncated file
-    /// (llama.cpp never sees it), [`EngineError::UnknownChatFormat`], or what llama.cpp
-    /// reports when it refuses the model or the context.
+    /// (llama.cpp never sees it), [`EngineError::UnknownChatFormat`], what llama.cpp
+    /// reports when it refuses the model or the context, or [`EngineError::ModelChanged`]
+    /// when the file changed while it loaded.
+    ///
+    /// # A file that changes under the engine
+    /// A file replaced by a rename (how the model store installs one) never matters: the
+    /// engine keeps the old inode. A file rewritten in place while it loads is refused
+    /// ([`EngineError::ModelChanged`]). With [`EngineParams::mmap`] on (the default), the
+    /// weights are the file's pages: a file truncated in place while they are mapped — during
+    /// the load or at any time later — ends the process with SIGBUS, which no check can turn
+    /// into an error; a file overwritten in place changes the weights under the model. With
+    /// `mmap` off the weights are read into memory (the file's size in RSS): a truncation
+    /// while reading is a [`EngineError::Load`] or [`EngineError::ModelChanged`], and nothing
+    /// after the load touches the file.
     pub fn load(path: impl AsRef<Path>, params: EngineParams) -> Result<Self, EngineError> {
         let path = path.as_ref().to_path_buf();
         validate_params(&params)?;
+        let before = FileStamp::of(&path);
         let header = gguf::inspect(&path)?;
         let format = params
             .chat_format
@@ -53,12 +94,21 @@ impl Engine {
                 path: path.clone(),
                 architecture: header.architecture.clone(),
             })?;
-        let (tx, handle, info) = worker::spawn(path, params, header, format)?;
-        Ok(Self {
+        let (tx, handle, info) = worker::spawn(path.clone(), params, header, format)?;
+        let engine = Self {
             tx: Some(tx),
             handle: Some(handle),
             info,
-        })
+        };
+        // A writer that changed the file while llama.cpp read (or mapped and paged in) it
+        // left weights of two files: refuse them. (A file truncated under the mapping can
+        // still end the process with SIGBUS before this check, or at any time later with
+        // `mmap` on; see above.)
+        if before.is_none() || FileStamp::of(&engine.info.path) != before {
+            drop(engine);
+            return Err(EngineError::ModelChanged { path });
+        }
+        Ok(engine)
     }
 
     /// Facts about the model and context.

@@ -34,6 +34,16 @@ pub enum EngineError {
         /// What llama.cpp reported.
         reason: String,
     },
+    /// The model file changed while it loaded (its size, modification time or inode differ
+    /// before and after): the loaded weights may be a mix of two files. Nothing is kept.
+    #[error(
+        "the model file {path} changed while it loaded; load it again once it is complete \
+         (replace a model by writing a new file and renaming it over the old one)"
+    )]
+    ModelChanged {
+        /// The model file.
+        path: PathBuf,
+    },
     /// The inference context could not be created (usually: not enough memory for `n_ctx`).
     #[error("cannot create a context: {0}")]
     Context(String),

@@ -54,7 +54,8 @@ pub use error::RuntimeError;
 pub use host_tools::{timed_scenario_tools, HostCall, HostFailure, TimedExecutor, ToolCounters};
 pub use notes::NotesExecutor;
 pub use open::{
-    agent_folders, load_agent, load_agent_from, load_engine, resolve_model, ModelChoice, OpenReport,
+    agent_folders, load_agent, load_agent_from, load_engine, resolve_model, ModelChoice,
+    OpenReport, UnwritableData,
 };
 /// The catalog of skills and protocols (`porfiry-catalog`), for hosts that show or edit it
 /// (the bridge's catalog calls for the app's settings screen).

@@ -37,14 +37,21 @@ impl NotesExecutor {
                 .map(str::to_string)
                 .collect()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-            Err(e) => Err(format!("{}: {e}", self.path.display())),
+            Err(e) => Err(self.failed(e)),
         }
     }
 
+    /// The reply for a notes file that cannot be read or written.
+    fn failed(&self, e: std::io::Error) -> String {
+        self.texts
+            .notes_file_failed(&format!("{}: {e}", self.path.display()))
+    }
+
+    /// Replaces the file through a temporary sibling (renamed into place); on failure the
+    /// old file stands and the temporary is removed (on a full disk it would hold the space).
     fn write(&self, notes: &[String]) -> Result<(), String> {
-        let fail = |e: std::io::Error| format!("{}: {e}", self.path.display());
         if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir).map_err(fail)?;
+            std::fs::create_dir_all(dir).map_err(|e| self.failed(e))?;
         }
         let tmp = self
             .path
@@ -53,8 +60,12 @@ impl NotesExecutor {
         if !text.is_empty() {
             text.push('\n');
         }
-        std::fs::write(&tmp, text).map_err(fail)?;
-        std::fs::rename(&tmp, &self.path).map_err(fail)
+        let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &self.path));
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(self.failed(e));
+        }
+        Ok(())
     }
 
     fn add(&self, text: &str) -> Result<String, String> {

@@ -12,7 +12,7 @@ use crate::catalog_tools::{open_catalog, skills_toolset_dir};
 use crate::config::{chat_format_of, engine_params, RuntimeConfig};
 use crate::error::RuntimeError;
 use crate::notes::NotesExecutor;
-use crate::paths::{builtin_dirs, BuiltinDirs};
+use crate::paths::{builtin_dirs, probe_writable, temp_fallback, BuiltinDirs};
 use crate::protocol_tools::attach_catalog;
 use crate::runtime::{Backend, Runtime};
 
@@ -41,6 +41,61 @@ pub struct OpenReport {
     pub catalog: Option<Result<PathBuf, String>>,
     /// The static head: what preparing it did, or why it could not be prepared.
     pub head: Result<HeadReport, String>,
+    /// The data directory refused a probe write (read-only, full…): what that costs. The
+    /// runtime works without it; the host shows this once ([`UnwritableData`]'s `Display`).
+    pub unwritable_data: Option<UnwritableData>,
+}
+
+/// The data directory cannot be written, and what is lost for it: the one warning a host
+/// shows. Nothing else is affected (the model, the built-ins, the turns).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnwritableData {
+    /// The data directory.
+    pub path: PathBuf,
+    /// Why the probe write failed.
+    pub error: String,
+    /// What this host loses, one phrase each (the head snapshot, notes, the catalog).
+    pub lost: Vec<&'static str>,
+}
+
+impl UnwritableData {
+    /// What is lost without a writable data directory, for this configuration.
+    fn new(config: &RuntimeConfig, path: PathBuf, error: std::io::Error) -> Self {
+        let mut lost = Vec::new();
+        if config.kv_dir().is_some_and(|kv| kv.starts_with(&path)) {
+            lost.push("the prompt head's snapshot is not kept (every start computes it again)");
+        }
+        if config.notes {
+            lost.push("notes cannot be saved or changed (the notes tools answer with an error)");
+        }
+        if config.catalog.is_some() {
+            lost.push("the catalog of skills is not opened (its tools stay out of the prompt)");
+        }
+        Self {
+            path,
+            error: error.to_string(),
+            lost,
+        }
+    }
+}
+
+impl std::fmt::Display for UnwritableData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the data folder {} cannot be written ({})",
+            self.path.display(),
+            self.error
+        )?;
+        if !self.lost.is_empty() {
+            write!(f, ": {}", self.lost.join("; "))?;
+        }
+        write!(
+            f,
+            ". The assistant works otherwise. Make the folder writable (or free space on its \
+             disk), or set PORFIRY_DATA to a writable folder"
+        )
+    }
 }
 
 /// A model file to load, as resolved from `--model ID|PATH`.
@@ -210,15 +265,22 @@ impl Runtime {
     ) -> Result<(Runtime, OpenReport), RuntimeError> {
         // The agent first: a mistyped folder is reported before a model is fetched or loaded.
         let (skill_dirs, mut toolset_dirs, builtin) = agent_folders(config)?;
+        let data_dir = config.data_dir();
+        let unwritable_data = probe_writable(&data_dir)
+            .err()
+            .map(|e| UnwritableData::new(config, data_dir.clone(), e));
         // The `skills` toolset is declared only for a host with a catalog: after the
-        // built-ins, before the user's folders (which may override it).
+        // built-ins, before the user's folders (which may override it). Its declarations
+        // go to the temporary directory when the data directory refuses them (the catalog
+        // itself then fails to open and the set stays out of the prompt).
         if config.catalog.is_some() {
-            let data = config.data_dir();
-            let dir = skills_toolset_dir(&data).map_err(|source| RuntimeError::Io {
-                what: "the skills toolset in",
-                path: data.clone(),
-                source,
-            })?;
+            let dir = skills_toolset_dir(&data_dir)
+                .or_else(|_| skills_toolset_dir(&temp_fallback("porfiry-catalog-toolset")))
+                .map_err(|source| RuntimeError::Io {
+                    what: "the skills toolset in",
+                    path: data_dir.clone(),
+                    source,
+                })?;
             toolset_dirs.insert(usize::from(builtin.is_some()), dir);
         }
         let (agent, diagnostics) = load_agent_from(
@@ -235,7 +297,6 @@ impl Runtime {
             Backend::Engine(EngineModel::new(engine, config.generate.clone())),
             config.tool_timeout,
         );
-        let data_dir = config.data_dir();
         if config.notes && runtime.agent().toolsets().get("notes").is_some() {
             let lang = runtime.agent().config().lang;
             runtime.register_executor(
@@ -276,6 +337,7 @@ impl Runtime {
             data_dir,
             catalog,
             head,
+            unwritable_data,
         };
         Ok((runtime, report))
     }

@@ -110,9 +110,30 @@ fn builtin_dirs_with(from_env: Option<PathBuf>, data: &Path) -> io::Result<Built
             source: BuiltinSource::Embedded,
         })
     };
-    write(&data.join("builtin")).or_else(|_| {
-        write(&std::env::temp_dir().join(format!("porfiry-builtin-{}", whoami_suffix())))
-    })
+    write(&data.join("builtin")).or_else(|_| write(&temp_fallback("porfiry-builtin")))
+}
+
+/// A folder named `name-<user>` in the temporary directory, for what must be written
+/// somewhere when the data directory refuses it (the built-ins, the catalog's toolsets).
+pub fn temp_fallback(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("{name}-{}", whoami_suffix()))
+}
+
+/// Bytes [`probe_writable`] writes: enough that a full disk refuses them (an empty file only
+/// needs an inode, which a full disk usually still has).
+const PROBE_BYTES: usize = 4096;
+
+/// Whether files can be written in `dir`: creates it when missing, writes a
+/// [`PROBE_BYTES`]-byte file and removes it.
+///
+/// # Errors
+/// Why not (a read-only file system, a full disk, a file where the folder should be…).
+pub fn probe_writable(dir: &Path) -> io::Result<()> {
+    fs::create_dir_all(dir)?;
+    let probe = dir.join(format!(".probe-{}", std::process::id()));
+    let written = fs::write(&probe, [0u8; PROBE_BYTES]);
+    let _ = fs::remove_file(&probe);
+    written
 }
 
 /// A per-user suffix for folders in the shared temporary directory.
