@@ -3,13 +3,24 @@
 # cmake and clang/libclang (llama-cpp-sys-2 builds llama.cpp and runs bindgen),
 # a JDK (the JNI tests drive the bridge on a real JVM) and shellcheck (script lint).
 #
-# Usage: scripts/prereqs.sh [--check]
+# Usage: scripts/prereqs.sh [--check] [--gpu]
 #   --check   only report what is missing; exit 1 if anything is.
+#   --gpu     also the GPU backends' packages (the engine's `vulkan` and `opencl` features,
+#             docs/gpu.md): Vulkan headers, SPIR-V headers, glslc, Mesa's software Vulkan
+#             driver (lavapipe), vulkaninfo; OpenCL headers, the ICD loader, PoCL, clinfo.
+#             Opt-in: `./run test` never installs them (CI builds CPU-only).
 # Without root or sudo it prints the exact command to run instead.
 set -euo pipefail
 
 check_only=0
-[ "${1:-}" = "--check" ] && check_only=1
+gpu=0
+for arg in "$@"; do
+  case "$arg" in
+    --check) check_only=1 ;;
+    --gpu) gpu=1 ;;
+    *) echo "usage: scripts/prereqs.sh [--check] [--gpu]" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 command -v cmake >/dev/null 2>&1 || missing+=(cmake)
@@ -22,6 +33,30 @@ fi
 command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
 command -v shellcheck >/dev/null 2>&1 || missing+=(shellcheck)
 command -v python3 >/dev/null 2>&1 || missing+=(python3 python3-pip)
+
+# True if any of the given paths (unquoted globs, expanded by the caller) exists.
+any_exists() {
+  local f
+  for f in "$@"; do [ -e "$f" ] && return 0; done
+  return 1
+}
+
+if [ $gpu -eq 1 ]; then
+  # Vulkan (llama.cpp's ggml-vulkan): the loader and C++ headers, SPIRV-Headers' CMake
+  # package, the shader compiler, lavapipe (a Vulkan driver on the CPU) and vulkaninfo.
+  [ -e /usr/include/vulkan/vulkan.hpp ] || missing+=(libvulkan-dev)
+  any_exists /usr/share/cmake/SPIRV-Headers/SPIRV-HeadersConfig.cmake \
+    /usr/lib/*/cmake/SPIRV-Headers/SPIRV-HeadersConfig.cmake || missing+=(spirv-headers)
+  command -v glslc >/dev/null 2>&1 || missing+=(glslc)
+  any_exists /usr/share/vulkan/icd.d/lvp_icd.*.json || missing+=(mesa-vulkan-drivers)
+  command -v vulkaninfo >/dev/null 2>&1 || missing+=(vulkan-tools)
+  # OpenCL (llama.cpp's ggml-opencl): headers, the ICD loader to link against, PoCL (an
+  # OpenCL platform on the CPU) and clinfo. ggml-opencl embeds its kernels with python3.
+  [ -e /usr/include/CL/cl.h ] || missing+=(opencl-headers)
+  any_exists /usr/lib/*/libOpenCL.so || missing+=(ocl-icd-opencl-dev)
+  [ -e /etc/OpenCL/vendors/pocl.icd ] || missing+=(pocl-opencl-icd)
+  command -v clinfo >/dev/null 2>&1 || missing+=(clinfo)
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

@@ -33,12 +33,15 @@ mod error;
 pub mod eval;
 mod forced;
 mod head;
+mod kv;
 mod run;
+mod shift;
 mod soak;
+mod storm;
 
 pub use cancel::{
-    run_cancel, CancelBench, CancelReport, CancelRun, Phase, PhaseReport, Quantiles, HANG_AFTER,
-    PROMPT_TOKENS,
+    run_cancel, status_kb, CancelBench, CancelReport, CancelRun, Phase, PhaseReport, Quantiles,
+    HANG_AFTER, PROMPT_TOKENS,
 };
 pub use dialogue::{builtin_dir, Dialogue, ScriptedTurn, BUILTIN_DIALOGUE};
 pub use engine::{
@@ -47,8 +50,13 @@ pub use engine::{
 pub use error::BenchError;
 pub use forced::{BeforeRequest, ForcedModel};
 pub use head::{run_head, HeadBenchReport, Run as HeadRun};
+pub use kv::{run_kv, KvBench, KvConfig, KvReport, KvRow};
 pub use run::{
     heard_before_the_end, run_dialogue, run_dialogue_with_head, scripted_requests, DialogueReport,
     GenerationRow, ScriptedRequest, Totals, TurnRow,
 };
+pub use shift::{
+    run_shift, Agreement, Candidate, ShiftBench, ShiftCall, ShiftReport, SHIFT_MAX_TOKENS,
+};
 pub use soak::{rss_kb, run_soak, SoakReport, SoakTurn, Spread};
+pub use storm::{run_storm, ProcessFigures, StormBench, StormMinute, StormReport};

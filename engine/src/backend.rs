@@ -47,6 +47,8 @@ extern "C" {
         data: *mut c_void,
     );
     fn llama_n_ctx(ctx: *const c_void) -> u32;
+    fn llama_get_memory(ctx: *const c_void) -> *mut c_void;
+    fn llama_memory_can_shift(mem: *mut c_void) -> bool;
     fn llama_log_get(callback: *mut Option<LogCallback>, data: *mut *mut c_void);
     fn llama_log_set(callback: Option<LogCallback>, data: *mut c_void);
 }
@@ -170,6 +172,26 @@ pub(crate) unsafe fn set_abort_check<F: Fn() -> bool + Sync>(
         llama_set_abort_callback(ptr, Some(trampoline::<F>), check as *const F as *mut c_void);
     }
     true
+}
+
+/// Whether llama.cpp can shift the positions of `ctx`'s cache (`llama_memory_can_shift`:
+/// RoPE models with one position per token, and with sliding-window layers only when their
+/// cache is full-size, `swa_full`). Shifting where it cannot aborts the process inside
+/// llama.cpp, so anything unsure — the context's pointer not found — is false.
+pub(crate) fn can_shift(ctx: &LlamaContext<'_>) -> bool {
+    let Some(ptr) = pointer_in_debug(&format!("{ctx:?}")) else {
+        return false;
+    };
+    let ptr = ptr as *const c_void;
+    // SAFETY: `ptr` is the context's own pointer as llama-cpp-2 prints it (checked against
+    // the size llama.cpp reports for it, as in `set_abort_check`); both calls only read.
+    unsafe {
+        if llama_n_ctx(ptr) != ctx.n_ctx() {
+            return false;
+        }
+        let mem = llama_get_memory(ptr);
+        !mem.is_null() && llama_memory_can_shift(mem)
+    }
 }
 
 /// The C callback: calls the check; a panic (which must not cross into C) counts as

@@ -47,6 +47,33 @@ pub struct ReusePlan {
     pub prefill: usize,
 }
 
+/// How to reuse a slot across a removed span ([`KvBook::plan_shift`]): positions
+/// `keep..keep + remove` are removed, the `run` tokens after them move left by `remove`
+/// (llama.cpp's sequence position shift), and the `drop_after` cached tokens after the run
+/// are removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShiftPlan {
+    /// The llama.cpp sequence id.
+    pub seq: i32,
+    /// Cached tokens kept in place (the common prefix).
+    pub keep: usize,
+    /// Cached tokens removed after the prefix (e.g. an old state message).
+    pub remove: usize,
+    /// Cached tokens moved left by `remove`, reused as prompt positions `keep..keep + run`.
+    pub run: usize,
+    /// Cached tokens after the run, removed.
+    pub drop_after: usize,
+    /// Prompt tokens to decode (positions `keep + run..`).
+    pub prefill: usize,
+}
+
+impl ShiftPlan {
+    /// Prompt tokens the plan reuses from the cache.
+    pub fn reused(&self) -> usize {
+        self.keep + self.run
+    }
+}
+
 impl KvBook {
     /// A book for `n_slots` sequences sharing `capacity` cells (the context size).
     pub fn new(n_slots: usize, capacity: usize) -> Self {
@@ -113,6 +140,50 @@ impl KvBook {
             keep,
             remove: cached.len() - keep,
             prefill: prompt.len() - keep,
+        }
+    }
+
+    /// Plan reusing `seq` for `prompt` across a removed span: when the cache diverges from
+    /// the prompt at `p` (after the longest common prefix) but a later run of the cache,
+    /// starting at `p + remove`, continues the prompt from `p` for at least `min_run`
+    /// tokens, keep the prefix, remove the span, shift that run left onto the prompt's
+    /// positions and drop what follows it. The longest run wins (the earliest on a tie);
+    /// `None` when no run is long enough, or when it would reuse no more than the plain
+    /// plan. At least the last prompt token is always left to decode.
+    pub fn plan_shift(&self, seq: i32, prompt: &[TokenId], min_run: usize) -> Option<ShiftPlan> {
+        let cached = self.tokens(seq);
+        let keep = common_prefix(cached, prompt).min(prompt.len().saturating_sub(1));
+        let want = &prompt[keep..prompt.len().saturating_sub(1)];
+        let first = *want.first()?;
+        let mut best: Option<(usize, usize)> = None;
+        for q in keep + 1..cached.len() {
+            if cached[q] != first {
+                continue;
+            }
+            let run = common_prefix(&cached[q..], want);
+            if run >= min_run.max(1) && best.is_none_or(|(_, r)| run > r) {
+                best = Some((q, run));
+            }
+        }
+        let (q, run) = best?;
+        Some(ShiftPlan {
+            seq,
+            keep,
+            remove: q - keep,
+            run,
+            drop_after: cached.len() - q - run,
+            prefill: prompt.len() - keep - run,
+        })
+    }
+
+    /// Record that llama.cpp carried out `plan`: the span removed, the run shifted onto
+    /// `plan.keep..`, everything after the run removed.
+    pub fn shift(&mut self, plan: &ShiftPlan) {
+        if let Some(s) = self.slot_mut(plan.seq) {
+            let start = plan.keep + plan.remove;
+            let end = (start + plan.run).min(s.tokens.len());
+            s.tokens.truncate(end);
+            s.tokens.drain(plan.keep..start.min(end));
         }
     }
 
@@ -240,6 +311,71 @@ mod tests {
                 (*keep, *remove, *prefill),
                 "{cached:?} -> {prompt:?}"
             );
+        }
+    }
+
+    #[test]
+    fn shift_plans() {
+        // (cached, prompt, min_run, Some((keep, remove, run, drop_after, prefill)))
+        type Case = (
+            &'static [i32],
+            &'static [i32],
+            usize,
+            Option<(usize, usize, usize, usize, usize)>,
+        );
+        let cases: &[Case] = &[
+            // A state message [5, 6] removed after the head [1, 2], the history [7, 8, 9]
+            // moved left, a new state [4] and the rest appended.
+            (
+                &[1, 2, 5, 6, 7, 8, 9],
+                &[1, 2, 7, 8, 9, 4, 3],
+                3,
+                Some((2, 2, 3, 0, 2)),
+            ),
+            // Shorter than min_run: no shift.
+            (&[1, 2, 5, 6, 7, 8, 9], &[1, 2, 7, 8, 9, 4, 3], 4, None),
+            // The cached tail after the run is dropped.
+            (
+                &[1, 2, 5, 7, 8, 9, 9],
+                &[1, 2, 7, 8, 4],
+                2,
+                Some((2, 1, 2, 2, 1)),
+            ),
+            // The prompt's last token is always decoded, even when the run covers it.
+            (&[1, 5, 7, 8, 9], &[1, 7, 8, 9], 1, Some((1, 1, 2, 1, 1))),
+            // The longest run wins over an earlier shorter one.
+            (
+                &[1, 0, 7, 3, 0, 7, 8, 9],
+                &[1, 7, 8, 9, 4],
+                1,
+                Some((1, 4, 3, 0, 1)),
+            ),
+            // Nothing after the prefix matches: no shift.
+            (&[1, 2, 3], &[1, 2, 4, 5], 1, None),
+            // Empty cache or a one-token prompt: nothing to shift.
+            (&[], &[1, 2], 1, None),
+            (&[1, 2], &[2], 1, None),
+        ];
+        for (cached, prompt, min_run, want) in cases {
+            let mut book = KvBook::new(1, 100);
+            book.extend(0, cached);
+            let got = book
+                .plan_shift(0, prompt, *min_run)
+                .map(|p| (p.keep, p.remove, p.run, p.drop_after, p.prefill));
+            assert_eq!(got, *want, "{cached:?} -> {prompt:?} (min {min_run})");
+            if let Some(plan) = book.plan_shift(0, prompt, *min_run) {
+                assert_eq!(plan.reused() + plan.prefill, prompt.len());
+                assert_eq!(
+                    plan.keep + plan.remove + plan.run + plan.drop_after,
+                    cached.len()
+                );
+                book.shift(&plan);
+                assert_eq!(
+                    book.tokens(0),
+                    &prompt[..plan.reused()],
+                    "{cached:?} -> {prompt:?}"
+                );
+            }
         }
     }
 

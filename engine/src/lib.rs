@@ -52,6 +52,7 @@ mod embed;
 mod engine;
 mod error;
 mod gguf;
+mod gpu;
 mod heads;
 mod idle;
 pub mod kv;
@@ -64,6 +65,13 @@ mod text;
 mod tokenizer;
 mod wire;
 mod worker;
+
+// llama-cpp-sys-2 builds ggml-opencl but leaves linking the OpenCL ICD loader to the crate
+// on top (its build script says so), so the engine names it: `libOpenCL.so` (ocl-icd on
+// Debian). A cross build must put one on the linker's search path (`RUSTFLAGS=-L…`).
+#[cfg(feature = "opencl")]
+#[link(name = "OpenCL")]
+extern "C" {}
 
 pub use chat::{
     generation_prompt, render_conversation, render_prompt, segments_text, ChatFormat, PromptSegment,

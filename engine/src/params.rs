@@ -44,6 +44,11 @@ pub struct EngineParams {
     pub kv_type_v: KvType,
     /// Map the file instead of reading it into memory. Default true (fast load, shared pages).
     pub mmap: bool,
+    /// Layers offloaded to a GPU (the `vulkan` and `opencl` features). Default `None`:
+    /// llama.cpp's default, every layer when a backend found a GPU device (none on a CPU-only
+    /// build); `Some(0)` keeps the weights on the CPU. What happened is in
+    /// [`ModelInfo::gpu_layers`](crate::ModelInfo::gpu_layers).
+    pub gpu_layers: Option<u32>,
     /// Chat format override (e.g. from the model manifest). Default `None`: detect from the
     /// GGUF metadata.
     pub chat_format: Option<ChatFormat>,
@@ -63,6 +68,12 @@ pub struct EngineParams {
     /// idle (the user is speaking), so the next request prefills only the message and the
     /// framing that closes it. Default true.
     pub anticipate: bool,
+    /// Reuse the cache across a removed span (a toolset switch removes the old state
+    /// message): shift the tokens after it left instead of prefilling them again, when
+    /// llama.cpp can shift this model's cache. An approximation — the shifted tokens were
+    /// computed attending to the removed span — measured by `porfiry bench shift`.
+    /// Default false.
+    pub kv_shift: bool,
 }
 
 impl Default for EngineParams {
@@ -75,11 +86,13 @@ impl Default for EngineParams {
             kv_type_k: KvType::F16,
             kv_type_v: KvType::F16,
             mmap: true,
+            gpu_layers: None,
             chat_format: None,
             n_seq: 1,
             snapshot_dir: None,
             model_sha256: None,
             anticipate: true,
+            kv_shift: false,
         }
     }
 }

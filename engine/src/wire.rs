@@ -116,12 +116,23 @@ pub struct ModelInfo {
     pub sliding_window: Option<u64>,
     /// Whether the SWA layers keep the full cache.
     pub swa_full: bool,
+    /// Whether llama.cpp can shift this context's cache positions (needed by
+    /// `EngineParams::kv_shift`; with SWA layers only under `swa_full`).
+    pub can_shift: bool,
+    /// Whether requests reuse the cache across a removed span (`kv_shift` and `can_shift`).
+    pub kv_shift: bool,
     /// CPU threads in use.
     pub threads: u32,
     /// Prefill batch size.
     pub batch: u32,
     /// KV sequences (sessions cached at once).
     pub n_seq: u32,
+    /// Layers offloaded to [`gpu_devices`](Self::gpu_devices) (llama.cpp's rule: all, or
+    /// `EngineParams::gpu_layers`, capped at the layers plus the output layer; 0 without a
+    /// device). llama.cpp logs the count it applied ("offloaded N/M layers to GPU").
+    pub gpu_layers: u32,
+    /// The GPU devices the backends found (`name (description)`), empty on a CPU-only build.
+    pub gpu_devices: Vec<String>,
     /// Time to load the weights, create the context and warm it up (one throw-away decode),
     /// in milliseconds.
     pub load_ms: f64,

@@ -45,16 +45,18 @@ use llama_cpp_2::DecodeError;
 use porfiry_model::{GenerationStats, Message, StopReason};
 
 use crate::backend::{
-    backend, compute_guard, end_of_abort, register_exit_gate, set_abort_check, DECODE_ABORTED,
+    backend, can_shift, compute_guard, end_of_abort, register_exit_gate, set_abort_check,
+    DECODE_ABORTED,
 };
 use crate::chat::{self, ChatFormat, PromptSegment};
 use crate::config::{GenerateConfig, SamplingConfig};
 use crate::embed::{Embedder, EMBED_FORMAT};
 use crate::error::EngineError;
 use crate::gguf::GgufInfo;
+use crate::gpu;
 use crate::heads::{Head, Heads, HEAD_SESSION, MIN_HEAD_GAIN};
 use crate::idle::{self, AheadBook, IdleQueue, IdleWork, Reuse};
-use crate::kv::{common_prefix, KvBook, ReusePlan, TokenId};
+use crate::kv::{common_prefix, KvBook, ReusePlan, ShiftPlan, TokenId};
 use crate::params::{EngineParams, KvType};
 use crate::prompt::{self, ReplyMemo, TokenCache};
 use crate::sampling::{self, PickSteps, Stage};
@@ -64,6 +66,10 @@ use crate::wire::{
     CacheReport, Command, Completion, Event, GenerateJob, HeadReport, HeadSource, ModelInfo,
     SeqReport,
 };
+
+/// The fewest cached tokens worth moving over a removed span (`EngineParams::kv_shift`):
+/// below this a shift saves less than a batch's fixed cost.
+const MIN_SHIFT_RUN: usize = 16;
 
 /// Start the worker and wait until the model is loaded (or failed to load).
 pub(crate) fn spawn(
@@ -137,7 +143,11 @@ fn run(
             return;
         }
     };
-    let model_params = LlamaModelParams::default().with_use_mmap(params.mmap);
+    let mut model_params = LlamaModelParams::default().with_use_mmap(params.mmap);
+    if let Some(n) = params.gpu_layers {
+        model_params = model_params.with_n_gpu_layers(n);
+    }
+    let gpu_devices = gpu::gpu_devices();
     let model = match LlamaModel::load_from_file(backend, &path, &model_params) {
         Ok(m) => m,
         Err(e) => {
@@ -188,6 +198,7 @@ fn run(
         type_k: params.kv_type_k,
         type_v: params.kv_type_v,
     });
+    let shiftable = can_shift(&ctx);
     let info = ModelInfo {
         path,
         architecture: header.architecture.clone(),
@@ -200,9 +211,17 @@ fn run(
         n_params: model.n_params(),
         sliding_window,
         swa_full,
+        can_shift: shiftable,
+        kv_shift: params.kv_shift && shiftable,
         threads,
         batch: params.batch,
         n_seq,
+        gpu_layers: gpu::offloaded_layers(
+            params.gpu_layers,
+            model.n_layer(),
+            !gpu_devices.is_empty(),
+        ),
+        gpu_devices,
         load_ms: started.elapsed().as_secs_f64() * 1e3,
     };
     let mut worker = Worker {
@@ -219,6 +238,7 @@ fn run(
         heads: Heads::new(),
         snapshots,
         anticipate: params.anticipate,
+        shift: params.kv_shift && shiftable,
         pending: IdleQueue::new(),
         anticipated: AheadBook::new(),
         embedder: None,
@@ -332,6 +352,9 @@ struct Worker<'m> {
     snapshots: Option<Snapshots>,
     /// Whether to decode the next message's opening framing while idle.
     anticipate: bool,
+    /// Whether a prompt may reuse the cache across a removed span (`EngineParams::kv_shift`
+    /// and llama.cpp can shift this context).
+    shift: bool,
     /// Idle-time work waiting for the worker to be idle (at most one per session).
     pending: IdleQueue,
     /// Idle-time decodes (at most one per sequence), until the sequence's next request
@@ -435,6 +458,8 @@ struct Prepared {
     plan: ReusePlan,
     full_reprefill: bool,
     head_tokens: usize,
+    /// Of `plan.keep`, the tokens moved left over a removed span.
+    shifted: usize,
 }
 
 /// Where the next reply token comes from.
@@ -711,13 +736,24 @@ impl Worker<'_> {
             self.drop_seq(seq);
         }
         let mut plan = self.book.plan(seq, prompt);
-        if let Some((i, common)) = self.heads.best(prompt, plan.keep) {
+        let shift = self
+            .shift
+            .then(|| self.book.plan_shift(seq, prompt, MIN_SHIFT_RUN))
+            .flatten();
+        let reusable = shift.map_or(plan.keep, |s| s.reused());
+        let mut shifted = 0;
+        if let Some((i, common)) = self.heads.best(prompt, reusable) {
             if self.restore_head(seq, i) {
                 plan = self.book.plan(seq, prompt);
                 head_tokens = common.min(plan.keep);
             } else {
                 plan = self.book.plan(seq, prompt);
             }
+        } else if let Some(s) = shift {
+            if self.shift_seq(&s) {
+                shifted = s.run;
+            }
+            plan = self.book.plan(seq, prompt);
         }
         if plan.remove > 0 {
             let ok = self
@@ -753,7 +789,39 @@ impl Worker<'_> {
             plan,
             full_reprefill,
             head_tokens,
+            shifted: shifted.min(plan.keep),
         })
+    }
+
+    /// Carry out a [`ShiftPlan`] in llama.cpp (remove what follows the run, remove the
+    /// span, move the run left) and in the book. On a refusal the sequence is dropped
+    /// (the request then prefills in full); returns whether the shift happened.
+    fn shift_seq(&mut self, s: &ShiftPlan) -> bool {
+        let pos = |n: usize| u32::try_from(n).ok();
+        let start = s.keep + s.remove;
+        let end = start + s.run;
+        let Ok(delta) = i32::try_from(s.remove) else {
+            return false;
+        };
+        let seq = u32::try_from(s.seq).ok();
+        let done = self
+            .ctx
+            .clear_kv_cache_seq(seq, pos(end), None)
+            .unwrap_or(false)
+            && self
+                .ctx
+                .clear_kv_cache_seq(seq, pos(s.keep), pos(start))
+                .unwrap_or(false)
+            && self
+                .ctx
+                .kv_cache_seq_add(s.seq, pos(start), pos(end), -delta)
+                .is_ok();
+        if !done {
+            self.drop_seq(s.seq);
+            return false;
+        }
+        self.book.shift(s);
+        true
     }
 
     /// Evict other sequences (least recently used first) until `seq`, keeping `keep`
@@ -1142,6 +1210,7 @@ impl Worker<'_> {
             plan,
             full_reprefill,
             head_tokens,
+            shifted,
         } = self.prepare_seq(seq, &prompt)?;
         let reused = plan.keep;
         let anticipated_tokens = idle::anticipated_tokens(
@@ -1161,6 +1230,7 @@ impl Worker<'_> {
             full_reprefill,
             head_tokens,
             anticipated_tokens,
+            shifted_tokens: shifted,
             ..GenerationStats::default()
         };
         let stop_now = || {

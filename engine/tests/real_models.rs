@@ -48,10 +48,40 @@ fn model_info_comes_from_the_gguf() {
         "Gemma 3 must keep the full SWA cache by default"
     );
     assert!(info.file_size > 200_000_000);
+    // A CPU-only build has no GPU device and offloads nothing.
+    #[cfg(not(any(feature = "vulkan", feature = "opencl")))]
+    assert_eq!(
+        (info.gpu_layers, info.gpu_devices.len()),
+        (0, 0),
+        "{info:?}"
+    );
     drop(g);
     let s = smollm2();
     assert_eq!(s.info().chat_format, ChatFormat::ChatMl);
     assert!(!s.info().swa_full);
+}
+
+/// A build with a GPU backend (`--features vulkan` or `opencl`, scripts/gpu-test.sh) really
+/// offloads the model, so the other tests of the run exercise the GPU path and not the CPU
+/// fallback; `gpu_layers: Some(0)` keeps the weights on the CPU.
+#[cfg(any(feature = "vulkan", feature = "opencl"))]
+#[test]
+fn gpu_build_offloads_the_model() {
+    let g = gemma();
+    let info = g.info();
+    assert!(
+        !info.gpu_devices.is_empty(),
+        "built with a GPU backend, but llama.cpp found no GPU device it supports \
+         (lavapipe is a CPU-type Vulkan device: GGML_VK_VISIBLE_DEVICES=0; docs/gpu.md)"
+    );
+    assert!(info.gpu_layers > 0, "{info:?}");
+    drop(g);
+    let mut p = test_params();
+    p.gpu_layers = Some(0);
+    let cpu = Engine::load(model_path(GEMMA), p).expect("loading on the CPU");
+    assert_eq!(cpu.info().gpu_layers, 0);
+    let (done, _) = run(&cpu, request("cpu", vec![Message::user("Hi")], 4));
+    assert!(done.stats.generated_tokens > 0, "{:?}", done.stats);
 }
 
 #[test]

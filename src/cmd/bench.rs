@@ -34,6 +34,114 @@ enum Action {
     /// end-of-stream latency (p50, p99, max; in ms and in token times), hangs, failed next
     /// requests, memory at the start and the end.
     Cancel(CancelArgs),
+    /// A hostile caller for minutes on the real runtime behind its service (the worker the
+    /// phone bridge uses): random turns from a pool of ru/en requests over a few sessions,
+    /// barge-ins, cancels at random moments, partial transcripts, session ends. Reports turns
+    /// served, errors by kind, cancel → end latency (p50, p99, max), hangs, RSS and threads
+    /// at the start, the end and after close; a progress line every minute on stderr.
+    /// Not a CI test: e.g. `porfiry bench storm --minutes 60`.
+    Storm(StormArgs),
+    /// What an approximate engine setting costs in behaviour (`--candidate kv-shift`:
+    /// a toolset switch moves the conversation left instead of prefilling it; `kv-q8_0`,
+    /// `kv-q4_0`: a quantized KV cache; `swa-window`: sliding-window layers without their
+    /// full cache): the eval case files played as long conversations, greedy generations on
+    /// the base settings (a reference, and a control through the same probe-then-force
+    /// procedure) and with the candidate; agreement of the generations and of their first
+    /// actions, and the tokens shifting saved.
+    Agreement(ShiftArgs),
+    /// The KV cache's settings side by side (key/value types, sliding-window layers with or
+    /// without their full cache): KV bytes per token and per full session, anonymous memory
+    /// the engine adds, prefill and decode speed; interleaved rounds, medians and ratios to
+    /// the first configuration.
+    Kv(KvArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct KvArgs {
+    /// Model id from the manifest or a path to a GGUF file. Default: the manifest's default.
+    #[arg(long, value_name = "ID|PATH")]
+    model: Option<String>,
+    /// Configurations, comma-separated: f16, q8_0, q4_0, f32, each optionally `/window`
+    /// (sliding-window layers keep only their window). The first is the yardstick.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "f16,q8_0,q4_0,f16/window,q8_0/window", value_parser = porfiry_bench::KvConfig::parse)]
+    configs: Vec<porfiry_bench::KvConfig>,
+    /// Rounds (each loads every configuration once).
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    rounds: usize,
+    /// Context size in tokens.
+    #[arg(long, value_name = "N", default_value_t = 4096)]
+    ctx: u32,
+    /// CPU threads (default: the performance cores, else the physical cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<u32>,
+    /// Prompt length in tokens (about).
+    #[arg(long, value_name = "N", default_value_t = 2048)]
+    prompt_tokens: usize,
+    /// Tokens decoded after the prompt.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    decode_tokens: usize,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct ShiftArgs {
+    /// Model id from the manifest or a path to a GGUF file. Default: the manifest's default.
+    #[arg(long, value_name = "ID|PATH")]
+    model: Option<String>,
+    /// CPU threads (default: the performance cores, else the physical cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<u32>,
+    /// Context size in tokens.
+    #[arg(long, value_name = "N", default_value_t = 4096)]
+    ctx: u32,
+    /// The setting judged: kv-shift, kv-q8_0, kv-q4_0, kv-f32 or swa-window.
+    #[arg(long, value_name = "NAME", default_value = "kv-shift", value_parser = porfiry_bench::Candidate::parse)]
+    candidate: porfiry_bench::Candidate,
+    /// Most tokens per generation (the agreement compares whole generations).
+    #[arg(long, value_name = "N", default_value_t = porfiry_bench::SHIFT_MAX_TOKENS)]
+    max_tokens: usize,
+    /// Print the report as JSON (every model call included).
+    #[arg(long)]
+    json: bool,
+    /// Eval case files (`porfiry eval tools` format); each is played as one conversation.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<std::path::PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+struct StormArgs {
+    /// Model id from the manifest or a path to a GGUF file. Default: the manifest's default.
+    #[arg(long, value_name = "ID|PATH")]
+    model: Option<String>,
+    /// How long to storm, in minutes (fractions allowed).
+    #[arg(long, value_name = "N", default_value_t = 10.0)]
+    minutes: f64,
+    /// Stop once this many turns were sent (whichever of --minutes and --turns comes first).
+    #[arg(long, value_name = "N")]
+    turns: Option<usize>,
+    /// Seed of every random choice (requests, sessions, actions, delays).
+    #[arg(long, value_name = "N", default_value_t = 15)]
+    seed: u64,
+    /// Sessions the turns go to.
+    #[arg(long, value_name = "K", default_value_t = 4)]
+    sessions: usize,
+    /// Sessions whose KV cache the engine keeps at once (the rest are evicted and re-prefilled).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    kv_sessions: u32,
+    /// CPU threads (default: the performance cores, else the physical cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<u32>,
+    /// Context size in tokens.
+    #[arg(long, value_name = "N", default_value_t = 2048)]
+    ctx: u32,
+    /// Most tokens per generation.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    max_tokens: usize,
+    /// Print the report as JSON (the minute lines included).
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -137,6 +245,10 @@ struct DialogueArgs {
     /// turn then prefills only the last word and the framing that closes the message.
     #[arg(long)]
     speaking: bool,
+    /// Reuse the cache across a removed span (a toolset switch moves the conversation left
+    /// instead of prefilling it again), where llama.cpp can shift the model's cache.
+    #[arg(long)]
+    kv_shift: bool,
     /// Write the token ids of every request of the (first) run to FILE as JSON lines
     /// (`{"prompt":[..],"reply":[..]}`): the same sequence replayed against llama-server.
     #[arg(long, value_name = "FILE")]
@@ -174,6 +286,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 ExitCode::FAILURE
             })
         }
+        Action::Storm(a) => storm(a),
         Action::Cancel(a) => {
             let bench = porfiry_bench::CancelBench {
                 model: a.model,
@@ -210,6 +323,28 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 ExitCode::FAILURE
             })
         }
+        Action::Agreement(a) => agreement(a),
+        Action::Kv(a) => {
+            let bench = porfiry_bench::KvBench {
+                model: resolve_model(a.model.as_deref())?,
+                params: EngineParams {
+                    n_ctx: a.ctx,
+                    threads: a.threads,
+                    ..EngineParams::default()
+                },
+                configs: a.configs,
+                rounds: a.rounds,
+                prompt_tokens: a.prompt_tokens,
+                decode_tokens: a.decode_tokens,
+            };
+            let report = porfiry_bench::run_kv(&bench, &mut |line| eprintln!("{line}"))?;
+            if a.json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", report.table());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Action::Head(a) => {
             let report = porfiry_bench::run_head(
                 a.model.as_deref(),
@@ -228,6 +363,73 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
+fn agreement(a: ShiftArgs) -> anyhow::Result<ExitCode> {
+    let mut files = Vec::new();
+    for path in &a.files {
+        files.push(porfiry_bench::eval::load_eval_file(path)?);
+    }
+    let bench = porfiry_bench::ShiftBench {
+        model: resolve_model(a.model.as_deref())?,
+        params: EngineParams {
+            n_ctx: a.ctx,
+            threads: a.threads,
+            ..EngineParams::default()
+        },
+        candidate: a.candidate,
+        files,
+        defaults: porfiry_bench::eval::EvalPlan::builtin_folders()?,
+        max_tokens: a.max_tokens,
+    };
+    let report = porfiry_bench::run_shift(&bench, &mut |line| eprintln!("{line}"))?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.text());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `porfiry bench storm`: exits 1 unless the storm went clean (no unfinished turn, no
+/// hang, no turn error, no refused call).
+fn storm(a: StormArgs) -> anyhow::Result<ExitCode> {
+    let bench = porfiry_bench::StormBench {
+        model: a.model,
+        minutes: a.minutes,
+        turns: a.turns,
+        seed: a.seed,
+        sessions: a.sessions,
+        kv_sessions: a.kv_sessions,
+        threads: a.threads,
+        ctx: a.ctx,
+        max_tokens: a.max_tokens,
+    };
+    let report = porfiry_bench::run_storm(&bench, &mut |m| {
+        eprintln!(
+            "storm {:>5.1} min: sent {} ended {} answered {} | cancels {} | errors {} | cancel p99 {:.1} ms | RSS {} MB (anon {} MB) | {} threads",
+            m.minute,
+            m.sent,
+            m.ended,
+            m.answered,
+            m.cancels,
+            m.errors,
+            m.cancel_p99_ms,
+            m.rss_kb / 1024,
+            m.rss_anon_kb / 1024,
+            m.threads
+        )
+    })?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.table());
+    }
+    Ok(if report.clean() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
 fn layouts(name: &str) -> anyhow::Result<Vec<PromptLayout>> {
     Ok(match name {
         "all" => PromptLayout::ALL.to_vec(),
@@ -244,6 +446,7 @@ fn dialogue(a: DialogueArgs) -> anyhow::Result<ExitCode> {
         n_ctx: a.ctx,
         threads: a.threads,
         snapshot_dir: a.head_snapshots.clone(),
+        kv_shift: a.kv_shift,
         ..EngineParams::default()
     };
     let mut engine =
@@ -282,21 +485,34 @@ fn dialogue(a: DialogueArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if a.json {
-        let value = if reports.len() == 1 {
+        let mut value = if reports.len() == 1 {
             serde_json::to_value(&reports[0])?
         } else {
             serde_json::json!({ "runs": reports })
         };
+        // The process's memory after the dialogue (as `ps` counts it) and at its peak, to
+        // set beside llama-server's after the same tokens (`benches/llama-tools.sh`).
+        if let Some(map) = value.as_object_mut() {
+            map.insert(
+                "process".into(),
+                serde_json::json!({
+                    "rss_kb": porfiry_bench::status_kb("VmRSS:"),
+                    "rss_anon_kb": porfiry_bench::status_kb("RssAnon:"),
+                    "peak_rss_kb": porfiry_bench::status_kb("VmHWM:"),
+                }),
+            );
+        }
         println!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(ExitCode::SUCCESS);
     }
     let info = engine.info();
     println!(
-        "model: {} ({} threads, n_ctx {}, swa_full {})",
+        "model: {} ({} threads, n_ctx {}, swa_full {}, kv_shift {})",
         info.path.display(),
         info.threads,
         info.n_ctx,
-        info.swa_full
+        info.swa_full,
+        info.kv_shift
     );
     for r in &reports {
         if let Some(h) = r.head.as_object() {
