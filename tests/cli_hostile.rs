@@ -206,9 +206,8 @@ fn turn_lines(stderr: &str) -> Vec<&str> {
 fn an_argument_of_100_kb_is_fitted_to_the_context() {
     // One argument is at most 128 KiB on Linux (MAX_ARG_STRLEN): a longer one never reaches
     // the binary (the exec fails), so 100 KB is the longest `ask "<text>"` there is.
-    // Until defect R11 (RELIABILITY.md) is fixed the compacted request can overrun the
-    // context at `--ctx 512` and the turn ends as a model error (exit 1, the catalog's
-    // phrase): a failed turn, never a crash.
+    // Answered, not a model error: defect R11 (RELIABILITY.md), the routed call's reply
+    // prefix left out of the count, made the compacted request overrun `--ctx 512`.
     let data = tempfile::tempdir().unwrap();
     let out = ask(data.path(), &[], &words(100_000));
     let stderr = text(&out.stderr);
@@ -216,8 +215,8 @@ fn an_argument_of_100_kb_is_fitted_to_the_context() {
     let turns = turn_lines(&stderr);
     assert_eq!(turns.len(), 1, "{stderr}");
     assert!(turns[0].contains("compacted"), "{}", turns[0]);
-    let r11 = out.status.code() == Some(1) && turns[0].contains("stop: model_error");
-    assert!(out.status.success() || r11, "exit {}: {stderr}", out.status);
+    assert!(!turns[0].contains("stop:"), "{}", turns[0]);
+    assert!(out.status.success(), "exit {}: {stderr}", out.status);
 }
 
 #[test]

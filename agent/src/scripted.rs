@@ -20,7 +20,8 @@ pub struct RecordedRequest {
     pub system: String,
     /// The history sent.
     pub messages: Vec<Message>,
-    /// Its size by [`ScriptedModel::tokens_of`], for a model with a context
+    /// Its size by [`ScriptedModel::tokens_of`] plus the words of its reply prefix (decoded
+    /// with the prompt, as an engine does), for a model with a context
     /// ([`ScriptedModel::with_context`]); `None` otherwise.
     pub tokens: Option<usize>,
     /// The forced reply, if any.
@@ -190,9 +191,14 @@ impl Model for ScriptedModel {
         request: &ModelRequest<'_>,
         on_text: &mut dyn FnMut(&str),
     ) -> Result<Generation, ModelError> {
+        // The reply prefix is decoded with the prompt, as an engine does: it takes context.
+        let prefix_words = request
+            .guide
+            .prefix
+            .map_or(0, |p| p.split_whitespace().count());
         let tokens = self
             .context
-            .map(|_| Self::tokens_of(request.system, request.messages));
+            .map(|_| Self::tokens_of(request.system, request.messages) + prefix_words);
         self.requests.push(RecordedRequest {
             session: request.session.to_string(),
             system: request.system.to_string(),

@@ -2,7 +2,9 @@
 //! compaction of the request's view of the history (never of the history itself).
 //!
 //! Before every model call the agent measures the request ([`Model::count_tokens`], else
-//! [`estimate_tokens`]) against the [`ContextBudget`] of [`Model::context_window`]. A request
+//! [`estimate_tokens`]) against the [`ContextBudget`] of [`Model::context_window`], with the
+//! request's reply prefix (decoded with the prompt) counted at its UTF-8 bytes, a bound no
+//! tokenizer exceeds ([`prefix_tokens`]). A request
 //! that fits is sent as it is. One that does not is compacted, in this order, until it fits
 //! under the low-water mark ([`ContextBudget::low_water`]):
 //!
@@ -13,6 +15,9 @@
 //! 3. only if the current turn alone still does not fit: its tool results are cut, oldest
 //!    first, then the user's text, each with a catalog marker, only as far as the request
 //!    must fit (steps 1–2 aim lower, at the low-water mark, so later turns append again).
+//!
+//! A message of the current turn too long to fit at any count ([`MAX_TOKEN_BYTES`] a token)
+//! is cut to that bound before anything is counted, so no count tokenizes megabytes.
 //!
 //! The system text, the toolset state message and the current turn are never left out. If
 //! even they do not fit, the turn is refused (`Refused`). How far a session is compacted is
@@ -42,6 +47,13 @@ const PLACEHOLDER_ARGS_CHARS: usize = 60;
 /// The most rounds of cutting the current turn before the turn is refused (each round
 /// shrinks a message, so this only bounds the model's token counts).
 const CUT_ROUNDS: usize = 8;
+/// The most UTF-8 bytes one token stands for, as far as a message's cut is concerned (the
+/// longest tokens of these vocabularies are runs of about 30 spaces). A message of the
+/// current turn longer than the request budget times this cannot fit, and a cut keeps at
+/// most that much of it: it is cut to that length before anything is counted, so counting
+/// never tokenizes more than the context could hold (llama.cpp's tokenizer is worse than
+/// linear in the text: a 5 MB message took minutes — defect R12 in RELIABILITY.md).
+pub const MAX_TOKEN_BYTES: usize = 64;
 
 /// How much of a model's context one request may take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -89,6 +101,14 @@ pub fn estimate_tokens(system: &str, messages: &[Message]) -> usize {
             .iter()
             .map(|m| estimate_text(&m.content))
             .sum::<usize>()
+}
+
+/// The tokens a reply prefix (`TOOL_CALL: name|`, decoded after the generation prompt, in
+/// the request's place in the context) may take, at most: its UTF-8 bytes. Every token of a
+/// plain tokenization stands for at least one byte (byte-fallback tokens one each), so no
+/// vocabulary needs more; a special token stands for many.
+pub fn prefix_tokens(prefix: &str) -> usize {
+    prefix.len()
 }
 
 fn estimate_text(text: &str) -> usize {
@@ -239,8 +259,9 @@ pub(super) struct Refused {
 
 /// The messages of a request for `system` + `parts` that fits `model`'s context, compacting
 /// the view (advancing `record`) when it does not; the figures go to `report`. The current
-/// turn begins at history index `turn_start` (a user message). With no bounded context the
-/// view is returned as the record shows it.
+/// turn begins at history index `turn_start` (a user message). `reserve` is what the request
+/// carries after its messages (the reply prefix's bound, [`prefix_tokens`]): it is counted in
+/// every measure. With no bounded context the view is returned as the record shows it.
 pub(super) fn fit(
     system: &str,
     parts: &ViewParts<'_>,
@@ -248,6 +269,7 @@ pub(super) fn fit(
     record: &mut Compacted,
     model: &mut dyn Model,
     report: &mut ContextReport,
+    reserve: usize,
 ) -> Result<Vec<Message>, Refused> {
     let messages = parts.render(record);
     let Some(window) = model.context_window() else {
@@ -257,6 +279,11 @@ pub(super) fn fit(
     report.budget = Some(budget);
     // A refused turn leaves the record and the figures as they were.
     let (saved_record, saved_report) = (record.clone(), report.clone());
+    let precut_bytes = precut(parts, turn_start, record, budget, report);
+    let messages = match precut_bytes {
+        0 => messages,
+        _ => parts.render(record),
+    };
     let mut c = Compactor {
         system,
         parts,
@@ -265,14 +292,25 @@ pub(super) fn fit(
         meter: Meter {
             model,
             estimated: false,
+            reserve,
         },
         report,
         messages,
         total: 0,
     };
     c.total = c.meter.measure(system, &c.messages);
-    if c.total > budget.request {
-        let before = c.total;
+    if c.total > budget.request || precut_bytes > 0 {
+        // What was cut before counting, at the density of what was counted.
+        let precut_tokens = match precut_bytes {
+            0 => 0,
+            bytes => {
+                c.report.estimated = true;
+                let counted =
+                    system.len() + c.messages.iter().map(|m| m.content.len()).sum::<usize>();
+                (bytes as u128 * c.total as u128 / counted.max(1) as u128) as usize
+            }
+        };
+        let before = c.total + precut_tokens;
         c.report.compactions += 1;
         let fixed = c.meter.measure(system, &parts.fixed());
         let target = budget.low_water(fixed);
@@ -301,22 +339,50 @@ pub(super) fn fit(
     Ok(messages)
 }
 
+/// Cut every message of the current turn (from history index `turn_start` on) longer than
+/// the budget can hold at [`MAX_TOKEN_BYTES`] a token to that length, in `record` (what any
+/// cut of it would keep is within that part). The bytes cut off.
+fn precut(
+    parts: &ViewParts<'_>,
+    turn_start: usize,
+    record: &mut Compacted,
+    budget: ContextBudget,
+    report: &mut ContextReport,
+) -> usize {
+    let limit = budget.request.saturating_mul(MAX_TOKEN_BYTES);
+    let mut removed = 0;
+    for (i, m) in parts.history.iter().enumerate().skip(turn_start) {
+        let kept = record.cuts.get(&i).copied().unwrap_or(m.content.len());
+        if kept > limit {
+            let keep = floor_boundary(&m.content, limit);
+            removed += kept - keep;
+            if record.cuts.insert(i, keep).is_none() {
+                report.messages_cut += 1;
+            }
+        }
+    }
+    removed
+}
+
 /// Counts requests with the model's own vocabulary, or estimates them.
 struct Meter<'m> {
     model: &'m mut dyn Model,
     /// Whether some count was an estimate.
     estimated: bool,
+    /// Tokens every request carries after its messages (the reply prefix's bound).
+    reserve: usize,
 }
 
 impl Meter<'_> {
     fn measure(&mut self, system: &str, messages: &[Message]) -> usize {
-        match self.model.count_tokens(system, messages) {
+        let counted = match self.model.count_tokens(system, messages) {
             Some(n) => n,
             None => {
                 self.estimated = true;
                 estimate_tokens(system, messages)
             }
-        }
+        };
+        counted + self.reserve
     }
 }
 

@@ -93,7 +93,8 @@ impl Shared {
 
     /// The request of the turn that began at history index `turn_start`, fitted to
     /// `model`'s context: compacted (the session's record advanced) when it would not fit,
-    /// with the figures in `report`.
+    /// with the figures in `report`; `reserve` tokens after the messages (a reply prefix's
+    /// bound) count as part of it.
     ///
     /// # Errors
     /// [`Refused`] when even the system text, the state and the current turn do not fit.
@@ -103,6 +104,7 @@ impl Shared {
         turn_start: usize,
         model: &mut dyn Model,
         report: &mut ContextReport,
+        reserve: usize,
     ) -> Result<RequestView, Refused> {
         let (system, state) = self.layout(s);
         let Session {
@@ -113,14 +115,17 @@ impl Shared {
             state: state.as_ref().map(|(at, text)| (*at, text.as_str())),
             texts: Texts::new(self.config.lang),
         };
-        let messages = fit(&system, &parts, turn_start, compacted, model, report)?;
+        let messages = fit(
+            &system, &parts, turn_start, compacted, model, report, reserve,
+        )?;
         Ok(RequestView { system, messages })
     }
 
     /// [`Shared::fitted_request`] with `extras` in the request: its transient messages after
     /// the history, its reminder at the end of the turn's latest tool result, its run
-    /// reminder at the end of the request's last message. They are measured and compacted
-    /// with the rest; the history is left exactly as it was.
+    /// reminder at the end of the request's last message, its reply prefix after them
+    /// (counted by [`prefix_tokens`](super::compact::prefix_tokens)). They are measured and
+    /// compacted with the rest; the history is left exactly as it was.
     pub(super) fn fitted_with(
         &self,
         s: &mut Session,
@@ -156,7 +161,11 @@ impl Shared {
                 m.content = format!("{}\n\n{run}", m.content);
             }
         }
-        let view = self.fitted_request(s, turn_start, model, report);
+        let reserve = extras
+            .reply_prefix
+            .as_deref()
+            .map_or(0, super::compact::prefix_tokens);
+        let view = self.fitted_request(s, turn_start, model, report, reserve);
         s.history.truncate(len);
         for (i, content) in restore.into_iter().rev() {
             s.history[i].content = content;

@@ -194,7 +194,7 @@ pub struct ContextReport {
     /// with [`ContextReport::estimated`], as the agent estimated them.
     pub request_tokens: usize,
     /// Whether some figure is the agent's estimate (the model cannot count its tokens:
-    /// [`estimate_tokens`](crate::estimate_tokens)).
+    /// [`estimate_tokens`](crate::estimate_tokens); or a message was too long to count).
     pub estimated: bool,
     /// Compactions in this turn. Each re-prefills the request once from its first changed
     /// message; the requests after it append again.
@@ -205,7 +205,9 @@ pub struct ContextReport {
     pub messages_dropped: usize,
     /// Messages of the turn cut because the request did not fit even without the older ones.
     pub messages_cut: usize,
-    /// Tokens this turn's compactions took out of the requests (measured before − after).
+    /// Tokens this turn's compactions took out of the requests (measured before − after;
+    /// the part of a message too long to count that was cut before counting is estimated
+    /// at the density of the rest, and [`ContextReport::estimated`] is set).
     pub tokens_dropped: usize,
     /// A reply ended by [`StopReason::MaxTokens`] before the model's reply limit: the
     /// context ran out under it. Needs the model's [`GenerationStats`]; false without them.

@@ -69,7 +69,7 @@ impl Agent {
         let mut report = ContextReport::default();
         let Ok(view) = self
             .shared
-            .fitted_request(&mut s, turn_start, model, &mut report)
+            .fitted_request(&mut s, turn_start, model, &mut report, 0)
         else {
             // Nothing that fits to prepare: the turn will say so.
             return Ok(());
@@ -183,11 +183,21 @@ impl Agent {
                 .and_then(|h| h.reminder(session))
                 .map(|r| r.text);
             out.run_reminders += usize::from(run.is_some());
-            // Measured against the model's context and compacted before it is sent.
+            // The reminder to finish asks for a call the route did not plan: unrouted.
+            let route = if nudging { None } else { out.route.as_ref() };
+            nudging = false;
+            let mut guide = shared.guide(s, route, turn_start);
+            let shown_once = std::mem::take(&mut transient);
+            if !shown_once.is_empty() {
+                guide.forbid_switches();
+            }
+            // Measured against the model's context (the reply prefix too: the engine decodes
+            // it with the prompt) and compacted before it is sent.
             let extras = Extras {
-                transient: std::mem::take(&mut transient),
+                transient: shown_once,
                 reminder,
                 run,
+                reply_prefix: guide.reply_guide().prefix.map(str::to_owned),
             };
             let view = match shared.fitted_with(s, turn_start, model, &mut out.context, &extras) {
                 Ok(view) => view,
@@ -199,13 +209,6 @@ impl Agent {
                     return Ok(out);
                 }
             };
-            // The reminder to finish asks for a call the route did not plan: unrouted.
-            let route = if nudging { None } else { out.route.as_ref() };
-            nudging = false;
-            let mut guide = shared.guide(s, route, turn_start);
-            if !extras.transient.is_empty() {
-                guide.forbid_switches();
-            }
             let request = ModelRequest {
                 session,
                 system: &view.system,
@@ -363,6 +366,9 @@ pub(super) struct Extras {
     /// Appended to the request's last message: the reminder of the session's running
     /// protocol ([`super::HostHook::reminder`]).
     pub(super) run: Option<String>,
+    /// The start of the reply the request decodes with its prompt (the guide's prefix:
+    /// `TOOL_CALL: name|` of a routed call): it takes room in the context like the prompt.
+    pub(super) reply_prefix: Option<String>,
 }
 
 /// The call lines of a generation of switches and their replies, as messages.

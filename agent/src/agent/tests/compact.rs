@@ -517,3 +517,63 @@ fn the_report_serializes_for_hosts() {
         (Role::Assistant, "Привет!")
     );
 }
+
+/// R12 (RELIABILITY.md): a message far longer than the context is cut to what the budget
+/// could hold at `MAX_TOKEN_BYTES` a token before anything is counted, so no count reads
+/// megabytes; the turn is answered and its request fits.
+#[test]
+fn a_huge_message_is_cut_before_it_is_counted() {
+    use crate::agent::compact::MAX_TOKEN_BYTES;
+    struct Counting {
+        inner: ScriptedModel,
+        largest: usize,
+    }
+    impl Model for Counting {
+        fn generate(
+            &mut self,
+            request: &ModelRequest<'_>,
+            on_text: &mut dyn FnMut(&str),
+        ) -> Result<Generation, ModelError> {
+            self.inner.generate(request, on_text)
+        }
+        fn context_window(&self) -> Option<ContextWindow> {
+            self.inner.context_window()
+        }
+        fn count_tokens(&mut self, system: &str, messages: &[Message]) -> Option<usize> {
+            let longest = messages.iter().map(|m| m.content.len()).max().unwrap_or(0);
+            self.largest = self.largest.max(longest);
+            self.inner.count_tokens(system, messages)
+        }
+    }
+    let (mut agent, _) = fixture();
+    let mut model = Counting {
+        inner: ScriptedModel::new(["Да."]).with_context(300, 75),
+        largest: 0,
+    };
+    // 2 MB of one-letter words: 1M tokens for the scripted model.
+    let huge = "а ".repeat(1_000_000);
+    let out = agent
+        .turn("s", &huge, &mut model, &CancelToken::new(), &mut |_| {})
+        .unwrap();
+    assert_eq!(out.stop, TurnStop::Answered);
+    let budget = ContextBudget::of(model.context_window().unwrap());
+    // The cut's marker is added to the kept part.
+    let bound = budget.request * MAX_TOKEN_BYTES + 200;
+    assert!(
+        model.largest <= bound,
+        "a count read a {}-byte message (bound {bound})",
+        model.largest
+    );
+    assert!(
+        out.context.request_tokens <= budget.request,
+        "{:?}",
+        out.context
+    );
+    assert_eq!(out.context.messages_cut, 1, "{:?}", out.context);
+    // What was cut before counting is in the figure, as an estimate: 1M words (tokens).
+    assert!(out.context.estimated);
+    let dropped = out.context.tokens_dropped;
+    assert!((900_000..=1_100_000).contains(&dropped), "{dropped}");
+    // The history keeps the whole message.
+    assert_eq!(agent.history("s")[0].content.len(), huge.len());
+}

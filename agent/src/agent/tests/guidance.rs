@@ -238,3 +238,43 @@ fn a_number_or_a_skill_the_request_names_decides_the_call() {
     assert_eq!(r.forced_reply, None);
     assert_eq!(r.prefix.as_deref(), Some("TOOL_CALL: notes_delete|"));
 }
+
+/// R11 (RELIABILITY.md): a routed call's prefix (`TOOL_CALL: notes_add|`) is decoded with the
+/// prompt, so a request cut to the budget must leave room for it. Over-long words to note
+/// are cut until the request and the prefix fit; the reply room stays free.
+#[test]
+fn a_routed_call_s_prefix_counts_against_the_context_budget() {
+    use crate::agent::compact::ContextBudget;
+    use crate::model::Model;
+    for filler in [150, 400, 1000] {
+        let mut agent = agent_with(Guidance::default());
+        let mut user = String::from("Запиши заметку: купить хлеб");
+        for _ in 0..filler {
+            user.push_str(" и заметку");
+        }
+        let mut model = ScriptedModel::new(["купить хлеб", "Заметка 1 сохранена."])
+            .with_embeddings()
+            .with_context(240, 12);
+        let out = agent
+            .turn("s", &user, &mut model, &CancelToken::new(), &mut |_| {})
+            .unwrap();
+        let budget = ContextBudget::of(model.context_window().unwrap());
+        let r = model.requests();
+        assert_eq!(
+            r[0].prefix.as_deref(),
+            Some("TOOL_CALL: notes_add|"),
+            "{filler}: {:?}",
+            out.route
+        );
+        assert!(out.context.messages_cut > 0, "{filler}: {:?}", out.context);
+        for (i, req) in r.iter().enumerate() {
+            let tokens = req.tokens.unwrap();
+            assert!(
+                tokens <= budget.request,
+                "{filler}, request {i}: {tokens} tokens (prefix included) > {}",
+                budget.request
+            );
+        }
+        assert_eq!(out.stop, TurnStop::Answered, "{filler}: {:?}", out.stop);
+    }
+}
