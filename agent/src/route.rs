@@ -86,22 +86,25 @@ impl Router {
             return Ok(None);
         }
         let missing = self.missing(examples);
-        let mut texts = missing.clone();
-        texts.push(request);
-        let Some(mut vectors) = model.embed(&texts)? else {
+        if !missing.is_empty() {
+            let Some(vectors) = model.embed(&missing)? else {
+                return Ok(None);
+            };
+            if vectors.len() != missing.len() {
+                return Err(ModelError::failed(format!(
+                    "{} embeddings for {} texts",
+                    vectors.len(),
+                    missing.len()
+                )));
+            }
+            for (t, v) in missing.into_iter().zip(vectors) {
+                self.cache.insert(t.to_owned(), v);
+            }
+        }
+        // The request comes once: the model need not keep its vector.
+        let Some(query) = model.embed_query(request)? else {
             return Ok(None);
         };
-        if vectors.len() != texts.len() {
-            return Err(ModelError::failed(format!(
-                "{} embeddings for {} texts",
-                vectors.len(),
-                texts.len()
-            )));
-        }
-        let query = vectors.pop().unwrap_or_default();
-        for (t, v) in missing.into_iter().zip(vectors) {
-            self.cache.insert(t.to_owned(), v);
-        }
         Ok(nearest(&query, request, examples, &self.cache))
     }
 }
@@ -160,13 +163,15 @@ const STOP_WORDS: &[&str] = &[
 /// («заметку», «заметки») the way a tiny model's embeddings often do not.
 pub(crate) fn stems(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    // Linear in the text: a long message has many distinct stems.
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     for w in text.split(|c: char| !c.is_alphanumeric()) {
         let w = w.to_lowercase();
         if w.chars().count() < 3 || STOP_WORDS.contains(&w.as_str()) {
             continue;
         }
         let stem: String = w.chars().take(5).collect();
-        if !out.contains(&stem) {
+        if seen.insert(stem.clone()) {
             out.push(stem);
         }
     }

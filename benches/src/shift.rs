@@ -576,4 +576,8 @@ impl Model for Probe<'_> {
     fn embed(&mut self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, ModelError> {
         self.inner.embed(texts)
     }
+
+    fn embed_query(&mut self, text: &str) -> Result<Option<Vec<f32>>, ModelError> {
+        self.inner.embed_query(text)
+    }
 }

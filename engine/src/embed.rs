@@ -3,9 +3,12 @@
 //! example utterances without a second model. The chat context and its KV cache are never
 //! touched.
 //!
-//! Short texts are packed several to a decode (one sequence each), and every vector is kept
-//! in memory and — when the engine keeps head snapshots — in a file beside them, keyed by
-//! the model's hash: example utterances are embedded once per model, not at every start.
+//! Short texts are packed several to a decode (one sequence each). The vectors of texts
+//! that come back (example utterances) are kept in memory and — when the engine keeps head
+//! snapshots — in a file beside them, keyed by the model's hash: they are embedded once per
+//! model, not at every start. A request's text is embedded for that call only (its head:
+//! a long text costs what a short one does), so memory and the file do not grow with the
+//! conversation.
 
 use std::collections::HashMap;
 use std::fs;
@@ -27,6 +30,11 @@ pub(crate) const EMBED_FORMAT: &str = "v2";
 
 /// Most tokens of one embedded text (longer texts are cut).
 pub const EMBED_TOKENS: usize = 64;
+/// Most bytes of a text that are tokenized for its embedding: [`EMBED_TOKENS`] tokens of
+/// at most 64 bytes each (the longest tokens of these vocabularies are runs of spaces or
+/// underscores of about 30). A longer text is embedded and cached by this head, so a 5 MB
+/// message costs no more than a short one.
+const EMBED_TEXT_BYTES: usize = EMBED_TOKENS * 64;
 /// Tokens decoded at once: the context, batch and micro-batch size. Small, because llama.cpp
 /// reserves the output layer's buffer for a full micro-batch (262k logits a token for Gemma).
 const BATCH_TOKENS: usize = 128;
@@ -40,7 +48,6 @@ pub(crate) struct Embedder<'m> {
     cache: HashMap<String, Vec<f32>>,
     /// Where the cache is kept, when the engine keeps files.
     file: Option<PathBuf>,
-    dirty: bool,
 }
 
 impl<'m> Embedder<'m> {
@@ -70,53 +77,64 @@ impl<'m> Embedder<'m> {
             batch: LlamaBatch::new(BATCH_TOKENS, BATCH_SEQS as i32),
             cache,
             file,
-            dirty: false,
         })
     }
 
-    /// The unit-length, mean-pooled embedding of each text.
+    /// The unit-length, mean-pooled embedding of each text; with `keep`, the new vectors
+    /// are cached (and saved), else computed for this call only.
     pub(crate) fn embed(
         &mut self,
         model: &LlamaModel,
         texts: &[String],
+        keep: bool,
     ) -> Result<Vec<Vec<f32>>, EngineError> {
+        let heads: Vec<&str> = texts.iter().map(|t| head(t)).collect();
         let mut missing: Vec<(&str, Vec<LlamaToken>)> = Vec::new();
-        for t in texts {
-            if !self.cache.contains_key(t) && !missing.iter().any(|(m, _)| m == t) {
+        for &t in &heads {
+            if !self.cache.contains_key(t) && !missing.iter().any(|(m, _)| *m == t) {
                 missing.push((t, tokens_of(model, t)?));
             }
         }
         // Pack texts into decodes of at most BATCH_TOKENS tokens and BATCH_SEQS texts.
+        let mut fresh: HashMap<String, Vec<f32>> = HashMap::new();
         let mut group: Vec<(&str, Vec<LlamaToken>)> = Vec::new();
         let mut used = 0;
         for (text, tokens) in missing {
             if !group.is_empty()
                 && (used + tokens.len() > BATCH_TOKENS || group.len() == BATCH_SEQS)
             {
-                self.decode_group(&std::mem::take(&mut group))?;
+                self.decode_group(&std::mem::take(&mut group), &mut fresh)?;
                 used = 0;
             }
             used += tokens.len();
             group.push((text, tokens));
         }
         if !group.is_empty() {
-            self.decode_group(&group)?;
+            self.decode_group(&group, &mut fresh)?;
         }
-        if self.dirty {
-            self.save();
-        }
-        texts
+        let out = heads
             .iter()
-            .map(|t| {
-                self.cache
+            .map(|&t| {
+                fresh
                     .get(t)
+                    .or_else(|| self.cache.get(t))
                     .cloned()
                     .ok_or_else(|| EngineError::Decode("embedding missing".into()))
             })
-            .collect()
+            .collect();
+        if keep && !fresh.is_empty() {
+            self.cache.extend(fresh);
+            self.save();
+        }
+        out
     }
 
-    fn decode_group(&mut self, group: &[(&str, Vec<LlamaToken>)]) -> Result<(), EngineError> {
+    /// Decode `group` (one sequence per text) and put each text's vector in `out`.
+    fn decode_group(
+        &mut self,
+        group: &[(&str, Vec<LlamaToken>)],
+        out: &mut HashMap<String, Vec<f32>>,
+    ) -> Result<(), EngineError> {
         self.ctx.clear_kv_cache();
         self.batch.clear();
         for (seq, (_, tokens)) in group.iter().enumerate() {
@@ -138,15 +156,13 @@ impl<'m> Embedder<'m> {
                 .ctx
                 .embeddings_seq_ith(seq as i32)
                 .map_err(|e| EngineError::Decode(format!("embedding: {e}")))?;
-            self.cache.insert((*text).to_owned(), unit(pooled));
+            out.insert((*text).to_owned(), unit(pooled));
         }
-        self.dirty = true;
         Ok(())
     }
 
     /// Write the cache file (best effort: a failure only means embedding again next time).
     fn save(&mut self) {
-        self.dirty = false;
         let Some(file) = &self.file else {
             return;
         };
@@ -157,6 +173,16 @@ impl<'m> Embedder<'m> {
             }
         }
     }
+}
+
+/// The part of `text` its embedding is made of: at most [`EMBED_TEXT_BYTES`], cut at a
+/// character boundary.
+fn head(text: &str) -> &str {
+    let mut at = text.len().min(EMBED_TEXT_BYTES);
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    &text[..at]
 }
 
 /// The cached vectors in `file`; nothing when it is missing or unreadable.
@@ -202,6 +228,18 @@ mod tests {
         assert!((u[0] - 0.6).abs() < 1e-6 && (u[1] - 0.8).abs() < 1e-6);
         assert_eq!(unit(&[0.0, 0.0]), vec![0.0, 0.0]);
         assert_eq!(unit(&[f32::NAN, 1.0]), vec![0.0, 0.0]);
+    }
+
+    #[test]
+    fn a_long_text_is_embedded_by_its_head_cut_at_a_character() {
+        assert_eq!(head("короткий"), "короткий");
+        let long = "ж".repeat(EMBED_TEXT_BYTES);
+        let h = head(&long);
+        // 2-byte letters: the head ends on the last whole letter within the bound.
+        assert_eq!(h.len(), EMBED_TEXT_BYTES);
+        let odd = format!("a{long}");
+        assert_eq!(head(&odd).len(), EMBED_TEXT_BYTES - 1);
+        assert!(odd.starts_with(head(&odd)));
     }
 
     #[test]

@@ -236,11 +236,33 @@ impl Engine {
     /// # Errors
     /// [`EngineError::Context`] when the context cannot be made, [`EngineError::Decode`],
     /// [`EngineError::WorkerGone`].
+    ///
+    /// The vectors are kept (in memory, and beside the head snapshots when the engine keeps
+    /// them) so the same text is not embedded again: for texts that come back, like example
+    /// utterances. A text that comes once, like a user's request, goes to
+    /// [`Engine::embed_query`].
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EngineError> {
         self.ask(|reply| Command::Embed {
             texts: texts.iter().map(|t| (*t).to_owned()).collect(),
+            keep: true,
             reply,
         })?
+    }
+
+    /// [`Engine::embed`] of one text that is not kept: a user's request, whatever its size
+    /// (only its head is embedded), costs no memory after the call.
+    ///
+    /// # Errors
+    /// As [`Engine::embed`].
+    pub fn embed_query(&self, text: &str) -> Result<Vec<f32>, EngineError> {
+        let mut vectors = self.ask(|reply| Command::Embed {
+            texts: vec![text.to_owned()],
+            keep: false,
+            reply,
+        })??;
+        vectors
+            .pop()
+            .ok_or_else(|| EngineError::Decode("embedding missing".into()))
     }
 
     /// Do the worker's idle-time work now and wait for it: after a reply the worker decodes

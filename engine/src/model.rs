@@ -120,6 +120,11 @@ impl Model for EngineModel {
         self.engine.embed(texts).map(Some).map_err(model_error)
     }
 
+    /// [`Engine::embed_query`]: the request's vector, not kept.
+    fn embed_query(&mut self, text: &str) -> Result<Option<Vec<f32>>, ModelError> {
+        self.engine.embed_query(text).map(Some).map_err(model_error)
+    }
+
     /// Waits for [`Engine::settle`].
     fn settle(&mut self) -> Result<(), ModelError> {
         self.engine.settle().map_err(model_error)

@@ -220,6 +220,9 @@ pub(crate) enum Command {
     },
     Embed {
         texts: Vec<String>,
+        /// Keep the vectors (in memory and in the cache file): example utterances. A
+        /// request's text is embedded once and not kept.
+        keep: bool,
         reply: Sender<Result<Vec<Vec<f32>>, EngineError>>,
     },
     PrepareHead {

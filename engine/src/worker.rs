@@ -302,8 +302,8 @@ fn run(
                 };
                 let _ = done.send(freed);
             }
-            Command::Embed { texts, reply } => {
-                let _ = reply.send(worker.embed(&texts));
+            Command::Embed { texts, keep, reply } => {
+                let _ = reply.send(worker.embed(&texts, keep));
             }
             Command::Settle { done } => {
                 while !worker.pending.is_empty() {
@@ -1152,7 +1152,7 @@ impl Worker<'_> {
         }
     }
 
-    fn embed(&mut self, texts: &[String]) -> Result<Vec<Vec<f32>>, EngineError> {
+    fn embed(&mut self, texts: &[String], keep: bool) -> Result<Vec<Vec<f32>>, EngineError> {
         let embedder = match self.embedder.as_mut() {
             Some(e) => e,
             None => {
@@ -1166,7 +1166,7 @@ impl Worker<'_> {
                     .insert(Embedder::new(self.model, self.threads, file)?)
             }
         };
-        embedder.embed(self.model, texts)
+        embedder.embed(self.model, texts, keep)
     }
 
     fn generate(&mut self, job: GenerateJob) -> Result<Completion, EngineError> {

@@ -507,6 +507,16 @@ pub trait Model {
         Ok(None)
     }
 
+    /// The embedding of one text that comes once (a user's request), as [`Model::embed`]
+    /// gives it; a model that keeps vectors need not keep this one. Default: [`Model::embed`]
+    /// of that one text.
+    ///
+    /// # Errors
+    /// As [`Model::embed`].
+    fn embed_query(&mut self, text: &str) -> Result<Option<Vec<f32>>, ModelError> {
+        Ok(self.embed(&[text])?.and_then(|mut v| v.pop()))
+    }
+
     /// The call syntax this model was trained on (its chat format decides). Default
     /// [`CallSyntax::ToolCallLine`]: the `TOOL_CALL:` protocol the system prompt teaches.
     fn call_syntax(&self) -> CallSyntax {
@@ -576,6 +586,10 @@ impl<W: ModelWrapper> Model for W {
 
     fn embed(&mut self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, ModelError> {
         self.inner_mut().embed(texts)
+    }
+
+    fn embed_query(&mut self, text: &str) -> Result<Option<Vec<f32>>, ModelError> {
+        self.inner_mut().embed_query(text)
     }
 
     fn call_syntax(&self) -> CallSyntax {
