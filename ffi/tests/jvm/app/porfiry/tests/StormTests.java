@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * every turn ends exactly once, with an error only if the close cut it; no porfiry thread is
  * left attached and the thread counts (Java and native, {@code /proc/self/task}) are back to
  * where they were before anything was opened; anonymous RSS does not grow from storm round to
- * storm round after the warm-up.
+ * storm round after the warm-up (one step that stays is a high-water allocation, not a leak).
  */
 public final class StormTests {
     private static final String SKILLS = prop("porfiry.fixtures") + "/skills";
@@ -614,13 +614,21 @@ public final class StormTests {
         Check.isTrue(closed.nativeThreads <= start.nativeThreads + 4,
                 "native threads back to the start: " + start + " → " + closed);
         // Memory: the KV cache and compute buffers are allocated at open; two storm rounds (~110
-        // turns, session ends, evictions between the sessions' KV) after warm-up and round 1 may
-        // add at most 24 MB of anonymous memory (history text, prompt caches, malloc arenas).
-        // A leaked per-turn buffer or request copy would show as steady growth here.
+        // turns, session ends, evictions between the sessions' KV) after warm-up and round 1.
+        // A leak grows every round; a high-water allocation grows once and stays (seen: one step
+        // of +33 MB in round 3 of a run, 0 in round 2 — llama.cpp's buffers grown for a larger
+        // batch than any before). So the check fails when both rounds grew by more than 8 MB, or
+        // when they grew by more than 48 MB together (a step larger than any seen).
+        long round2Kb = mid.anonKb - base.anonKb;
+        long round3Kb = last.anonKb - mid.anonKb;
         long growthKb = last.anonKb - base.anonKb;
         System.out.println("anonymous RSS growth over rounds 2 and 3: " + growthKb / 1024
                 + " MB (round 1: " + (base.anonKb - warm.anonKb) / 1024 + " MB, round 2: "
-                + (mid.anonKb - base.anonKb) / 1024 + " MB)");
-        Check.isTrue(growthKb < 24 * 1024, "anonymous RSS grew " + growthKb / 1024 + " MB: " + base + " → " + last);
+                + round2Kb / 1024 + " MB, round 3: " + round3Kb / 1024 + " MB)");
+        long stepKb = 8 * 1024;
+        Check.isTrue(!(round2Kb > stepKb && round3Kb > stepKb),
+                "anonymous RSS grew in both rounds (" + round2Kb / 1024 + " and " + round3Kb / 1024
+                        + " MB): " + base + " → " + mid + " → " + last);
+        Check.isTrue(growthKb < 48 * 1024, "anonymous RSS grew " + growthKb / 1024 + " MB: " + base + " → " + last);
     }
 }
