@@ -29,10 +29,11 @@ use std::time::Instant;
 
 use porfiry_agent::scenario::StandIn;
 use porfiry_agent::{
-    AgentConfig, CancelToken, ContextWindow, ExecutorTarget, Generation, ManualClock, Message,
-    Model, ModelError, ModelRequest, Severity, ToolInvocation,
+    AgentConfig, CancelToken, ExecutorTarget, Generation, ManualClock, Model, ModelError,
+    ModelRequest, Severity, ToolInvocation,
 };
 use porfiry_engine::{EngineModel, EngineParams, GenerateConfig, KvType};
+use porfiry_model::ModelWrapper;
 
 use crate::engine::{load_engine, ModelChoice};
 use crate::error::BenchError;
@@ -517,8 +518,18 @@ struct Probe<'a> {
     error: Option<BenchError>,
 }
 
-impl Model for Probe<'_> {
-    fn generate(
+impl ModelWrapper for Probe<'_> {
+    type Inner = EngineModel;
+
+    fn inner(&self) -> &Self::Inner {
+        self.inner
+    }
+
+    fn inner_mut(&mut self) -> &mut Self::Inner {
+        self.inner
+    }
+
+    fn wrapped_generate(
         &mut self,
         request: &ModelRequest<'_>,
         on_text: &mut dyn FnMut(&str),
@@ -555,29 +566,5 @@ impl Model for Probe<'_> {
         forced_request.forced_reply = Some(forced);
         forced_request.guide = Default::default();
         self.inner.generate(&forced_request, on_text)
-    }
-
-    fn prepare_head(&mut self, system: &str, messages: &[Message]) -> Result<(), ModelError> {
-        self.inner.prepare_head(system, messages)
-    }
-
-    fn end_session(&mut self, session: &str) -> Result<(), ModelError> {
-        self.inner.end_session(session)
-    }
-
-    fn context_window(&self) -> Option<ContextWindow> {
-        self.inner.context_window()
-    }
-
-    fn count_tokens(&mut self, system: &str, messages: &[Message]) -> Option<usize> {
-        self.inner.count_tokens(system, messages)
-    }
-
-    fn embed(&mut self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, ModelError> {
-        self.inner.embed(texts)
-    }
-
-    fn embed_query(&mut self, text: &str) -> Result<Option<Vec<f32>>, ModelError> {
-        self.inner.embed_query(text)
     }
 }

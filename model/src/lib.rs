@@ -528,10 +528,11 @@ pub trait Model {
 /// leaves everything else to it. Implement [`ModelWrapper::inner`], [`ModelWrapper::inner_mut`]
 /// and [`ModelWrapper::wrapped_generate`]; the blanket [`Model`] implementation forwards every hint
 /// (`prepare_head`, `settle`, `prefill`, `end_session`, `context_window`, `count_tokens`,
-/// `embed`, `call_syntax`) to the inner model — written once, here, so no wrapper forgets one.
+/// `embed`, `embed_query`, `call_syntax`) to the inner model — written once, here, so no
+/// wrapper forgets one. The inner model may be a trait object (`dyn Model + Send`).
 pub trait ModelWrapper {
     /// The wrapped model.
-    type Inner: Model;
+    type Inner: Model + ?Sized;
 
     /// The wrapped model.
     fn inner(&self) -> &Self::Inner;

@@ -8,11 +8,11 @@ use std::time::Instant;
 
 use porfiry_agent::scenario::StandIn;
 use porfiry_agent::{
-    Agent, AgentConfig, CancelToken, ContextWindow, ExecutorTarget, Generation, ManualClock,
-    Message, Model, ModelError, ModelRequest, Route, Severity, ToolInvocation, TurnOutcome,
-    TurnStop,
+    Agent, AgentConfig, CancelToken, ExecutorTarget, Generation, ManualClock, Model, ModelError,
+    ModelRequest, Route, Severity, ToolInvocation, TurnOutcome, TurnStop,
 };
 use porfiry_engine::{Engine, EngineModel, GenerateConfig, Tokenizer};
+use porfiry_model::ModelWrapper;
 use porfiry_runtime::{Backend, Runtime, RuntimeConfig, TurnStats, DEFAULT_TOOL_TIMEOUT};
 
 use super::case::{EvalCase, EvalFile, Expected};
@@ -594,8 +594,18 @@ struct FirstRecorder<'m> {
     cut: Option<CancelToken>,
 }
 
-impl Model for FirstRecorder<'_> {
-    fn generate(
+impl<'m> ModelWrapper for FirstRecorder<'m> {
+    type Inner = dyn Model + Send + 'm;
+
+    fn inner(&self) -> &Self::Inner {
+        &*self.inner
+    }
+
+    fn inner_mut(&mut self) -> &mut Self::Inner {
+        &mut *self.inner
+    }
+
+    fn wrapped_generate(
         &mut self,
         request: &ModelRequest<'_>,
         on_text: &mut dyn FnMut(&str),
@@ -611,37 +621,5 @@ impl Model for FirstRecorder<'_> {
             }
         }
         result
-    }
-
-    fn prepare_head(&mut self, system: &str, messages: &[Message]) -> Result<(), ModelError> {
-        self.inner.prepare_head(system, messages)
-    }
-
-    fn settle(&mut self) -> Result<(), ModelError> {
-        self.inner.settle()
-    }
-
-    fn prefill(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
-        self.inner.prefill(request)
-    }
-
-    fn end_session(&mut self, session: &str) -> Result<(), ModelError> {
-        self.inner.end_session(session)
-    }
-
-    fn context_window(&self) -> Option<ContextWindow> {
-        self.inner.context_window()
-    }
-
-    fn count_tokens(&mut self, system: &str, messages: &[Message]) -> Option<usize> {
-        self.inner.count_tokens(system, messages)
-    }
-
-    fn embed(&mut self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, ModelError> {
-        self.inner.embed(texts)
-    }
-
-    fn embed_query(&mut self, text: &str) -> Result<Option<Vec<f32>>, ModelError> {
-        self.inner.embed_query(text)
     }
 }
