@@ -32,6 +32,7 @@ use crate::error::BridgeError;
 /// | `barge_in` | a new message interrupts the session's running turn and takes in its queued ones (`ServicePolicy`) | true |
 /// | `turn_budget_ms` | the time one turn may take (`AgentConfig::turn_budget`; 0: no limit) | 20000 |
 /// | `reminder_after` | generations of a turn before its requests carry a reminder (0: never) | 4 |
+/// | `mmap` | map the model file (false: read it into memory, so a file replaced in place cannot end the process with SIGBUS) | true |
 /// | `catalog` | the catalog file of skills and protocols: the agent's `skills` toolset runs over it (`RuntimeConfig::catalog`); the settings screen opens the same file with `catalogOpen` | none |
 ///
 /// An unknown key is an error that names it (a typo must not pass silently).
@@ -55,11 +56,12 @@ pub(crate) struct OpenOptions {
     pub barge_in: Option<bool>,
     pub turn_budget_ms: Option<u64>,
     pub reminder_after: Option<u32>,
+    pub mmap: Option<bool>,
     pub catalog: Option<String>,
 }
 
 /// The keys [`OpenOptions`] knows.
-const KEYS: [&str; 19] = [
+const KEYS: [&str; 20] = [
     "model",
     "skills",
     "toolsets",
@@ -78,6 +80,7 @@ const KEYS: [&str; 19] = [
     "barge_in",
     "turn_budget_ms",
     "reminder_after",
+    "mmap",
     "catalog",
 ];
 
@@ -130,6 +133,7 @@ impl OpenOptions {
                 "barge_in" => o.barge_in = value_of(key, v)?,
                 "turn_budget_ms" => o.turn_budget_ms = value_of(key, v)?,
                 "reminder_after" => o.reminder_after = value_of(key, v)?,
+                "mmap" => o.mmap = value_of(key, v)?,
                 "catalog" => o.catalog = value_of(key, v)?,
                 _ => unknown.push(key.as_str()),
             }
@@ -207,6 +211,7 @@ impl OpenOptions {
         if let Some(n) = self.reminder_after {
             config.agent.reminder_after = (n > 0).then_some(n as usize);
         }
+        config.mmap = self.mmap.unwrap_or(true);
         config.data_dir = self.data_dir.as_ref().map(PathBuf::from);
         config.kv_dir = self.kv_dir.as_ref().map(PathBuf::from);
         config.catalog = self
@@ -297,7 +302,7 @@ mod tests {
             r#"{"model": "/m/g.gguf", "skills": ["/s", ""], "toolsets": ["/t"], "builtin": false,
                 "context": 1024, "threads": 0, "max_tokens": 48, "sessions": 2, "language": "en",
                 "chat_format": "chatml", "data_dir": "/d", "kv_dir": "/k", "tool_timeout_ms": 250,
-                "max_sentences": 0, "route": false, "catalog": "/d/catalog.sqlite"}"#,
+                "max_sentences": 0, "route": false, "catalog": "/d/catalog.sqlite", "mmap": false}"#,
         )
         .unwrap();
         let c = o.config().unwrap();
@@ -316,11 +321,13 @@ mod tests {
         assert_eq!(c.kv_dir(), Some(PathBuf::from("/k")));
         assert_eq!(c.tool_timeout, Duration::from_millis(250));
         assert_eq!(c.catalog, Some(PathBuf::from("/d/catalog.sqlite")));
+        assert!(!c.mmap);
         let d = OpenOptions::parse(r#"{"model": "gemma-3-270m-q4_k_m"}"#)
             .unwrap()
             .config()
             .unwrap();
         assert!(d.builtin, "built-ins by default");
+        assert!(d.mmap, "the model is mapped by default");
         assert_eq!(d.agent.lang, Lang::Ru);
         assert_eq!((d.n_ctx, d.chat_format.is_none(), d.n_seq), (None, true, 1));
         assert_eq!(

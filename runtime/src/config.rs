@@ -43,6 +43,11 @@ pub struct RuntimeConfig {
     /// Layers offloaded to a GPU (an engine built with `vulkan` or `opencl`). Default `None`:
     /// all of them when a GPU device was found; `Some(0)`: CPU only.
     pub gpu_layers: Option<u32>,
+    /// Map the model file instead of reading it into memory (`EngineParams::mmap`). Default
+    /// true: fast load, pages shared with the page cache. With the mapping, a model file
+    /// truncated in place ends the process (SIGBUS); a host that may replace models in place
+    /// turns it off and pays the file's size in memory (RELIABILITY.md §5).
+    pub mmap: bool,
     /// Sessions whose KV cache is kept at once. Default 1.
     pub n_seq: u32,
     /// The chat format. Default `None`: the manifest's, else detected from the file.
@@ -82,6 +87,7 @@ impl Default for RuntimeConfig {
             threads: None,
             kv_shift: None,
             gpu_layers: None,
+            mmap: true,
             n_seq: 1,
             chat_format: None,
             generate: GenerateConfig::default(),
@@ -150,6 +156,7 @@ pub fn engine_params(
             .or(spec.map(|s| s.kv_shift))
             .unwrap_or(defaults.kv_shift),
         gpu_layers: config.gpu_layers,
+        mmap: config.mmap,
         chat_format: config
             .chat_format
             .or(spec.map(|s| chat_format_of(s.chat_format))),
@@ -190,6 +197,7 @@ mod tests {
         );
         // A file the manifest does not know: off.
         assert!(!engine_params(&config, None, None).kv_shift);
+        assert!(p.mmap, "the file is mapped by default");
     }
 
     #[test]
@@ -200,10 +208,12 @@ mod tests {
             n_seq: 0,
             kv_dir: Some("/kv".into()),
             kv_shift: Some(false),
+            mmap: false,
             ..RuntimeConfig::default()
         };
         let p = engine_params(&config, Some(&known()), None);
         assert!(!p.kv_shift);
+        assert!(!p.mmap);
         assert_eq!(p.n_ctx, 768);
         assert_eq!(p.chat_format, Some(ChatFormat::Gemma));
         assert_eq!(p.n_seq, 1, "at least one sequence");

@@ -54,6 +54,10 @@ pub struct ModelArgs {
     /// the least recently used one is evicted when a new session needs room).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub sessions: u32,
+    /// Read the model into memory instead of mapping it (its size in RSS): a model file
+    /// replaced in place while Porfiry runs then cannot end the process (SIGBUS).
+    #[arg(long)]
+    pub no_mmap: bool,
     /// Do not keep the static prompt head's KV snapshot on disk (in $PORFIRY_DATA/kv): a new
     /// session after a restart then prefills the head again.
     #[arg(long)]
@@ -213,6 +217,7 @@ impl Host {
             threads: model.threads,
             kv_shift: model.kv_shift,
             gpu_layers: model.gpu_layers,
+            mmap: !model.no_mmap,
             n_seq: model.sessions,
             generate: GenerateConfig {
                 max_tokens: model.max_tokens,
