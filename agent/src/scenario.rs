@@ -104,6 +104,19 @@ pub enum StandIn {
     },
 }
 
+impl StandIn {
+    /// What the stand-in executor returns: the text, or the error.
+    ///
+    /// # Errors
+    /// The stand-in's error text, for [`StandIn::Error`].
+    pub fn reply(&self) -> Result<String, String> {
+        match self {
+            StandIn::Text(t) => Ok(t.clone()),
+            StandIn::Error { error } => Err(error.clone()),
+        }
+    }
+}
+
 /// One scenario file.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -608,10 +621,7 @@ pub fn run_scenario(sc: &Scenario, base: &Path, defaults: &ScenarioDefaults) -> 
         let reply = stand_in.clone();
         agent.register_executor(
             ExecutorTarget::Tool(tool.clone()),
-            timed(Arc::new(move |_: &ToolInvocation<'_>| match &reply {
-                StandIn::Text(t) => Ok(t.clone()),
-                StandIn::Error { error } => Err(error.clone()),
-            })),
+            timed(Arc::new(move |_: &ToolInvocation<'_>| reply.reply())),
         );
     }
     if let Some(c) = &catalog {

@@ -158,10 +158,7 @@ impl Dialogue {
             let reply = stand_in.clone();
             agent.register_executor(
                 ExecutorTarget::Tool(tool.clone()),
-                Arc::new(move |_: &ToolInvocation<'_>| match &reply {
-                    StandIn::Text(t) => Ok(t.clone()),
-                    StandIn::Error { error } => Err(error.clone()),
-                }),
+                Arc::new(move |_: &ToolInvocation<'_>| reply.reply()),
             );
         }
         Ok(agent)

@@ -27,7 +27,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use porfiry_agent::scenario::StandIn;
 use porfiry_agent::{
     AgentConfig, CancelToken, ExecutorTarget, Generation, ManualClock, Model, ModelError,
     ModelRequest, Severity, ToolInvocation,
@@ -434,10 +433,7 @@ fn play_file(
         let reply = stand_in.clone();
         agent.register_executor(
             ExecutorTarget::Tool(tool.clone()),
-            Arc::new(move |_: &ToolInvocation<'_>| match &reply {
-                StandIn::Text(t) => Ok(t.clone()),
-                StandIn::Error { error } => Err(error.clone()),
-            }),
+            Arc::new(move |_: &ToolInvocation<'_>| reply.reply()),
         );
     }
     let session = "shift";

@@ -457,10 +457,7 @@ fn register_stand_ins(runtime: &mut Runtime, stand_ins: &BTreeMap<String, StandI
         let reply = stand_in.clone();
         runtime.register_executor(
             ExecutorTarget::Tool(tool.clone()),
-            Arc::new(move |_: &ToolInvocation<'_>| match &reply {
-                StandIn::Text(t) => Ok(t.clone()),
-                StandIn::Error { error } => Err(error.clone()),
-            }),
+            Arc::new(move |_: &ToolInvocation<'_>| reply.reply()),
         );
     }
 }
