@@ -230,8 +230,9 @@ impl Engine {
 
     /// One embedding per text from the model's own weights: each text's tokens decoded in a
     /// second, small context of the same model (created on first use; the chat's KV cache is
-    /// not touched), mean-pooled and scaled to unit length. Texts longer than that context
-    /// ([`EMBED_TOKENS`](crate::EMBED_TOKENS)) are cut. Runs on the worker like a request.
+    /// not touched) inside a frame that asks for its meaning in one word, the frame's last
+    /// token's state scaled to unit length (PromptEOL). Texts longer than
+    /// [`EMBED_TOKENS`](crate::EMBED_TOKENS) are cut. Runs on the worker like a request.
     ///
     /// # Errors
     /// [`EngineError::Context`] when the context cannot be made, [`EngineError::Decode`],

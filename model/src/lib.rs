@@ -496,8 +496,9 @@ pub trait Model {
         None
     }
 
-    /// One embedding per text, from the model's own weights (mean-pooled over the text's
-    /// tokens, unit length), so the agent can compare a request with example utterances.
+    /// One embedding per text, from the model's own weights (unit length; the engine's
+    /// recipe: `porfiry-engine`'s `embed.rs`), so the agent can compare a request with
+    /// example utterances.
     /// `Ok(None)`: this model cannot embed (the default).
     ///
     /// # Errors
