@@ -79,6 +79,70 @@ fn words_of(messages: &[crate::model::Message]) -> Vec<String> {
         .collect()
 }
 
+/// The text a request sets apart for a tool: what follows its first colon (`Запиши: купить
+/// хлеб`; a colon between digits, as in `9:15`, is part of a time), else its first quoted
+/// span (`«Шрек»`, `"…"`, `“…”`, `„…“`, `'…'` — an apostrophe inside a word opens nothing),
+/// its enclosing quotes and final stops taken off, on one line. `None` when the request sets
+/// nothing apart, or more than [`MAX_DELIMITED_CHARS`]. A tiny model asked to pick where a text argument starts often starts it
+/// late (`show_text|35 35` for a phone number); what the user set apart is the argument.
+pub(super) fn delimited_text(request: &str) -> Option<String> {
+    let chars: Vec<char> = request.chars().collect();
+    let colon = (0..chars.len()).find(|&i| {
+        chars[i] == ':'
+            && !(i > 0
+                && chars[i - 1].is_ascii_digit()
+                && chars.get(i + 1).is_some_and(char::is_ascii_digit))
+    });
+    let span: String = match colon {
+        Some(i) => chars[i + 1..].iter().collect(),
+        None => quoted_span(&chars)?,
+    };
+    let one_line = span.split_whitespace().collect::<Vec<_>>().join(" ");
+    let quotes = |c: char| "«»\"'“”„".contains(c);
+    let mut text = one_line.trim_end_matches(['.', '!', '?', '…', ' ']);
+    // Quotes around the whole text go; quotes inside it stay.
+    if text.chars().next().is_some_and(quotes) && text.chars().last().is_some_and(quotes) {
+        let first = text.chars().next().map_or(0, char::len_utf8);
+        let last = text.chars().last().map_or(0, char::len_utf8);
+        text = text
+            .get(first..text.len().saturating_sub(last))
+            .unwrap_or("");
+        text = text.trim_end_matches(['.', '!', '?', '…', ' ']).trim();
+    }
+    let text = text.trim();
+    (!text.is_empty() && text.chars().count() <= MAX_DELIMITED_CHARS).then(|| text.to_owned())
+}
+
+/// The longest text [`delimited_text`] decides: a decided call is decoded token by token
+/// like a reply, so a longer one is left to the model (under the grammar and the reply's
+/// token limit).
+const MAX_DELIMITED_CHARS: usize = 400;
+
+/// The first quoted span of `chars`: between `«` and `»`, `“` and `”`, `„` and `“`, two `"`,
+/// or two `'` that stand at a word's edge (so `What's` and `don't` quote nothing).
+fn quoted_span(chars: &[char]) -> Option<String> {
+    let edge = |i: usize| i == 0 || i >= chars.len() || !chars[i].is_alphanumeric();
+    for (i, &open) in chars.iter().enumerate() {
+        let close = match open {
+            '«' => '»',
+            '“' => '”',
+            '„' => '“',
+            '"' => '"',
+            '\'' if i == 0 || edge(i - 1) => '\'',
+            _ => continue,
+        };
+        let end =
+            (i + 1..chars.len()).find(|&j| chars[j] == close && (close != '\'' || edge(j + 1)));
+        if let Some(j) = end {
+            let inner: String = chars[i + 1..j].iter().collect();
+            if !inner.trim().is_empty() {
+                return Some(inner);
+            }
+        }
+    }
+    None
+}
+
 /// The name among `named` (name, description) whose words share the most stems with
 /// `request`; `None` when none shares any.
 fn best_named<'a>(
@@ -261,7 +325,8 @@ impl Shared {
 
     /// A routed call whose one required argument the request itself decides: a skill or a
     /// toolset named by its words (the most stems shared with the name and description), a
-    /// number said in digits or as a word («вторую»). `None`: the model fills it in.
+    /// number said in digits or as a word («вторую»), a text the request sets apart (after a
+    /// colon, or in quotes: [`delimited_text`]). `None`: the model fills it in.
     fn decided_call(&self, spec: &CallSpec, request: &str) -> Option<String> {
         let [arg] = spec.args.as_slice() else {
             return None;
@@ -283,6 +348,7 @@ impl Shared {
                     .iter()
                     .map(|t| (&t.name, &t.description)),
             )?,
+            (ArgKind::Text, _) => delimited_text(request)?,
             (ArgKind::Integer, _) => request
                 .split(|c: char| !c.is_alphanumeric())
                 .find_map(|w| w.parse::<i64>().ok().or_else(|| texts.spoken_number(w)))?

@@ -158,7 +158,7 @@ fn routed_calls_are_written_in_the_model_s_syntax() {
     let out = agent
         .turn(
             "s",
-            "Запиши заметку: купить хлеб",
+            "Запиши заметку купить хлеб",
             &mut model,
             &CancelToken::new(),
             &mut |_| {},
@@ -170,6 +170,24 @@ fn routed_calls_are_written_in_the_model_s_syntax() {
         Some("<start_function_call>call:notes_add{")
     );
     assert!(r.stop.is_empty(), "{:?}", r.stop);
+    assert_eq!(out.executed[0].args.str("text"), Some("купить хлеб"));
+    // A text the request sets apart decides the call, in the model's syntax.
+    let mut model = ScriptedModel::new(["Записал."])
+        .with_embeddings()
+        .with_call_syntax(CallSyntax::FunctionGemma);
+    let out = agent
+        .turn(
+            "s",
+            "Запиши заметку: купить хлеб",
+            &mut model,
+            &CancelToken::new(),
+            &mut |_| {},
+        )
+        .unwrap();
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("<start_function_call>call:notes_add{text:<escape>купить хлеб<escape>}<end_function_call>")
+    );
     assert_eq!(out.executed[0].args.str("text"), Some("купить хлеб"));
     // A plain reply stops where a call would begin.
     let mut model = ScriptedModel::new(["Привет! Всё хорошо."])

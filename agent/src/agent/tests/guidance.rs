@@ -86,7 +86,7 @@ fn a_call_with_arguments_gets_its_name_and_the_request_s_words() {
     let mut agent = agent_with(Guidance::default());
     let (out, model) = routed_turn(
         &mut agent,
-        "Запиши заметку: купить хлеб",
+        "Запиши заметку купить хлеб",
         &["купить хлеб", "Заметка 1 сохранена."],
     );
     let r = model.requests();
@@ -237,6 +237,65 @@ fn a_number_or_a_skill_the_request_names_decides_the_call() {
     let r = &model.requests()[0];
     assert_eq!(r.forced_reply, None);
     assert_eq!(r.prefix.as_deref(), Some("TOOL_CALL: notes_delete|"));
+}
+
+#[test]
+fn a_text_the_request_sets_apart_decides_the_call() {
+    let mut agent = agent_with(Guidance::default());
+    let (out, model) = routed_turn(
+        &mut agent,
+        "Запиши заметку: позвонить врачу в 9:30.",
+        &["Заметка 1 сохранена."],
+    );
+    assert_eq!(
+        out.route.as_ref().unwrap().target.as_deref(),
+        Some("notes_add")
+    );
+    let r = &model.requests()[0];
+    assert_eq!(
+        r.forced_reply.as_deref(),
+        Some("TOOL_CALL: notes_add|позвонить врачу в 9:30")
+    );
+    assert_eq!(
+        out.executed[0].args.str("text"),
+        Some("позвонить врачу в 9:30")
+    );
+}
+
+#[test]
+fn a_colon_or_quotes_set_a_text_apart() {
+    use crate::agent::guide::delimited_text as d;
+    let some = |s: &str| Some(s.to_owned());
+    // After the first colon, not one inside a time; enclosing quotes and final stops go.
+    assert_eq!(
+        d("Show on my glasses: meeting at 3 pm."),
+        some("meeting at 3 pm")
+    );
+    assert_eq!(d("Запиши: в 9:15 к врачу"), some("в 9:15 к врачу"));
+    assert_eq!(d("Покажи на очках: «Перезвоню»!"), some("Перезвоню"));
+    assert_eq!(
+        d("Напиши: Маша сказала «привет»"),
+        some("Маша сказала «привет»")
+    );
+    // Else the first quoted span, whatever the quotes.
+    assert_eq!(d("Поищи «Начало» Нолана"), some("Начало"));
+    assert_eq!(
+        d("Write 'Be right back' on the screen"),
+        some("Be right back")
+    );
+    assert_eq!(d("Put \"Gate 12\" on my display"), some("Gate 12"));
+    assert_eq!(d("Найди „Солярис“ Тарковского"), some("Солярис"));
+    assert_eq!(d("Show “Back at 5” please"), some("Back at 5"));
+    // Apostrophes inside words quote nothing; a time's colon sets nothing apart.
+    assert_eq!(d("What's the capital, isn't it Paris"), None);
+    assert_eq!(d("Remind me at 9:15 to call"), None);
+    assert_eq!(d("Сделай заметку купить хлеб"), None);
+    // Nothing inside, nothing after, or too long to decide: the model fills it in.
+    assert_eq!(d("Запиши:   "), None);
+    assert_eq!(d("Покажи «»"), None);
+    assert_eq!(d(&format!("Запиши: {}", "а".repeat(401))), None);
+    // On one line.
+    assert_eq!(d("Запиши:\nкупить\n хлеб"), some("купить хлеб"));
 }
 
 /// R11 (RELIABILITY.md): a routed call's prefix (`TOOL_CALL: notes_add|`) is decoded with the
