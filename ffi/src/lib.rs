@@ -29,7 +29,9 @@
 //!   which `close` waits for; tool threads attach for the call only (`porfiry-tool`).
 //! - No Rust lock is held while Java code runs, so a listener may call back into the bridge
 //!   (`cancel`, `stats`, even `close`).
-//! - Strings cross with the jni crate's modified-UTF-8 conversion both ways (Cyrillic, emoji).
+//! - Java strings enter Rust as their UTF-16 units (`GetStringRegion`): U+0000 and surrogate
+//!   pairs arrive as themselves, an unpaired surrogate as one U+FFFD, at any length. Rust
+//!   strings go out through the jni crate's modified-UTF-8 conversion.
 //!
 //! The mechanics are tested on a real JVM by `tests/jvm.rs`, which compiles the app's core
 //! module and Java drivers with `javac` and runs them with `java -Xcheck:jni`.

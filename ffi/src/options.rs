@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use porfiry_agent::{Agent, Diagnostic, Lang};
 use porfiry_runtime::paths::BuiltinSource;
-use porfiry_runtime::{OpenReport, RuntimeConfig, ServicePolicy};
+use porfiry_runtime::{OpenReport, RuntimeConfig, ServicePolicy, UnwritableData};
 use serde_json::{json, Value};
 
 use crate::error::BridgeError;
@@ -239,8 +239,25 @@ pub(crate) fn add_agent_info(info: &mut Value, agent: &Agent, diagnostics: &[Dia
     }
 }
 
-/// The `model` JSON `stats` reports for a runtime opened from `config`: the model, the
-/// context, what opening did (head, built-ins, folders) and the agent's contents.
+/// The `unwritable_data` value of the `model` JSON: `null` when the data folder took the
+/// probe write, else `{"path", "error", "lost": [..], "message"}` where `message` is the one
+/// warning a host shows ([`UnwritableData`]'s `Display`, the CLI's `warning:` line).
+pub(crate) fn unwritable_data(data: Option<&UnwritableData>) -> Value {
+    data.map_or(Value::Null, |u| {
+        json!({
+            "path": u.path.display().to_string(),
+            "error": u.error,
+            "lost": u.lost,
+            "message": u.to_string(),
+        })
+    })
+}
+
+/// The `model` JSON `stats` reports for a runtime opened from `config`: the model (`kind`,
+/// `path`, `model`, `model_id`, `name`, `chat_format`), the context (`n_ctx`, `n_seq`,
+/// `threads`, `load_ms`, `max_tokens`), what opening did (`data_dir`, `kv_dir`, `builtin`,
+/// `head`, `missing_executors`, `hidden_toolsets`, `catalog`, `unwritable_data` — see
+/// [`unwritable_data`]) and the agent's contents (`skills`, `toolsets`, `diagnostics`).
 pub(crate) fn info(config: &RuntimeConfig, report: &OpenReport, agent: &Agent) -> Value {
     let m = &report.info;
     let head = match &report.head {
@@ -280,6 +297,7 @@ pub(crate) fn info(config: &RuntimeConfig, report: &OpenReport, agent: &Agent) -
             Some(Ok(path)) => json!({ "path": path.display().to_string() }),
             Some(Err(e)) => json!({ "error": e }),
         },
+        "unwritable_data": unwritable_data(report.unwritable_data.as_ref()),
     });
     add_agent_info(&mut info, agent, &report.diagnostics);
     info
@@ -333,6 +351,44 @@ mod tests {
         assert_eq!(
             d.catalog, None,
             "no catalog unless asked: the prompt stays as it was"
+        );
+    }
+
+    #[test]
+    fn an_unwritable_data_folder_is_reported_with_its_warning() {
+        assert_eq!(
+            unwritable_data(None),
+            Value::Null,
+            "a writable folder: null"
+        );
+        let u = UnwritableData {
+            path: PathBuf::from("/data/user/0/app.porfiry/files"),
+            error: "Read-only file system (os error 30)".into(),
+            lost: vec![
+                "notes cannot be saved or changed (the notes tools answer with an error)",
+                "the catalog of skills is not opened (its tools stay out of the prompt)",
+            ],
+        };
+        let v = unwritable_data(Some(&u));
+        assert_eq!(v["path"], "/data/user/0/app.porfiry/files");
+        assert_eq!(v["error"], "Read-only file system (os error 30)");
+        assert_eq!(v["lost"], json!(u.lost));
+        assert_eq!(
+            v["message"],
+            u.to_string(),
+            "the host's one warning, verbatim"
+        );
+        let message = v["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("the data folder /data/user/0/app.porfiry/files cannot be written")
+                && message.contains("notes cannot be saved")
+                && message.contains("PORFIRY_DATA"),
+            "{message}"
+        );
+        assert_eq!(
+            v.as_object().map(|o| o.len()),
+            Some(4),
+            "path, error, lost, message: {v}"
         );
     }
 

@@ -313,6 +313,19 @@ fn utf8_round_trips_both_ways() {
     jvm("utf8RoundTripsBothWays", QUICK, false);
 }
 
+/// Lone surrogates, NUL, pairs and texts of 5,000,000 chars and 2,000,000 emoji through
+/// `send` and `prepare` (the JNI string conversion itself; RELIABILITY.md §6, §7). Prints
+/// each case's times.
+#[test]
+fn hostile_strings_cross_the_bridge() {
+    let out = jvm(
+        "hostileStringsCrossTheBridge",
+        Duration::from_secs(300),
+        false,
+    );
+    println!("{out}");
+}
+
 #[test]
 fn cancel_stops_the_running_turn_quickly() {
     jvm("cancelStopsTheRunningTurnQuickly", QUICK, false);
@@ -495,6 +508,30 @@ fn gemma_survives_a_dialogue_longer_than_its_context() {
     let out = jvm(
         "gemmaSurvivesADialogueLongerThanItsContext",
         Duration::from_secs(900),
+        true,
+    );
+    println!("{out}");
+}
+
+/// Messages of 5,000,000 chars and 2,000,000 emoji through the bridge's send on Gemma at a
+/// 512-token context: cut to the budget and answered (RELIABILITY.md §7).
+#[test]
+fn gemma_answers_messages_of_millions_of_chars() {
+    let out = jvm(
+        "gemmaAnswersMessagesOfMillionsOfChars",
+        Duration::from_secs(900),
+        true,
+    );
+    println!("{out}");
+}
+
+/// A data folder that cannot be written: `unwritable_data` in stats' model JSON (the warning
+/// the app shows), the turn answered.
+#[test]
+fn gemma_reports_an_unwritable_data_folder() {
+    let out = jvm(
+        "gemmaReportsAnUnwritableDataFolder",
+        Duration::from_secs(600),
         true,
     );
     println!("{out}");

@@ -5,6 +5,7 @@ import app.porfiry.core.AssistantController;
 import app.porfiry.core.AssistantFiles;
 import app.porfiry.core.AssistantOptions;
 import app.porfiry.core.AssistantSettings;
+import app.porfiry.core.Json;
 import app.porfiry.core.MediaCatalog;
 import app.porfiry.core.MediaToolExecutor;
 import app.porfiry.core.PorfiryNative;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -126,6 +128,87 @@ public final class BridgeTests {
         Check.eq("Готово 👍", r.text(), "reply");
         Check.contains(PorfiryNative.prompt(h, "юникод-сессия 🙂"), "media_search", "prompt of the session");
         PorfiryNative.close(h);
+    }
+
+    /** What the scripted model's {@code {{user}}} and {@code {{prepared}}} make of a text that
+     *  arrived as {@code text} (ffi/src/paced.rs {@code describe}): its length in characters, how
+     *  many are U+FFFD, its first 16 characters as code points. */
+    private static String described(String text) {
+        StringBuilder head = new StringBuilder();
+        text.codePoints().limit(16).forEach(c -> head.append(head.length() == 0 ? "" : " ")
+                .append(String.format("U+%04X", c)));
+        return text.codePointCount(0, text.length()) + " chars, "
+                + text.codePoints().filter(c -> c == 0xFFFD).count() + " U+FFFD: " + head;
+    }
+
+    /** {@code s} repeated until {@code length} UTF-16 units (cut there). */
+    private static String repeated(String s, int length) {
+        StringBuilder b = new StringBuilder(length + s.length());
+        while (b.length() < length) {
+            b.append(s);
+        }
+        b.setLength(length);
+        return b.toString();
+    }
+
+    /** Hostile Java strings through {@code send} and {@code prepare}: lone surrogates (high, low,
+     *  reversed pair, at the very end) arrive as U+FFFD each and nothing else changes; a valid pair
+     *  and U+0000 arrive as themselves, also beside a lone surrogate; 5,000,000 chars and 2,000,000
+     *  emoji (4,000,000 UTF-16 units) arrive whole and the turn ends with onDone. The scripted
+     *  model answers with what it was sent ({{user}}) and what the last prepare gave it
+     *  ({{prepared}}). */
+    static void hostileStringsCrossTheBridge() throws Exception {
+        String fffd = "\uFFFD";
+        String[][] cases = {
+            // name, what Java sends, what Rust must receive
+            {"lone-high", "a\uD800b", "a" + fffd + "b"},
+            {"lone-low", "a\uDC00b", "a" + fffd + "b"},
+            {"reversed-pair", "\uDC00\uD83C", fffd + fffd},
+            {"high-at-end", "конец\uD83D", "конец" + fffd},
+            {"pair", "🎬 𝄞", "🎬 𝄞"},
+            {"nul", "x\u0000y", "x\u0000y"},
+            {"all-together", "\uD83D🎬\u0000\uDE00ёж", fffd + "🎬\u0000" + fffd + "ёж"},
+            {"long-5M", repeated("слово ", 5_000_000), null},
+            {"emoji-2M", repeated("😀", 4_000_000), null},
+            {"long-with-lone-high", repeated("слово ", 1_000_000) + "\uD800", null},
+        };
+        cases[7][2] = cases[7][1];
+        cases[8][2] = cases[8][1];
+        cases[9][2] = cases[9][1].substring(0, 1_000_000) + fffd;
+        String[] script = new String[cases.length];
+        Arrays.fill(script, "prepared {{prepared}}; sent {{user}}");
+        long h = scripted(0, script);
+        for (String[] c : cases) {
+            String name = c[0];
+            String sent = c[1];
+            String want = described(c[2]);
+            long t0 = System.nanoTime();
+            PorfiryNative.prepare(h, name, sent);
+            // prompt() is a job of the same worker: when it answers, the hint was taken.
+            PorfiryNative.prompt(h, name);
+            long prepareMs = (System.nanoTime() - t0) / 1_000_000;
+            t0 = System.nanoTime();
+            Recorder r = send(h, name, sent);
+            r.await(120);
+            long sendMs = (System.nanoTime() - t0) / 1_000_000;
+            Check.eq(null, r.error, name + ": error");
+            Check.eq(1, r.endings, name + ": one ending");
+            Check.eq("answered", Check.json(r.done, "stop"), name + ": stop in " + r.done);
+            Check.eq("prepared " + want + "; sent " + want, r.text(), name + ": what arrived");
+            System.out.println("hostile " + name + " (" + sent.length() + " UTF-16 units): prepare "
+                    + prepareMs + " ms, send to onDone " + sendMs + " ms; " + want);
+        }
+        Check.eq("0", Check.json(PorfiryNative.stats(h), "failed"), "no failed turn");
+        PorfiryNative.close(h);
+        // A tool's result is a Java string entering Rust too: a lone surrogate in it.
+        long t = scripted(0, "TOOL_CALL: media_search|x", "ок");
+        PorfiryNative.registerToolset(t, "media", (tool, a) -> "a\uD800🎬\u0000b", 5000);
+        Recorder r = send(t, "s", "найди");
+        r.await(20);
+        Check.eq(null, r.error, "error");
+        Check.contains(String.join("\n", r.toolsCopy()), "ok media_search a\uFFFD🎬\u0000b",
+                "the executor's result as it arrived");
+        PorfiryNative.close(t);
     }
 
     static void cancelStopsTheRunningTurnQuickly() throws Exception {
@@ -880,12 +963,71 @@ public final class BridgeTests {
         a.close();
     }
 
+    /** Messages of 5,000,000 chars and of 2,000,000 emoji (4,000,000 UTF-16 units) through the
+     *  bridge's send on the real Gemma at a 512-token context: each crosses the JNI conversion
+     *  whole, the agent cuts it to the context budget, the turn is answered (onDone, never
+     *  onError), and the next ordinary message too. Prints each turn's time. */
+    static void gemmaAnswersMessagesOfMillionsOfChars() throws Exception {
+        File data = Files.createTempDirectory("porfiry-huge").toFile();
+        Assistant a = Assistant.open(new AssistantOptions(prop("porfiry.model")).dataDir(data.getPath())
+                .skills(SKILLS).toolsets(TOOLSETS).context(512).threads(2).turnBudgetMs(0).maxTokens(6).language("ru"));
+        String[][] cases = {
+            {"5M chars", repeated("слово ", 5_000_000)},
+            {"2M emoji", repeated("😀", 4_000_000)},
+            {"then", "Привет!"},
+        };
+        for (String[] c : cases) {
+            long t0 = System.nanoTime();
+            Recorder r = send(a.handle(), "s", c[1]);
+            r.await(600);
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            Check.eq(null, r.error, c[0] + ": error");
+            Check.eq("answered", Check.json(r.done, "stop"), c[0] + ": " + r.done);
+            int request = Integer.parseInt(Check.json(r.done, "request_tokens"));
+            Check.isTrue(request <= 512, c[0] + ": the request fits the context: " + r.done);
+            if (c[1].length() > 1000) {
+                Check.isTrue(Integer.parseInt(Check.json(r.done, "tokens_dropped")) > 0, c[0] + ": cut: " + r.done);
+            }
+            System.out.println("gemma " + c[0] + " (" + c[1].length() + " UTF-16 units): send to onDone " + ms
+                    + " ms, request " + request + " tokens, " + Check.json(r.done, "tokens_dropped") + " dropped");
+        }
+        Check.eq("0", Check.json(a.stats(), "failed"), "no failed turn");
+        a.close();
+    }
+
+    /** A data folder that cannot be written (here under a regular file, so it cannot even be
+     *  made) is reported in stats' model JSON as {@code unwritable_data} — the folder, the reason,
+     *  what is lost and the one warning to show — and costs nothing else: the turn is answered. */
+    static void gemmaReportsAnUnwritableDataFolder() throws Exception {
+        File file = Files.createTempFile("porfiry-not-a-folder", ".txt").toFile();
+        String data = new File(file, "data").getPath();
+        Assistant a = Assistant.open(new AssistantOptions(prop("porfiry.model")).dataDir(data)
+                .skills(SKILLS).toolsets(TOOLSETS).context(1024).threads(2).maxTokens(8).language("en"));
+        String stats = a.stats();
+        Map<String, Object> u = Json.child(Json.child(Json.object(stats), "model"), "unwritable_data");
+        Check.eq(data, Json.string(u, "path"), "the folder in " + stats);
+        Check.contains(Json.string(u, "error"), "Not a directory", "the reason");
+        Check.isTrue(Json.strings(u, "lost").stream().anyMatch(l -> l.contains("head's snapshot")),
+                "the head snapshot (kv in the data folder) is lost: " + u);
+        String message = Json.string(u, "message");
+        Check.contains(message, "the data folder " + data + " cannot be written (", "the warning");
+        Check.contains(message, "Not a directory", "the warning says why");
+        Check.contains(message, "PORFIRY_DATA", "the warning says what to do");
+        Recorder r = send(a.handle(), "s", "Hello!");
+        r.await(300);
+        Check.eq(null, r.error, "error");
+        System.out.println("gemma with an unwritable data folder: " + message + "; turn: " + r.done);
+        a.close();
+        Check.isTrue(file.delete(), "the file is still a file");
+    }
+
     static void gemmaEndSessionStartsFromTheHead() throws Exception {
         File data = Files.createTempDirectory("porfiry-data").toFile();
         Assistant a = Assistant.open(new AssistantOptions(prop("porfiry.model")).dataDir(data.getPath())
                 .skills(SKILLS).toolsets(TOOLSETS).context(2048).threads(2).turnBudgetMs(0).maxTokens(24).language("ru"));
         String stats = a.stats();
         Check.contains(stats, "\"data_dir\":\"" + data.getPath() + "\"", "the data directory: " + stats);
+        Check.contains(stats, "\"unwritable_data\":null", "a writable data directory: no warning: " + stats);
         Check.contains(stats, "\"source\":\"embedded\"", "the built-ins come from the library: " + stats);
         Check.isTrue(new File(data, "builtin").isDirectory(), "the built-ins were unpacked in the data directory");
         Check.isTrue(new File(data, "kv").isDirectory(), "head snapshots in <data>/kv");

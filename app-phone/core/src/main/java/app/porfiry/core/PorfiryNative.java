@@ -63,7 +63,9 @@ public final class PorfiryNative {
      * next string of {@code script}, streamed in small pieces with {@code pieceDelayMs} between
      * them (so cancellation and close can be tested deterministically). In an output,
      * {@code {{messages}}} is replaced by the number of messages the model was sent (to check how
-     * much history a request carries).
+     * much history a request carries), {@code {{user}}} and {@code {{prepared}}} by what the last
+     * user text of the request and of the latest {@link #prepare} was when it reached the model
+     * ({@code "<chars> chars, <n> U+FFFD: U+XXXX ..."}, the first 16 code points).
      */
     public static native long createScripted(String[] script, int pieceDelayMs, String skillsDir,
                                              String toolsetsDir, String language);
@@ -127,7 +129,14 @@ public final class PorfiryNative {
     /** The system prompt the model would see in {@code session} now (for a debug screen). */
     public static native String prompt(long handle, String session);
 
-    /** Statistics as JSON: turns run, the last turn's generation stats, listener errors, ... */
+    /**
+     * Statistics as JSON: turns run, the last turn's generation stats, listener errors, ... and
+     * {@code model}, what opening did. {@code model.unwritable_data} is {@code null} when the data
+     * folder could be written, else {@code {"path", "error", "lost": [...], "message"}}: the folder
+     * refused a test write (read-only, full) and {@code message} is the one warning to show the
+     * user (what is lost — the head snapshot, notes, the catalog — and what to do); the assistant
+     * works otherwise.
+     */
     public static native String stats(long handle);
 
     /**
