@@ -32,6 +32,8 @@ pub struct RecordedRequest {
     pub stop: Vec<String>,
     /// The names of the calls the reply could make (`None`: any).
     pub calls: Option<Vec<String>>,
+    /// The calls the reply could make, with their argument shapes (`None`: any).
+    pub call_specs: Option<Vec<crate::model::CallSpec>>,
     /// The sentence cap.
     pub max_sentences: Option<usize>,
     /// The words the reply had to be made of, if any (not enforced: the script is played).
@@ -211,6 +213,7 @@ impl Model for ScriptedModel {
                 .guide
                 .calls
                 .map(|c| c.iter().map(|c| c.name.clone()).collect()),
+            call_specs: request.guide.calls.map(<[_]>::to_vec),
             max_sentences: request.guide.max_sentences,
             words: request.guide.words.map(<[String]>::to_vec),
             time_left: request.time_left,

@@ -79,6 +79,29 @@ fn words_of(messages: &[crate::model::Message]) -> Vec<String> {
         .collect()
 }
 
+/// `words` with each run of number groups joined into one word (`8 800 555 35 35`): a
+/// number said in groups is one number, so a text argument never starts inside it.
+pub(super) fn number_groups(words: Vec<String>) -> Vec<String> {
+    let numeric = |w: &str| {
+        w.chars().any(|c| c.is_ascii_digit())
+            && w.chars().all(|c| c.is_ascii_digit() || "+-()".contains(c))
+    };
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut last_numeric = false;
+    for w in words {
+        let is_numeric = numeric(&w);
+        match out.last_mut() {
+            Some(prev) if is_numeric && last_numeric => {
+                prev.push(' ');
+                prev.push_str(&w);
+            }
+            _ => out.push(w),
+        }
+        last_numeric = is_numeric;
+    }
+    out
+}
+
 /// The text a request sets apart for a tool: what follows its first colon (`Запиши: купить
 /// хлеб`; a colon between digits, as in `9:15`, is part of a time), else its first quoted
 /// span (`«Шрек»`, `"…"`, `“…”`, `„…“`, `'…'` — an apostrophe inside a word opens nothing),
@@ -459,7 +482,8 @@ impl Shared {
                 if let Some(line) = self.decided_call(spec, request) {
                     guide.forced = Some(line);
                 } else if spec.args.iter().any(|a| a.required) {
-                    let words = words_of(s.history.get(turn_start..).unwrap_or_default());
+                    let words =
+                        number_groups(words_of(s.history.get(turn_start..).unwrap_or_default()));
                     let mut spec = spec.clone();
                     for a in &mut spec.args {
                         if a.kind == ArgKind::Text && !words.is_empty() {

@@ -298,6 +298,38 @@ fn a_colon_or_quotes_set_a_text_apart() {
     assert_eq!(d("Запиши:\nкупить\n хлеб"), some("купить хлеб"));
 }
 
+#[test]
+fn a_number_said_in_groups_is_one_word_of_a_text_argument() {
+    use crate::agent::guide::number_groups;
+    let words = |s: &str| s.split(' ').map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(
+        number_groups(words("Выведи номер 8 800 555-35 35 сейчас")),
+        ["Выведи", "номер", "8 800 555-35 35", "сейчас"]
+    );
+    assert_eq!(
+        number_groups(words("at 9 then 10")),
+        ["at", "9", "then", "10"]
+    );
+    assert_eq!(number_groups(words("- +")), ["-", "+"]);
+    let mut agent = agent_with(Guidance::default());
+    let (out, model) = routed_turn(
+        &mut agent,
+        "Запиши заметку номер 8 800 555 35 35",
+        &["8 800 555 35 35", "Заметка 1 сохранена."],
+    );
+    let specs = model.requests()[0].call_specs.clone().unwrap();
+    assert_eq!(specs[0].name, "notes_add", "{:?}", out.route);
+    assert_eq!(
+        specs[0].args[0].kind,
+        crate::model::ArgKind::TailOf(vec![
+            "Запиши".to_owned(),
+            "заметку".to_owned(),
+            "номер".to_owned(),
+            "8 800 555 35 35".to_owned()
+        ])
+    );
+}
+
 /// R11 (RELIABILITY.md): a routed call's prefix (`TOOL_CALL: notes_add|`) is decoded with the
 /// prompt, so a request cut to the budget must leave room for it. Over-long words to note
 /// are cut until the request and the prefix fit; the reply room stays free.
