@@ -169,7 +169,9 @@ pub struct ReplyGuide<'a> {
 }
 
 /// Where the `n`th sentence of `text` ends — the rule of [`ReplyGuide::max_sentences`]: the byte just after its terminator (`.`, `!`,
-/// `?`, `…`, or a run of them) once whitespace follows it. Lines that start with
+/// `?`, `…`, or a run of them) once whitespace follows it. A dot right after a word of one to
+/// three digits (`1.`, `12.`) numbers a list item or is an ordinal: no end (a tool's list
+/// said back is not cut to `1.`). Lines that start with
 /// `TOOL_CALL:` are calls, not sentences. `None` while fewer than `n` sentences have ended
 /// (or `n` is 0).
 pub fn sentence_end(text: &str, n: usize) -> Option<usize> {
@@ -195,7 +197,13 @@ pub fn sentence_end(text: &str, n: usize) -> Option<usize> {
                         break;
                     }
                 }
-                if chars.peek().is_some_and(|&(_, d)| d.is_whitespace()) {
+                // `1. купить хлеб 2. позвонить`: a list number or an ordinal, not an end.
+                let word = line[..i].rsplit(char::is_whitespace).next().unwrap_or("");
+                let numbering = c == '.'
+                    && end == i + 1
+                    && (1..=3).contains(&word.len())
+                    && word.bytes().all(|b| b.is_ascii_digit());
+                if !numbering && chars.peek().is_some_and(|&(_, d)| d.is_whitespace()) {
                     count += 1;
                     if count == n {
                         return Some(line_start + end);
@@ -619,6 +627,13 @@ mod tests {
             // Call lines are not sentences.
             ("TOOL_CALL: show_text|Hi. There. \nOk. Fine.", 1, Some(36)),
             ("Hi. There.", 0, None),
+            // List numbers and ordinals are no ends; a year or a time is.
+            ("1. купить хлеб\n2. позвонить. Всё", 1, Some(47)),
+            ("1. купить хлеб 2. позвонить врачу. Ещё", 1, Some(58)),
+            ("Am 3. Mai. Gut", 1, Some(10)),
+            ("Это было в 2026. Потом", 1, Some(24)),
+            ("Сейчас 10:00. Ок", 1, Some(19)),
+            ("Их 12! Ок", 1, Some(8)),
         ];
         for (text, n, want) in cases {
             assert_eq!(sentence_end(text, *n), *want, "{text:?} {n}");
