@@ -61,22 +61,45 @@ fn arg_spec(a: &ArgDecl) -> ArgSpec {
 }
 
 /// The words of `messages` (the turn so far), in order — without quotes and final stops,
-/// without words that open a parenthesis: a routed call's text arguments and the answer
-/// after its reply are a stretch of them.
+/// without words that open a parenthesis, and in a tool's reply without words that hold a
+/// `=` (`(2018)`, `id=tt0146316`: asides for machines) and with a list's numbers (`1.`,
+/// `2)`) turned into commas between its items (`купить хлеб, позвонить врачу`): a routed call's text arguments and the answer after
+/// its reply are a stretch of them.
 fn words_of(messages: &[crate::model::Message]) -> Vec<String> {
-    messages
+    let mut out: Vec<String> = Vec::new();
+    let words = messages
         .iter()
-        .flat_map(|m| m.content.split_whitespace())
-        // A parenthesised aside is for machines (the exact timestamp, an id's year).
-        .filter(|w| !w.starts_with('('))
+        .flat_map(|m| m.content.split_whitespace().map(move |w| (m.role, w)));
+    for (role, w) in words {
+        let tool = role == Role::Tool;
+        if w.starts_with('(') || (tool && w.contains('=')) {
+            continue;
+        }
+        if tool && is_list_number(w) {
+            if let Some(prev) = out.last_mut() {
+                if !prev.ends_with([',', ':', ';']) {
+                    prev.push(',');
+                }
+            }
+            continue;
+        }
         // Quotes go; commas and colons inside the text stay with their words.
-        .map(|w| {
-            w.trim_matches(|c: char| "«»\"'“”„()[]".contains(c))
-                .trim_end_matches(['.', '?', '!', '…'])
-        })
-        .filter(|w| !w.is_empty() && w.chars().count() <= 40)
-        .map(str::to_owned)
-        .collect()
+        let w = w
+            .trim_matches(|c: char| "«»\"'“”„()[]".contains(c))
+            .trim_end_matches(['.', '?', '!', '…']);
+        if !w.is_empty() && w.chars().count() <= 40 {
+            out.push(w.to_owned());
+        }
+    }
+    out
+}
+
+/// A list item's number: one to three digits and a `.` or `)`.
+fn is_list_number(word: &str) -> bool {
+    let digits = word.trim_end_matches(['.', ')']);
+    digits.len() + 1 == word.len()
+        && (1..=3).contains(&digits.len())
+        && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// `words` with each run of number groups joined into one word (`8 800 555 35 35`): a

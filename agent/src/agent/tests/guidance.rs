@@ -263,6 +263,38 @@ fn a_text_the_request_sets_apart_decides_the_call() {
 }
 
 #[test]
+fn a_tool_s_list_is_said_as_its_items_without_numbers_or_ids() {
+    let mut agent = agent_with(Guidance::default());
+    agent.register_executor(
+        ExecutorTarget::Toolset("notes".into()),
+        Arc::new(|_: &ToolInvocation<'_>| {
+            Ok("1. купить хлеб\n2. позвонить врачу (завтра) id=tt01\n3) 2 яблока.".to_string())
+        }),
+    );
+    let (out, model) = routed_turn(
+        &mut agent,
+        "Покажи мои заметки",
+        &["купить хлеб, позвонить врачу"],
+    );
+    assert_eq!(out.executed[0].name, "notes_list");
+    let words = model.requests()[1].words.clone().unwrap();
+    assert_eq!(
+        words,
+        ["купить", "хлеб,", "позвонить", "врачу,", "2", "яблока"],
+        "{words:?}"
+    );
+    // The user's own words keep their numbers.
+    let (_, model) = routed_turn(&mut agent, "Запиши заметку 1. хлеб x=2", &["1. хлеб x=2", "Ок."]);
+    let specs = model.requests()[0].call_specs.clone().unwrap();
+    assert_eq!(
+        specs[0].args[0].kind,
+        crate::model::ArgKind::TailOf(
+            ["Запиши", "заметку", "1", "хлеб", "x=2"].map(str::to_owned).to_vec()
+        )
+    );
+}
+
+#[test]
 fn a_colon_or_quotes_set_a_text_apart() {
     use crate::agent::guide::delimited_text as d;
     let some = |s: &str| Some(s.to_owned());
