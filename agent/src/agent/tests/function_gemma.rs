@@ -109,37 +109,26 @@ fn function_gemma_calls_go_through_the_same_dispatch_and_validation() {
     assert!(agent.history("s").iter().any(|m| m.content == TIME_CALL));
 }
 
-#[test]
-fn routed_calls_are_written_in_the_model_s_syntax() {
-    let mut agent = super::guidance::agent_with(Guidance::default());
-    let mut model = ScriptedModel::new(["10:00, суббота."])
+/// A turn of `agent` on a scripted FunctionGemma model that embeds (so the turn is routed).
+fn routed_fg(agent: &mut Agent, user: &str, outputs: &[&str]) -> (TurnOutcome, ScriptedModel) {
+    let mut model = ScriptedModel::new(outputs.iter().copied())
         .with_embeddings()
         .with_call_syntax(CallSyntax::FunctionGemma);
     let out = agent
-        .turn(
-            "s",
-            "Который час сейчас?",
-            &mut model,
-            &CancelToken::new(),
-            &mut |_| {},
-        )
+        .turn("s", user, &mut model, &CancelToken::new(), &mut |_| {})
         .unwrap();
+    (out, model)
+}
+
+#[test]
+fn routed_calls_are_written_in_the_model_s_syntax() {
+    let mut agent = super::guidance::agent_with(Guidance::default());
+    let (out, model) = routed_fg(&mut agent, "Который час сейчас?", &["10:00, суббота."]);
     let r = model.requests();
     assert_eq!(r[0].forced_reply.as_deref(), Some(TIME_CALL));
     assert_eq!(out.executed[0].name, "get_current_time");
     // A number the request names, typed as the declaration says.
-    let mut model = ScriptedModel::new(["Готово."])
-        .with_embeddings()
-        .with_call_syntax(CallSyntax::FunctionGemma);
-    let out = agent
-        .turn(
-            "s",
-            "Удали вторую заметку",
-            &mut model,
-            &CancelToken::new(),
-            &mut |_| {},
-        )
-        .unwrap();
+    let (out, model) = routed_fg(&mut agent, "Удали вторую заметку", &["Готово."]);
     assert_eq!(
         model.requests()[0].forced_reply.as_deref(),
         Some("<start_function_call>call:notes_delete{number:2}<end_function_call>")
@@ -149,21 +138,14 @@ fn routed_calls_are_written_in_the_model_s_syntax() {
         Some(&crate::args::ArgValue::Int(2))
     );
     // Arguments the model writes: the call's opening as the prefix, no line stop.
-    let mut model = ScriptedModel::new([
-        "text:<escape>купить хлеб<escape>}<end_function_call>",
-        "Записал.",
-    ])
-    .with_embeddings()
-    .with_call_syntax(CallSyntax::FunctionGemma);
-    let out = agent
-        .turn(
-            "s",
-            "Запиши заметку купить хлеб",
-            &mut model,
-            &CancelToken::new(),
-            &mut |_| {},
-        )
-        .unwrap();
+    let (out, model) = routed_fg(
+        &mut agent,
+        "Запиши заметку купить хлеб",
+        &[
+            "text:<escape>купить хлеб<escape>}<end_function_call>",
+            "Записал.",
+        ],
+    );
     let r = &model.requests()[0];
     assert_eq!(
         r.prefix.as_deref(),
@@ -172,36 +154,14 @@ fn routed_calls_are_written_in_the_model_s_syntax() {
     assert!(r.stop.is_empty(), "{:?}", r.stop);
     assert_eq!(out.executed[0].args.str("text"), Some("купить хлеб"));
     // A text the request sets apart decides the call, in the model's syntax.
-    let mut model = ScriptedModel::new(["Записал."])
-        .with_embeddings()
-        .with_call_syntax(CallSyntax::FunctionGemma);
-    let out = agent
-        .turn(
-            "s",
-            "Запиши заметку: купить хлеб",
-            &mut model,
-            &CancelToken::new(),
-            &mut |_| {},
-        )
-        .unwrap();
+    let (out, model) = routed_fg(&mut agent, "Запиши заметку: купить хлеб", &["Записал."]);
     assert_eq!(
         model.requests()[0].forced_reply.as_deref(),
         Some("<start_function_call>call:notes_add{text:<escape>купить хлеб<escape>}<end_function_call>")
     );
     assert_eq!(out.executed[0].args.str("text"), Some("купить хлеб"));
     // A plain reply stops where a call would begin.
-    let mut model = ScriptedModel::new(["Привет! Всё хорошо."])
-        .with_embeddings()
-        .with_call_syntax(CallSyntax::FunctionGemma);
-    agent
-        .turn(
-            "s",
-            "Привет, как ты?",
-            &mut model,
-            &CancelToken::new(),
-            &mut |_| {},
-        )
-        .unwrap();
+    let (_, model) = routed_fg(&mut agent, "Привет, как ты?", &["Привет! Всё хорошо."]);
     let stop = &model.requests()[0].stop;
     assert!(
         stop.contains(&"<start_function_call>".to_string()),
