@@ -143,6 +143,7 @@ keys! {
     TurnOutOfTime,
     TurnTooManySteps,
     TurnModelFailed,
+    TurnNoReply,
     TurnTooLong,
     TurnReminder,
     // replies hosts write for their own tools
@@ -268,6 +269,7 @@ fn ru(key: Key) -> &'static str {
         Key::TurnOutOfTime => "Не успел ответить. Спросите ещё раз, пожалуйста.",
         Key::TurnTooManySteps => "Не получилось довести до конца. Скажите иначе, пожалуйста.",
         Key::TurnModelFailed => "Не получилось ответить. Попробуйте ещё раз.",
+        Key::TurnNoReply => "Простите, тут я не помогу.",
         Key::TurnTooLong => "Это слишком длинно для меня. Скажите короче, пожалуйста.",
         Key::TurnReminder => {
             "[Напоминание: вопрос пользователя: «{question}». Активные наборы: {active}. \
@@ -435,6 +437,7 @@ fn en(key: Key) -> &'static str {
         Key::TurnOutOfTime => "I ran out of time. Please ask again.",
         Key::TurnTooManySteps => "I couldn't finish that. Please put it another way.",
         Key::TurnModelFailed => "I couldn't answer. Please try again.",
+        Key::TurnNoReply => "Sorry, I can't help with that.",
         Key::TurnTooLong => "That is too long for me. Please say it shorter.",
         Key::TurnReminder => {
             "[Reminder: the user asked: \"{question}\". Active sets: {active}. \
@@ -1109,6 +1112,24 @@ impl Texts {
     /// What a turn whose model failed says.
     pub fn turn_model_failed(self) -> &'static str {
         self.get(Key::TurnModelFailed)
+    }
+
+    /// What a plain reply says when the model's own came out empty: it only repeated the
+    /// request or the prompt's opening, which the reply's stops cut.
+    pub fn turn_no_reply(self) -> &'static str {
+        self.get(Key::TurnNoReply)
+    }
+
+    /// The sentences of the prompt's opening (who the assistant is, how it answers): a
+    /// plain reply stops before any of them, so a tiny model reciting its prompt says
+    /// nothing of it.
+    pub(crate) fn intro_sentences(self) -> Vec<&'static str> {
+        let intro = self.get(Key::CoreHeader).lines().next().unwrap_or("");
+        intro
+            .split_inclusive(['.', '!', '?'])
+            .map(str::trim)
+            .filter(|s| s.chars().filter(|c| c.is_alphanumeric()).count() >= 6)
+            .collect()
     }
 
     /// What a turn too long for the context says.

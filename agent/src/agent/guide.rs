@@ -125,6 +125,27 @@ pub(super) fn number_groups(words: Vec<String>) -> Vec<String> {
     out
 }
 
+/// The stop that keeps a plain reply from repeating `request`: its first
+/// [`ECHO_STOP_CHARS`] characters, trimmed — for a request of at least three words (a
+/// greeting answered by the same greeting is a reply, not an echo).
+pub(super) fn echo_stop(request: &str) -> Option<String> {
+    let request = request.trim();
+    if request.split_whitespace().nth(2).is_none() {
+        return None;
+    }
+    Some(
+        request
+            .chars()
+            .take(ECHO_STOP_CHARS)
+            .collect::<String>()
+            .trim_end()
+            .to_owned(),
+    )
+}
+
+/// How much of a request its echo stop holds: an echo begins with the request's start.
+const ECHO_STOP_CHARS: usize = 120;
+
 /// The text a request sets apart for a tool: what follows its first colon (`Запиши: купить
 /// хлеб`; a colon between digits, as in `9:15`, is part of a time), else its first quoted
 /// span (`«Шрек»`, `"…"`, `“…”`, `„…“`, `'…'` — an apostrophe inside a word opens nothing),
@@ -477,6 +498,16 @@ impl Shared {
                 // dialogue.
                 if g.stop_at_turn_end {
                     guide.stop.push("\n".to_owned());
+                    if first_action {
+                        // A tiny model repeats the request or recites its prompt: neither is
+                        // said (cut before a word of it is released; an empty reply then
+                        // says the catalog's phrase).
+                        let request = s.history.get(turn_start).map_or("", |m| m.content.as_str());
+                        guide.stop.extend(echo_stop(request));
+                        guide
+                            .stop
+                            .extend(texts.intro_sentences().into_iter().map(str::to_owned));
+                    }
                 }
                 if !first_action {
                     let turn = s.history.get(turn_start..).unwrap_or_default();

@@ -260,6 +260,18 @@ impl Agent {
             let visible = parsed.visible();
             if !parsed.has_calls() {
                 record_generation(&mut out, on_event, &generation, false);
+                if visible.trim().is_empty() && out.streamed.trim().is_empty() {
+                    // Nothing to say (the model ended at once, or its reply only repeated
+                    // the request or the prompt, which the stops cut): the catalog's phrase,
+                    // never silence.
+                    let phrase = texts.turn_no_reply();
+                    on_event(AgentEvent::Text(phrase.to_string()));
+                    out.streamed.push_str(phrase);
+                    s.history.push(Message::assistant(phrase.to_string()));
+                    out.reply = phrase.to_string();
+                    out.stop = TurnStop::Answered;
+                    return Ok(out);
+                }
                 s.history.push(Message::assistant(generation.text));
                 out.reply = visible.trim().to_string();
                 // A bare reply while the protocol runs with no step open: one more

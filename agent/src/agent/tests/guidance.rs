@@ -284,13 +284,56 @@ fn a_tool_s_list_is_said_as_its_items_without_numbers_or_ids() {
         "{words:?}"
     );
     // The user's own words keep their numbers.
-    let (_, model) = routed_turn(&mut agent, "Запиши заметку 1. хлеб x=2", &["1. хлеб x=2", "Ок."]);
+    let (_, model) = routed_turn(
+        &mut agent,
+        "Запиши заметку 1. хлеб x=2",
+        &["1. хлеб x=2", "Ок."],
+    );
     let specs = model.requests()[0].call_specs.clone().unwrap();
     assert_eq!(
         specs[0].args[0].kind,
         crate::model::ArgKind::TailOf(
-            ["Запиши", "заметку", "1", "хлеб", "x=2"].map(str::to_owned).to_vec()
+            ["Запиши", "заметку", "1", "хлеб", "x=2"]
+                .map(str::to_owned)
+                .to_vec()
         )
+    );
+}
+
+#[test]
+fn a_plain_reply_that_repeats_the_request_or_the_prompt_is_not_said() {
+    let mut agent = agent_with(Guidance::default());
+    let user = "Расскажи что-нибудь смешное про кота";
+    let (out, model) = routed_turn(&mut agent, user, &[&format!("{user}setInput")]);
+    assert_eq!(out.route.as_ref().unwrap().target, None, "{:?}", out.route);
+    let stop = &model.requests()[0].stop;
+    assert!(stop.contains(&user.to_owned()), "{stop:?}");
+    assert!(
+        stop.contains(&"Ты — Порфирий, голосовой помощник.".to_owned()),
+        "{stop:?}"
+    );
+    // The echo was cut before a word of it was released: the catalog's phrase instead.
+    let phrase = Texts::new(Lang::Ru).turn_no_reply();
+    assert_eq!(out.reply, phrase);
+    assert_eq!(out.streamed, phrase);
+    assert_eq!(agent.history("s").last().unwrap().content, phrase);
+    // The prompt recited: cut where it begins, what came before stays.
+    let (out, _) = routed_turn(
+        &mut agent,
+        "Спасибо, до завтра!",
+        &["Пока! Ты — Порфирий, голосовой помощник. Отвечай коротко."],
+    );
+    assert_eq!(out.reply, "Пока!");
+    // A short greeting may be answered by the same words: no echo stop for it.
+    assert_eq!(crate::agent::guide::echo_stop("Привет!"), None);
+    assert_eq!(crate::agent::guide::echo_stop("Hi there"), None);
+    let long = "слово ".repeat(100);
+    assert_eq!(
+        crate::agent::guide::echo_stop(&long)
+            .unwrap()
+            .chars()
+            .count(),
+        119
     );
 }
 
