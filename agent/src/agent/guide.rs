@@ -130,9 +130,7 @@ pub(super) fn number_groups(words: Vec<String>) -> Vec<String> {
 /// greeting answered by the same greeting is a reply, not an echo).
 pub(super) fn echo_stop(request: &str) -> Option<String> {
     let request = request.trim();
-    if request.split_whitespace().nth(2).is_none() {
-        return None;
-    }
+    request.split_whitespace().nth(2)?;
     Some(
         request
             .chars()
