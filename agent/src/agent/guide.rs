@@ -63,8 +63,8 @@ fn arg_spec(a: &ArgDecl) -> ArgSpec {
 /// The words of `messages` (the turn so far), in order — without quotes and final stops,
 /// without words that open a parenthesis, and in a tool's reply without words that hold a
 /// `=` (`(2018)`, `id=tt0146316`: asides for machines) and with a list's numbers (`1.`,
-/// `2)`) turned into commas between its items (`купить хлеб, позвонить врачу`): a routed call's text arguments and the answer after
-/// its reply are a stretch of them.
+/// `2)`) turned into commas between its items (`купить хлеб, позвонить врачу`): a routed
+/// call's text arguments and the answer after its reply are a stretch of them.
 fn words_of(messages: &[crate::model::Message]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let words = messages
@@ -148,8 +148,9 @@ const ECHO_STOP_CHARS: usize = 120;
 /// хлеб`; a colon between digits, as in `9:15`, is part of a time), else its first quoted
 /// span (`«Шрек»`, `"…"`, `“…”`, `„…“`, `'…'` — an apostrophe inside a word opens nothing),
 /// its enclosing quotes and final stops taken off, on one line. `None` when the request sets
-/// nothing apart, or more than [`MAX_DELIMITED_CHARS`]. A tiny model asked to pick where a text argument starts often starts it
-/// late (`show_text|35 35` for a phone number); what the user set apart is the argument.
+/// nothing apart, or more than [`MAX_DELIMITED_CHARS`]. A tiny model asked to pick where a
+/// text argument starts often starts it late (`show_text|on the screen` for "Write 'Be
+/// right back' on the screen"); what the user set apart is the argument.
 pub(super) fn delimited_text(request: &str) -> Option<String> {
     let chars: Vec<char> = request.chars().collect();
     let colon = (0..chars.len()).find(|&i| {
