@@ -220,7 +220,11 @@ fn tokens_of(model: &LlamaModel, text: &str) -> Result<Vec<LlamaToken>, EngineEr
     if tokens.is_empty() {
         return Err(EngineError::InvalidParams("nothing to embed".into()));
     }
-    let plain = |t: &str| crate::prompt::tokenize_plain(model, t).into_iter().map(LlamaToken);
+    let plain = |t: &str| {
+        crate::prompt::tokenize_plain(model, t)
+            .into_iter()
+            .map(LlamaToken)
+    };
     let mut out = Vec::with_capacity(tokens.len() + 16);
     // BOS first when the model wants it: the frame is read as the start of a text.
     if model.vocab().should_add_bos() {
