@@ -1,8 +1,8 @@
 //! Embeddings from the chat model's own weights: a second, small llama.cpp context of the
 //! same model with embeddings on, each text framed by a sentence asking for its meaning in
 //! one word and pooled at that sentence's last token ([`FRAME_BEFORE`]), so the agent can
-//! compare a request with example utterances without a second model. The chat context and its KV cache are never
-//! touched.
+//! compare a request with example utterances without a second model. The chat context and
+//! its KV cache are never touched.
 //!
 //! Short texts are packed several to a decode (one sequence each). The vectors of texts
 //! that come back (example utterances) are kept in memory and — when the engine keeps head
@@ -60,6 +60,8 @@ pub(crate) struct Embedder<'m> {
     ctx: LlamaContext<'m>,
     batch: LlamaBatch<'static>,
     cache: HashMap<String, Vec<f32>>,
+    /// The frame's tokens (BOS and [`FRAME_BEFORE`]; [`FRAME_AFTER`]), tokenized once.
+    frame: (Vec<LlamaToken>, Vec<LlamaToken>),
     /// Where the cache is kept, when the engine keeps files.
     file: Option<PathBuf>,
 }
@@ -90,12 +92,13 @@ impl<'m> Embedder<'m> {
             ctx,
             batch: LlamaBatch::new(BATCH_TOKENS, BATCH_SEQS as i32),
             cache,
+            frame: frame_tokens(model),
             file,
         })
     }
 
-    /// The unit-length embedding of each text (framed, last-token pooled); with `keep`, the new vectors
-    /// are cached (and saved), else computed for this call only.
+    /// The unit-length embedding of each text (framed, last-token pooled); with `keep`, the
+    /// new vectors are cached (and saved), else computed for this call only.
     pub(crate) fn embed(
         &mut self,
         model: &LlamaModel,
@@ -106,7 +109,7 @@ impl<'m> Embedder<'m> {
         let mut missing: Vec<(&str, Vec<LlamaToken>)> = Vec::new();
         for &t in &heads {
             if !self.cache.contains_key(t) && !missing.iter().any(|(m, _)| *m == t) {
-                missing.push((t, tokens_of(model, t)?));
+                missing.push((t, tokens_of(model, &self.frame, t)?));
             }
         }
         // Pack texts into decodes of at most BATCH_TOKENS tokens and BATCH_SEQS texts.
@@ -207,11 +210,31 @@ fn read_cache(file: &std::path::Path) -> HashMap<String, Vec<f32>> {
         .unwrap_or_default()
 }
 
+/// The frame around every embedded text: BOS (when the vocabulary asks for one: the frame
+/// is read as the start of a text) and [`FRAME_BEFORE`]; then [`FRAME_AFTER`].
+fn frame_tokens(model: &LlamaModel) -> (Vec<LlamaToken>, Vec<LlamaToken>) {
+    let plain = |t: &str| -> Vec<LlamaToken> {
+        crate::prompt::tokenize_plain(model, t)
+            .into_iter()
+            .map(LlamaToken)
+            .collect()
+    };
+    let mut before = Vec::new();
+    if model.vocab().should_add_bos() {
+        before.push(model.vocab().bos());
+    }
+    before.extend(plain(FRAME_BEFORE));
+    (before, plain(FRAME_AFTER))
+}
+
 /// The tokens of `text` as embedded: the text as plain text (a user cannot forge special
-/// tokens), cut to [`EMBED_TOKENS`], inside the frame ([`FRAME_BEFORE`], [`FRAME_AFTER`]),
-/// BOS first when the vocabulary asks for one. At most [`EMBED_TOKENS`] + the frame's
-/// tokens, well inside one decode ([`BATCH_TOKENS`]).
-fn tokens_of(model: &LlamaModel, text: &str) -> Result<Vec<LlamaToken>, EngineError> {
+/// tokens), cut to [`EMBED_TOKENS`], inside `frame` ([`frame_tokens`]). At most
+/// [`EMBED_TOKENS`] + the frame's tokens, well inside one decode ([`BATCH_TOKENS`]).
+fn tokens_of(
+    model: &LlamaModel,
+    (before, after): &(Vec<LlamaToken>, Vec<LlamaToken>),
+    text: &str,
+) -> Result<Vec<LlamaToken>, EngineError> {
     let mut tokens: Vec<LlamaToken> = crate::prompt::tokenize_plain(model, text)
         .into_iter()
         .map(LlamaToken)
@@ -220,19 +243,10 @@ fn tokens_of(model: &LlamaModel, text: &str) -> Result<Vec<LlamaToken>, EngineEr
     if tokens.is_empty() {
         return Err(EngineError::InvalidParams("nothing to embed".into()));
     }
-    let plain = |t: &str| {
-        crate::prompt::tokenize_plain(model, t)
-            .into_iter()
-            .map(LlamaToken)
-    };
-    let mut out = Vec::with_capacity(tokens.len() + 16);
-    // BOS first when the model wants it: the frame is read as the start of a text.
-    if model.vocab().should_add_bos() {
-        out.push(model.vocab().bos());
-    }
-    out.extend(plain(FRAME_BEFORE));
+    let mut out = Vec::with_capacity(before.len() + tokens.len() + after.len());
+    out.extend_from_slice(before);
     out.extend(tokens);
-    out.extend(plain(FRAME_AFTER));
+    out.extend_from_slice(after);
     Ok(out)
 }
 

@@ -198,11 +198,8 @@ pub fn sentence_end(text: &str, n: usize) -> Option<usize> {
                     }
                 }
                 // `1. купить хлеб 2. позвонить`: a list number or an ordinal, not an end.
-                let word = line[..i].rsplit(char::is_whitespace).next().unwrap_or("");
-                let numbering = c == '.'
-                    && end == i + 1
-                    && (1..=3).contains(&word.len())
-                    && word.bytes().all(|b| b.is_ascii_digit());
+                let word = line[..end].rsplit(char::is_whitespace).next().unwrap_or("");
+                let numbering = c == '.' && is_list_number(word);
                 if !numbering && chars.peek().is_some_and(|&(_, d)| d.is_whitespace()) {
                     count += 1;
                     if count == n {
@@ -214,6 +211,16 @@ pub fn sentence_end(text: &str, n: usize) -> Option<usize> {
         line_start += line.len();
     }
     None
+}
+
+/// Whether `word` numbers a list item (or is an ordinal): one to three ASCII digits and a
+/// `.` or `)` — `1.`, `12)`. The one rule of [`sentence_end`] (no end after it) and of the
+/// agent's answers made of a tool's words (said as commas between the items).
+pub fn is_list_number(word: &str) -> bool {
+    let digits = word.trim_end_matches(['.', ')']);
+    digits.len() + 1 == word.len()
+        && (1..=3).contains(&digits.len())
+        && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Where stop string `stop` first occurs in `text` at or after `from` — the rule of

@@ -75,7 +75,7 @@ fn words_of(messages: &[crate::model::Message]) -> Vec<String> {
         if w.starts_with('(') || (tool && w.contains('=')) {
             continue;
         }
-        if tool && is_list_number(w) {
+        if tool && crate::model::is_list_number(w) {
             if let Some(prev) = out.last_mut() {
                 if !prev.ends_with([',', ':', ';']) {
                     prev.push(',');
@@ -92,14 +92,6 @@ fn words_of(messages: &[crate::model::Message]) -> Vec<String> {
         }
     }
     out
-}
-
-/// A list item's number: one to three digits and a `.` or `)`.
-fn is_list_number(word: &str) -> bool {
-    let digits = word.trim_end_matches(['.', ')']);
-    digits.len() + 1 == word.len()
-        && (1..=3).contains(&digits.len())
-        && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// `words` with each run of number groups joined into one word (`8 800 555 35 35`): a
