@@ -11,7 +11,8 @@
 //! over the whole vocabulary, detokenizing, stop-string scanning): that is the overhead the
 //! comparison is about.
 //!
-//! `measure MODEL --llama-bench [--threads 2] [--pp 512] [--tg 128] [--reps 3]`
+//! `measure MODEL --llama-bench [--threads 2] [--threads-batch N] [--no-thread-pool] [--pp 512] [--tg 128] [--reps 3]`
+//! (`--no-thread-pool`: ggml's threads started per graph, as before the engine attached pools)
 //!
 //! With `--render-cost` it times what every request costs before its prefill starts: rendering
 //! and tokenizing the whole conversation (`Engine::render`, the worker's own path), for
@@ -214,10 +215,13 @@ fn llama_bench_mode(path: &str) -> Result<(), Box<dyn std::error::Error>> {
     let pp: usize = flag("--pp", 512)?;
     let tg: usize = flag("--tg", 128)?;
     let reps: usize = flag("--reps", 3)?;
+    let threads_batch: u32 = flag("--threads-batch", threads)?;
     let engine = Engine::load(
         path,
         EngineParams {
             threads: Some(threads),
+            threads_batch: Some(threads_batch),
+            thread_pool: !std::env::args().any(|a| a == "--no-thread-pool"),
             ..EngineParams::default()
         },
     )?;
@@ -289,6 +293,8 @@ fn llama_bench_mode(path: &str) -> Result<(), Box<dyn std::error::Error>> {
     }
     let out = serde_json::json!({
         "threads": info.threads,
+        "threads_batch": info.threads_batch,
+        "thread_pool": info.thread_pool,
         "n_ctx": info.n_ctx,
         "swa_full": info.swa_full,
         "pp_tokens": prompt_tokens,

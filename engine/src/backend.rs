@@ -26,6 +26,7 @@
 
 use std::ffi::c_void;
 use std::os::raw::{c_char, c_int};
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Once, OnceLock, RwLock, RwLockReadGuard};
 
@@ -172,6 +173,86 @@ pub(crate) unsafe fn set_abort_check<F: Fn() -> bool + Sync>(
         llama_set_abort_callback(ptr, Some(trampoline::<F>), check as *const F as *mut c_void);
     }
     true
+}
+
+/// ggml's persistent CPU thread pools, attached to one context ([`ThreadPools::attach`]).
+///
+/// Without them (llama-cpp-2 0.1.160 does not attach any) ggml starts the compute threads
+/// for every graph — every decoded token — and joins them at its end. llama-bench and
+/// llama-server attach a pool whose threads stay and poll briefly for the next graph
+/// (`poll` 50, llama.cpp's default) before they sleep; so do we. A second pool for batches
+/// (prefill) is made only when its thread count differs from the decode pool's.
+pub(crate) struct ThreadPools {
+    decode: NonNull<llama_cpp_sys_2::ggml_threadpool>,
+    batch: Option<NonNull<llama_cpp_sys_2::ggml_threadpool>>,
+}
+
+// SAFETY: a ggml thread pool is made to be driven from whichever thread computes a graph;
+// the engine uses it from the one thread that owns the context.
+unsafe impl Send for ThreadPools {}
+
+impl ThreadPools {
+    /// Pools of `decode` threads (one-token batches) and `batch` threads (prefill); `None`
+    /// when ggml could not start them (the context then starts threads per graph).
+    pub(crate) fn new(decode: u32, batch: u32) -> Option<Self> {
+        let make = |n: u32| {
+            // SAFETY: the params are initialised by ggml for `n` threads (all CPUs allowed,
+            // normal priority, poll 50); ggml_threadpool_new reads them and returns an owned
+            // pool or null.
+            unsafe {
+                let mut p = llama_cpp_sys_2::ggml_threadpool_params_default(n.max(1) as c_int);
+                NonNull::new(llama_cpp_sys_2::ggml_threadpool_new(&mut p))
+            }
+        };
+        let decode_pool = make(decode)?;
+        let batch = if batch == decode {
+            None
+        } else {
+            Some(make(batch)?)
+        };
+        Some(Self {
+            decode: decode_pool,
+            batch,
+        })
+    }
+
+    /// Make llama.cpp compute `ctx`'s graphs on these pools. Returns false, attaching
+    /// nothing, when the context's pointer cannot be found (see [`set_abort_check`]).
+    ///
+    /// # Safety
+    /// The pools must outlive every computation of `ctx`: drop `ctx` first.
+    pub(crate) unsafe fn attach(&self, ctx: &LlamaContext<'_>) -> bool {
+        let Some(ptr) = pointer_in_debug(&format!("{ctx:?}")) else {
+            return false;
+        };
+        // SAFETY: `ptr` is the context's own pointer as llama-cpp-2 prints it, checked
+        // against the size llama.cpp reports for it; attaching only stores the two pools,
+        // which the caller keeps alive longer than the context.
+        unsafe {
+            if llama_n_ctx(ptr as *const c_void) != ctx.n_ctx() {
+                return false;
+            }
+            llama_cpp_sys_2::llama_attach_threadpool(
+                ptr as *mut llama_cpp_sys_2::llama_context,
+                self.decode.as_ptr(),
+                self.batch.unwrap_or(self.decode).as_ptr(),
+            );
+        }
+        true
+    }
+}
+
+impl Drop for ThreadPools {
+    fn drop(&mut self) {
+        // SAFETY: the pools are owned here and, per `attach`'s contract, no context that
+        // uses them computes any more; freeing joins their threads.
+        unsafe {
+            llama_cpp_sys_2::ggml_threadpool_free(self.decode.as_ptr());
+            if let Some(b) = self.batch {
+                llama_cpp_sys_2::ggml_threadpool_free(b.as_ptr());
+            }
+        }
+    }
 }
 
 /// Whether llama.cpp can shift the positions of `ctx`'s cache (`llama_memory_can_shift`:

@@ -30,6 +30,12 @@ pub struct EngineParams {
     /// CPUs differ in speed (a phone's big and prime cores, its little ones left out:
     /// [`performance_cores`]), else the number of physical cores.
     pub threads: Option<u32>,
+    /// CPU threads for prompt batches (prefill), when they should differ from `threads`
+    /// (which then counts for one-token decodes only). Default `None`: `threads`.
+    pub threads_batch: Option<u32>,
+    /// Compute on persistent thread pools attached to the context, as llama-bench and
+    /// llama-server do, instead of threads started for every graph. Default true.
+    pub thread_pool: bool,
     /// Batch size: the most prompt tokens decoded per llama.cpp call (prefill chunk). Default
     /// 512. Cancel and deadline do not wait for a batch to end: llama.cpp's abort callback
     /// stops it within one graph node (the batch is then not kept).
@@ -81,6 +87,8 @@ impl Default for EngineParams {
         Self {
             n_ctx: 4096,
             threads: None,
+            threads_batch: None,
+            thread_pool: true,
             batch: 512,
             swa_full: None,
             kv_type_k: KvType::F16,
@@ -105,6 +113,13 @@ impl EngineParams {
             .filter(|t| *t > 0)
             .or_else(performance_cores)
             .unwrap_or_else(physical_cores)
+    }
+
+    /// The thread count for prompt batches: `threads_batch`, else [`Self::effective_threads`].
+    pub fn effective_threads_batch(&self) -> u32 {
+        self.threads_batch
+            .filter(|t| *t > 0)
+            .unwrap_or_else(|| self.effective_threads())
     }
 }
 

@@ -61,6 +61,76 @@ pub(crate) fn chain_stages(s: &SamplingConfig) -> Vec<Stage> {
     chain
 }
 
+/// How many of the most likely tokens the chain can choose from, when that is known before
+/// the chain runs: the chain's first filter after the repeat penalty keeps `k` tokens
+/// (greedy: 1; top-k: `k`), and the penalty only lowers the logits of the tokens in its
+/// window (`penalized` distinct ones), so whatever the chain keeps is among the
+/// `k + penalized` most likely by raw logit (proof: a token with that many above it still
+/// has `k` unpenalized ones above it after the penalty). `None`: the chain looks at the whole
+/// vocabulary (top-p or min-p first, no top-k).
+///
+/// This is what lets a token be chosen from a few dozen candidates instead of the 262,144 a
+/// Gemma vocabulary puts in llama.cpp's candidate array on every decoded token.
+pub(crate) fn chain_reach(stages: &[Stage], penalized: usize) -> Option<usize> {
+    let first = stages
+        .iter()
+        .find(|s| !matches!(s, Stage::Penalties { .. }))?;
+    let k = match first {
+        Stage::Greedy => 1,
+        Stage::TopK(k) if *k > 0 => *k as usize,
+        _ => return None,
+    };
+    let penalty = stages.iter().any(|s| matches!(s, Stage::Penalties { .. }));
+    Some(k + if penalty { penalized } else { 0 })
+}
+
+/// The `n` largest of `logits` as (token id, logit), in token-id order — the order of
+/// llama.cpp's full candidate array, so that among equal logits the same token wins (the
+/// lowest id for greedy). Among equal logits at the cut, lower ids are kept. NaN counts as
+/// smallest. `out` is cleared first.
+pub(crate) fn top_n(logits: &[f32], n: usize, out: &mut Vec<(TokenId, f32)>) {
+    out.clear();
+    if n == 0 {
+        return;
+    }
+    // `out` unsorted; `low` is the position of its smallest (the latest of equal ones).
+    let key = |l: f32| if l.is_nan() { f32::NEG_INFINITY } else { l };
+    let mut low = 0usize;
+    let lowest = |out: &[(TokenId, f32)]| {
+        let mut at = 0;
+        for (i, e) in out.iter().enumerate() {
+            let (a, b) = (key(e.1), key(out[at].1));
+            if a < b || (a == b && e.0 > out[at].0) {
+                at = i;
+            }
+        }
+        at
+    };
+    const CHUNK: usize = 64;
+    for (c, chunk) in logits.chunks(CHUNK).enumerate() {
+        if out.len() == n {
+            // Most chunks hold nothing above the current cut: one vectorizable max.
+            let max = chunk.iter().fold(f32::NEG_INFINITY, |m, &l| m.max(l));
+            if max <= key(out[low].1) {
+                continue;
+            }
+        }
+        for (j, &l) in chunk.iter().enumerate() {
+            let id = (c * CHUNK + j) as TokenId;
+            if out.len() < n {
+                out.push((id, l));
+                if out.len() == n {
+                    low = lowest(out);
+                }
+            } else if key(l) > key(out[low].1) {
+                out[low] = (id, l);
+                low = lowest(out);
+            }
+        }
+    }
+    out.sort_unstable_by_key(|e| e.0);
+}
+
 /// The steps [`pick`] combines, each over the logits of the current position.
 pub(crate) trait PickSteps {
     /// The chain's choice over all candidates.
@@ -193,6 +263,113 @@ mod tests {
         for (config, expected) in cases {
             assert_eq!(chain_stages(config), *expected, "{config:?}");
         }
+    }
+
+    /// The `n` largest by brute force: sorted by logit (NaN lowest), ties to the lower id.
+    fn top_n_by_sorting(logits: &[f32], n: usize) -> Vec<(TokenId, f32)> {
+        let key = |l: f32| if l.is_nan() { f32::NEG_INFINITY } else { l };
+        let mut all: Vec<(TokenId, f32)> = logits
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (i as TokenId, *l))
+            .collect();
+        all.sort_by(|a, b| key(b.1).total_cmp(&key(a.1)).then(a.0.cmp(&b.0)));
+        all.truncate(n);
+        all.sort_by_key(|e| e.0);
+        all
+    }
+
+    /// A small deterministic generator (xorshift), so the cases need no crate.
+    fn noise(seed: u64, len: usize, levels: u64) -> Vec<f32> {
+        let mut x = seed | 1;
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x % levels) as f32 / 7.0 - 20.0
+            })
+            .collect()
+    }
+
+    #[test]
+    fn top_n_keeps_the_largest_and_breaks_ties_by_id() {
+        for (seed, len, levels) in [(1, 1000, 1 << 20), (2, 5000, 50), (3, 300, 3), (4, 70, 1)] {
+            let logits = noise(seed, len, levels);
+            for n in [1, 2, 40, 104, len, len + 5] {
+                let mut out = Vec::new();
+                top_n(&logits, n, &mut out);
+                assert_eq!(out, top_n_by_sorting(&logits, n), "seed {seed} n {n}");
+            }
+        }
+        let mut out = vec![(9, 9.0)];
+        top_n(&[f32::NAN, 1.0, f32::NEG_INFINITY, 0.5], 2, &mut out);
+        assert_eq!(out, vec![(1, 1.0), (3, 0.5)]);
+        top_n(&[1.0, 2.0], 0, &mut out);
+        assert!(out.is_empty());
+        top_n(&[], 3, &mut out);
+        assert!(out.is_empty());
+    }
+
+    /// llama.cpp's repeat penalty (frequency and presence 0): a logit of a token in the
+    /// window is divided by the penalty when positive, multiplied when not.
+    fn penalize(logit: f32, penalty: f32) -> f32 {
+        if logit <= 0.0 {
+            logit * penalty
+        } else {
+            logit / penalty
+        }
+    }
+
+    #[test]
+    fn the_chains_reach_holds_what_the_penalty_and_greedy_or_top_k_keep() {
+        let stages = |k: i32| {
+            vec![
+                Stage::Penalties {
+                    last_n: 64,
+                    repeat: 1.3,
+                },
+                if k == 1 {
+                    Stage::Greedy
+                } else {
+                    Stage::TopK(k)
+                },
+            ]
+        };
+        for seed in 1..40u64 {
+            let mut logits = noise(seed, 4000, 1 << 16);
+            // The window: the most likely tokens themselves, the worst case for the bound.
+            let mut window = top_n_by_sorting(&logits, (seed % 30) as usize);
+            window.extend(
+                noise(seed + 99, 10, 4000)
+                    .iter()
+                    .map(|v| (v.abs() as TokenId, 0.0)),
+            );
+            window.sort_by_key(|e| e.0);
+            window.dedup_by_key(|e| e.0);
+            for k in [1, 2, 40] {
+                let reach = chain_reach(&stages(k), window.len()).unwrap();
+                let mut kept = Vec::new();
+                top_n(&logits, reach, &mut kept);
+                let mut penalized = logits.clone();
+                for (id, _) in &window {
+                    penalized[*id as usize] = penalize(penalized[*id as usize], 1.3);
+                }
+                let want: Vec<TokenId> = top_n_by_sorting(&penalized, k as usize)
+                    .iter()
+                    .map(|e| e.0)
+                    .collect();
+                for id in want {
+                    assert!(kept.iter().any(|e| e.0 == id), "seed {seed} k {k} id {id}");
+                }
+            }
+            logits.clear();
+        }
+        assert_eq!(chain_reach(&[Stage::Greedy], 50), Some(1));
+        assert_eq!(chain_reach(&[Stage::TopK(40), Stage::Dist(1)], 7), Some(40));
+        assert_eq!(chain_reach(&[Stage::TopP(0.9), Stage::Dist(1)], 0), None);
+        assert_eq!(chain_reach(&[Stage::MinP(0.1), Stage::Dist(1)], 0), None);
+        assert_eq!(chain_reach(&[Stage::Temp(0.7), Stage::Dist(1)], 0), None);
     }
 
     /// A scripted pick: what the chain chooses before and after the mask, which tokens the

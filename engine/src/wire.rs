@@ -121,8 +121,13 @@ pub struct ModelInfo {
     pub can_shift: bool,
     /// Whether requests reuse the cache across a removed span (`kv_shift` and `can_shift`).
     pub kv_shift: bool,
-    /// CPU threads in use.
+    /// CPU threads for one-token decodes.
     pub threads: u32,
+    /// CPU threads for prompt batches (prefill).
+    pub threads_batch: u32,
+    /// Whether the context computes on persistent thread pools (`EngineParams::thread_pool`
+    /// and ggml started them), rather than threads started per graph.
+    pub thread_pool: bool,
     /// Prefill batch size.
     pub batch: u32,
     /// KV sequences (sessions cached at once).

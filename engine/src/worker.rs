@@ -46,7 +46,7 @@ use porfiry_model::{GenerationStats, Message, StopReason};
 
 use crate::backend::{
     backend, can_shift, compute_guard, end_of_abort, register_exit_gate, set_abort_check,
-    DECODE_ABORTED,
+    ThreadPools, DECODE_ABORTED,
 };
 use crate::chat::{self, ChatFormat, PromptSegment};
 use crate::config::{GenerateConfig, SamplingConfig};
@@ -136,6 +136,13 @@ fn run(
     // pointer to `abort_check` for the context's whole life.
     let watch = Watch::default();
     let abort_check = || watch.should_abort();
+    let threads = params.effective_threads();
+    let threads_batch = params.effective_threads_batch();
+    // Declared before the context too: attached to it, they must outlive it.
+    let pools = params
+        .thread_pool
+        .then(|| ThreadPools::new(threads, threads_batch))
+        .flatten();
     let backend = match backend() {
         Ok(b) => b,
         Err(e) => {
@@ -160,14 +167,13 @@ fn run(
     };
     let sliding_window = header.sliding_window.filter(|w| *w > 0);
     let swa_full = params.swa_full.unwrap_or(sliding_window.is_some());
-    let threads = params.effective_threads();
     let n_seq = params.n_seq.max(1);
     let ctx_params = LlamaContextParams::default()
         .with_n_ctx(NonZeroU32::new(params.n_ctx))
         .with_n_batch(params.batch)
         .with_n_ubatch(params.batch)
         .with_n_threads(threads as i32)
-        .with_n_threads_batch(threads as i32)
+        .with_n_threads_batch(threads_batch as i32)
         .with_swa_full(swa_full)
         .with_type_k(kv_type(params.kv_type_k))
         .with_type_v(kv_type(params.kv_type_v))
@@ -185,6 +191,8 @@ fn run(
     // SAFETY: `abort_check` (and the `watch` it reads) is declared before `ctx`, so it is
     // dropped after it, and it does not move.
     let _hooked = unsafe { set_abort_check(&ctx, &abort_check) };
+    // SAFETY: `pools` is declared before `ctx`, so it is dropped after it.
+    let thread_pool = pools.as_ref().is_some_and(|p| unsafe { p.attach(&ctx) });
     page_in(&model, &mut ctx);
     let n_ctx = ctx.n_ctx();
     let snapshots = params.snapshot_dir.clone().map(|dir| Snapshots {
@@ -214,6 +222,8 @@ fn run(
         can_shift: shiftable,
         kv_shift: params.kv_shift && shiftable,
         threads,
+        threads_batch,
+        thread_pool,
         batch: params.batch,
         n_seq,
         gpu_layers: gpu::offloaded_layers(
@@ -235,6 +245,7 @@ fn run(
         batch_size: params.batch as usize,
         swa: if swa_full { None } else { sliding_window },
         candidates: LlamaTokenDataArray::new(Vec::new(), false),
+        top: Vec::new(),
         heads: Heads::new(),
         snapshots,
         anticipate: params.anticipate,
@@ -346,6 +357,8 @@ struct Worker<'m> {
     swa: Option<u64>,
     /// Reused buffer for the logits of one step.
     candidates: LlamaTokenDataArray,
+    /// Reused buffer for the most likely tokens of one step.
+    top: Vec<(TokenId, f32)>,
     /// Prepared heads, most recently prepared last.
     heads: Heads,
     /// Where head snapshots go, when configured.
@@ -474,6 +487,13 @@ enum Source {
 struct Samplers {
     grammar: Option<LlamaSampler>,
     chain: LlamaSampler,
+    /// The chain's stages ([`sampling::chain_reach`] reads them).
+    stages: Vec<Stage>,
+    /// The tokens the chain accepted, the last `last_n` (the repeat penalty's window, which
+    /// llama.cpp's sampler keeps to itself).
+    window: std::collections::VecDeque<TokenId>,
+    /// The penalty's window length; 0 without a penalty.
+    last_n: usize,
 }
 
 impl Samplers {
@@ -483,10 +503,7 @@ impl Samplers {
             let text = crate::config::ToolCallGrammar::gbnf_words(words);
             let grammar = LlamaSampler::grammar(model, &text, "root")
                 .map_err(|e| EngineError::Sampler(format!("reply grammar: {e}")))?;
-            return Ok(Self {
-                grammar: Some(grammar),
-                chain: build_chain(model, &config.sampling),
-            });
+            return Ok(Self::with(Some(grammar), model, &config.sampling));
         }
         // The request's own calls when it names them (none: no grammar at all).
         let text = match (&config.tool_call_grammar, &config.allowed_calls) {
@@ -507,10 +524,33 @@ impl Samplers {
             ),
             None => None,
         };
-        Ok(Self {
+        Ok(Self::with(grammar, model, &config.sampling))
+    }
+
+    fn with(grammar: Option<LlamaSampler>, model: &LlamaModel, s: &SamplingConfig) -> Self {
+        let stages = sampling::chain_stages(s);
+        let last_n = stages
+            .iter()
+            .find_map(|st| match st {
+                Stage::Penalties { last_n, .. } => Some((*last_n).max(0) as usize),
+                _ => None,
+            })
+            .unwrap_or(0);
+        Self {
             grammar,
-            chain: build_chain(model, &config.sampling),
-        })
+            chain: build_chain(model, &stages),
+            stages,
+            window: std::collections::VecDeque::with_capacity(last_n + 1),
+            last_n,
+        }
+    }
+
+    /// How many of the most likely tokens hold the chain's choice ([`sampling::chain_reach`]).
+    fn reach(&self) -> Option<usize> {
+        let mut seen: Vec<TokenId> = self.window.iter().copied().collect();
+        seen.sort_unstable();
+        seen.dedup();
+        sampling::chain_reach(&self.stages, seen.len())
     }
 
     /// Tell the samplers about a chosen token. Never called with end-of-generation.
@@ -522,15 +562,20 @@ impl Samplers {
                 self.grammar = None;
             }
         }
-        let _ = self.chain.try_accept(LlamaToken(token));
+        if self.chain.try_accept(LlamaToken(token)).is_ok() && self.last_n > 0 {
+            self.window.push_back(token);
+            if self.window.len() > self.last_n {
+                self.window.pop_front();
+            }
+        }
     }
 }
 
-/// The sampler chain [`sampling::chain_stages`] plans for `s`.
-fn build_chain(model: &LlamaModel, s: &SamplingConfig) -> LlamaSampler {
-    let chain: Vec<LlamaSampler> = sampling::chain_stages(s)
-        .into_iter()
-        .map(|stage| match stage {
+/// The sampler chain of `stages` ([`sampling::chain_stages`]).
+fn build_chain(model: &LlamaModel, stages: &[Stage]) -> LlamaSampler {
+    let chain: Vec<LlamaSampler> = stages
+        .iter()
+        .map(|stage| match *stage {
             Stage::Penalties { last_n, repeat } => {
                 LlamaSampler::penalties(model.n_vocab(), last_n, repeat, 0.0, 0.0)
             }
@@ -550,6 +595,8 @@ struct LlamaPick<'a, 'm> {
     ctx: &'a LlamaContext<'m>,
     idx: i32,
     candidates: &'a mut LlamaTokenDataArray,
+    /// Scratch for the most likely tokens ([`sampling::top_n`]).
+    top: &'a mut Vec<(TokenId, f32)>,
     samplers: &'a mut Samplers,
 }
 
@@ -571,11 +618,31 @@ impl LlamaPick<'_, '_> {
         self.candidates.selected = None;
         self.candidates.sorted = false;
     }
+
+    /// Fill the candidate buffer with the `n` most likely tokens only, in token order.
+    fn load_top(&mut self, n: usize) {
+        sampling::top_n(self.ctx.get_logits_ith(self.idx), n, self.top);
+        let data = &mut self.candidates.data;
+        data.clear();
+        data.extend(
+            self.top
+                .iter()
+                .map(|&(id, l)| LlamaTokenData::new(LlamaToken(id), l, 0.0)),
+        );
+        self.candidates.selected = None;
+        self.candidates.sorted = false;
+    }
 }
 
 impl PickSteps for LlamaPick<'_, '_> {
+    /// Where the chain's first filter keeps a known few (greedy, top-k) it sees only the
+    /// tokens that can survive it ([`sampling::chain_reach`]): the same choice, without
+    /// writing the whole vocabulary into the candidate array for every token.
     fn chain_pick(&mut self) -> Option<TokenId> {
-        self.load_candidates();
+        match self.samplers.reach() {
+            Some(n) => self.load_top(n),
+            None => self.load_candidates(),
+        }
         self.candidates.apply_sampler(&mut self.samplers.chain);
         self.candidates.selected_token().map(|t| t.0)
     }
@@ -717,6 +784,7 @@ impl Worker<'_> {
             ctx: &self.ctx,
             idx: self.batch.n_tokens() - 1,
             candidates: &mut self.candidates,
+            top: &mut self.top,
             samplers: s,
         };
         sampling::pick(&mut steps, grammar)
@@ -1063,10 +1131,15 @@ impl Worker<'_> {
         }
     }
 
-    /// Decode the conversation up to the end of its last message's text (the user's words
-    /// so far; the framing that closes the message is left for the request), reusing and
-    /// trimming the session's sequence as a request would. Stops between batches when
-    /// `interrupted` (a command is waiting); what was decoded stays useful.
+    /// Decode the conversation as the request would have it if the user's words so far
+    /// were the whole message — through the framing that closes the message and opens the
+    /// reply, all but the prompt's last token (a request decodes at least that one, for its
+    /// logits) — reusing and trimming the session's sequence as a request would. When the
+    /// words are indeed final (a recognizer's last partial transcript usually is), the
+    /// request prefills one token; when more words come, the speculative framing is the
+    /// diverging tail the next prefill or request removes (a few tokens, decoded while the
+    /// user spoke). Stops between batches when `interrupted` (a command is waiting); what
+    /// was decoded stays useful.
     fn prefill(
         &mut self,
         session: &str,
@@ -1074,17 +1147,15 @@ impl Worker<'_> {
         messages: &[Message],
         interrupted: &dyn Fn() -> bool,
     ) {
-        let mut segments = chat::render_prompt(self.format, system, messages);
-        while matches!(segments.last(), Some(PromptSegment::Scaffold(_))) {
-            segments.pop();
-        }
-        let tokens = prompt::tokenize_segments(
+        let segments = chat::render_prompt(self.format, system, messages);
+        let mut tokens = prompt::tokenize_segments(
             self.model,
             &segments,
             Some(&self.memo),
             Some(&mut self.token_cache),
         )
         .tokens;
+        tokens.pop();
         let seq = self.book.slot_for(session);
         if tokens.is_empty() || self.book.tokens(seq).starts_with(&tokens) {
             return;

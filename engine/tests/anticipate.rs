@@ -265,6 +265,38 @@ fn smollm2_prefills_the_words_heard_so_far() {
     prefill_while_speaking(SMOLLM2);
 }
 
+/// The words heard last are the whole message (a recognizer's last partial usually is): the
+/// prefill went through the closing framing, and the request decodes only its last token.
+fn last_partial_is_final(file: &str) {
+    let cold = load(file, false, 1);
+    let want = second_turn(&cold, "ref", REPLY);
+    drop(cold);
+
+    let engine = load(file, true, 1);
+    first_turn(&engine, "s");
+    engine.prefill("s", SYSTEM, &heard("Который")).unwrap();
+    engine.prefill("s", SYSTEM, &heard(SECOND)).unwrap();
+    engine.settle().unwrap();
+    let two = second_turn(&engine, "s", REPLY);
+    let s = &two.stats;
+    assert_eq!(s.prefilled_tokens, 1, "{file}: {s:?}");
+    assert_eq!(s.reused_tokens, s.prompt_tokens - 1, "{file}: {s:?}");
+    assert_eq!(
+        two.tokens, want.tokens,
+        "{file}: prefilled to the end vs cold"
+    );
+}
+
+#[test]
+fn gemma_decodes_one_token_when_the_last_partial_was_final() {
+    last_partial_is_final(GEMMA);
+}
+
+#[test]
+fn smollm2_decodes_one_token_when_the_last_partial_was_final() {
+    last_partial_is_final(SMOLLM2);
+}
+
 #[test]
 fn a_revised_transcript_or_a_new_session_is_prefilled_correctly() {
     let cold = load(GEMMA, false, 1);

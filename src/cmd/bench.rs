@@ -227,6 +227,13 @@ struct DialogueArgs {
     /// CPU threads (default: the performance cores, else the physical cores).
     #[arg(long, value_name = "N")]
     threads: Option<u32>,
+    /// CPU threads for prompt batches (prefill), when they should differ from `--threads`.
+    #[arg(long, value_name = "N")]
+    threads_batch: Option<u32>,
+    /// Start ggml's compute threads for every graph instead of keeping thread pools
+    /// attached to the context (the engine's way before pools; for comparison).
+    #[arg(long)]
+    no_thread_pool: bool,
     /// Context size in tokens.
     #[arg(long, value_name = "N", default_value_t = 4096)]
     ctx: u32,
@@ -445,6 +452,8 @@ fn dialogue(a: DialogueArgs) -> anyhow::Result<ExitCode> {
     let params = EngineParams {
         n_ctx: a.ctx,
         threads: a.threads,
+        threads_batch: a.threads_batch,
+        thread_pool: !a.no_thread_pool,
         snapshot_dir: a.head_snapshots.clone(),
         kv_shift: a.kv_shift,
         ..EngineParams::default()
@@ -507,9 +516,11 @@ fn dialogue(a: DialogueArgs) -> anyhow::Result<ExitCode> {
     }
     let info = engine.info();
     println!(
-        "model: {} ({} threads, n_ctx {}, swa_full {}, kv_shift {})",
+        "model: {} ({} threads, {} for batches, thread pool {}, n_ctx {}, swa_full {}, kv_shift {})",
         info.path.display(),
         info.threads,
+        info.threads_batch,
+        info.thread_pool,
         info.n_ctx,
         info.swa_full,
         info.kv_shift
