@@ -5,7 +5,7 @@
 #
 #   LLAMA_TOOLS_SRC=DIR benches/llama-tools.sh [--threads N] [--model PATH] [--port P]
 #                                              [--rounds R] [--skip bench|server] [--nice N]
-#                                              [--speaking]
+#                                              [--speaking] [--all-heard]
 #
 # LLAMA_TOOLS_SRC: a llama.cpp source tree holding tools/llama-bench/, tools/server/ and
 #   scripts/ui-assets.cmake. The crate's package leaves the tools' sources out, so they come
@@ -18,6 +18,8 @@
 # --speaking plays ours as a voice user (`porfiry bench dialogue --speaking`: the words but the
 #   last are prefilled from a partial transcript before each turn); the server still gets each
 #   finished prompt as it is, so this compares the product with a plain server client.
+# --all-heard: with --speaking, the recognizer's last partial holds all the words (then the
+#   final result), so ours finds each turn's prompt decoded ahead but its last token.
 # LLAMA_TOOLS_WORK: work directory (default $TMPDIR/porfiry-llama-tools).
 # LLAMA_TOOLS_CONFIG: how the tools are configured. `ordinary` (default): as a llama.cpp user
 #   builds them, `cmake -B build -DCMAKE_BUILD_TYPE=Release` with llama.cpp's own defaults
@@ -55,7 +57,8 @@ while [ $# -gt 0 ]; do
     --rounds) rounds="$2"; shift 2 ;;
     --skip) skip="$2"; shift 2 ;;
     --nice) nice_level="$2"; shift 2 ;;
-    --speaking) speaking=(--speaking); shift ;;
+    --speaking) [ ${#speaking[@]} -gt 0 ] || speaking=(--speaking); shift ;;
+    --all-heard) speaking=(--speaking --all-heard); shift ;;
     -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "llama-tools: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -223,6 +226,24 @@ if [ "$skip" != "server" ]; then
     echo "-- round $r"
     python3 "$root/benches/llama-server-replay.py" --port "$port" --trace "$work/trace.jsonl" \
       --ours "$work/porfiry-$r.json" --out "$work/replay-$r.json"
+    # Memory after the same tokens: the server's now, ours as `bench dialogue` reported it.
+    python3 - "$server" "$work/porfiry-$r.json" <<'EOF' | tee -a "$work/memory.txt"
+import json, sys
+def status(path):
+    out = {}
+    for line in open(path):
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "RssAnon", "RssFile", "VmHWM"):
+            out[key] = int(value.split()[0]) / 1024
+    return out
+s = status(f"/proc/{sys.argv[1]}/status")
+ours = json.load(open(sys.argv[2])).get("process", {})
+o = {k: v / 1024 for k, v in ours.items()}
+print(f"memory after the dialogue, MiB: ours RSS {o.get('rss_kb', 0):.1f} (anon {o.get('rss_anon_kb', 0):.1f}), "
+      f"peak {o.get('peak_rss_kb', 0):.1f}; llama-server RSS {s['VmRSS']:.1f} (anon {s['RssAnon']:.1f}), "
+      f"peak {s['VmHWM']:.1f}; ratio RSS {o.get('rss_kb', 0) / s['VmRSS']:.3f}, "
+      f"peak {o.get('peak_rss_kb', 0) / s['VmHWM']:.3f}")
+EOF
     outs+=("$work/replay-$r.json")
     kill "$server" 2>/dev/null || true
     wait "$server" 2>/dev/null || true

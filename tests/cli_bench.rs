@@ -112,6 +112,37 @@ fn a_speaking_user_leaves_only_the_last_word_to_prefill() {
 }
 
 #[test]
+fn a_user_heard_to_the_end_leaves_one_token_to_prefill() {
+    let v = json(&porfiry(&[
+        "bench",
+        "dialogue",
+        "--json",
+        "--turns",
+        "3",
+        "--speaking",
+        "--all-heard",
+        "--threads",
+        "2",
+    ]));
+    let gens = v["generations"].as_array().unwrap();
+    for turn in 1..=3 {
+        let first = gens
+            .iter()
+            .find(|g| n(g, "turn") == turn)
+            .expect("a first request");
+        let s = &first["stats"];
+        // The whole prompt was decoded while the user spoke, through the closing framing,
+        // but its last token, which the request decodes for its logits.
+        assert_eq!(n(s, "prefilled_tokens"), 1, "{first}");
+        assert_eq!(
+            n(s, "anticipated_tokens") + 1,
+            n(first, "appended_tokens"),
+            "{first}"
+        );
+    }
+}
+
+#[test]
 fn no_reuse_prefills_every_prompt_in_full() {
     let v = json(&porfiry(&[
         "bench",

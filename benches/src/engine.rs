@@ -7,7 +7,7 @@ use porfiry_model::ModelWrapper;
 use crate::dialogue::Dialogue;
 use crate::error::BenchError;
 use crate::forced::ForcedModel;
-use crate::run::{run_dialogue_with_head, DialogueReport};
+use crate::run::{run_dialogue_with_head, DialogueReport, Speaking};
 
 /// A model file to benchmark (resolved by the runtime, never fetched here).
 pub use porfiry_runtime::ModelChoice;
@@ -94,14 +94,22 @@ pub fn play_on_engine(
     reuse: bool,
     tracer: Option<&Tokenizer>,
 ) -> Result<(DialogueReport, Vec<TraceEntry>, Engine), BenchError> {
-    play_on_engine_with(dialogue, layout, engine, reuse, false, false, tracer)
+    play_on_engine_with(
+        dialogue,
+        layout,
+        engine,
+        reuse,
+        false,
+        Speaking::Typed,
+        tracer,
+    )
 }
 
 /// [`play_on_engine`], and with `head` (and `reuse`) the agent's head is prepared first as
 /// an app does at start-up ([`Engine::prepare_head`]: restored from the engine's snapshot
 /// directory when a valid snapshot is there, else prefilled), so the first turn prefills
 /// only what follows it. The report's `head` says what the preparation did. With `speaking`
-/// the user's words but the last are prefilled before each turn (see
+/// the user's words heard so far are prefilled before each turn (see
 /// [`run_dialogue_with_head`]).
 ///
 /// # Errors
@@ -112,7 +120,7 @@ pub fn play_on_engine_with(
     engine: Engine,
     reuse: bool,
     head: bool,
-    speaking: bool,
+    speaking: Speaking,
     tracer: Option<&Tokenizer>,
 ) -> Result<(DialogueReport, Vec<TraceEntry>, Engine), BenchError> {
     engine

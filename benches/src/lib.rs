@@ -53,7 +53,7 @@ pub use head::{run_head, HeadBenchReport, Run as HeadRun};
 pub use kv::{run_kv, KvBench, KvConfig, KvReport, KvRow};
 pub use run::{
     heard_before_the_end, run_dialogue, run_dialogue_with_head, scripted_requests, DialogueReport,
-    GenerationRow, ScriptedRequest, Totals, TurnRow,
+    GenerationRow, ScriptedRequest, Speaking, Totals, TurnRow,
 };
 pub use shift::{
     run_shift, Agreement, Candidate, ShiftBench, ShiftCall, ShiftReport, SHIFT_MAX_TOKENS,

@@ -107,7 +107,7 @@ pub fn run_dialogue(
     model: &mut dyn Model,
     reuse: bool,
 ) -> Result<DialogueReport, BenchError> {
-    run_dialogue_with_head(dialogue, agent, model, reuse, 0, false)
+    run_dialogue_with_head(dialogue, agent, model, reuse, 0, Speaking::Typed)
 }
 
 /// The words a voice user has said just before finishing `text`: all but the last word
@@ -119,12 +119,29 @@ pub fn heard_before_the_end(text: &str) -> Option<&str> {
         .filter(|s| !s.is_empty())
 }
 
+/// How the user of a played dialogue speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Speaking {
+    /// Typed: each message arrives whole, nothing is heard before it.
+    #[default]
+    Typed,
+    /// A voice user whose recognizer's last partial transcript holds the words before the
+    /// last one ([`heard_before_the_end`]): the request brings the last word.
+    LastWordLate,
+    /// A voice user whose recognizer's partials hold the words before the last one, then
+    /// the whole message (as a recognizer's last partial usually does before the final
+    /// result after the end-of-speech pause): the request brings nothing new.
+    AllHeard,
+}
+
 /// [`run_dialogue`] on a model that already holds the session's head of `head_tokens`
 /// tokens (prepared before the dialogue, e.g. restored from a snapshot): the first request's
-/// ideal prefill is what follows the head. With `speaking`, the user is modelled as a voice
-/// user: before each turn the words said before the last one reach the agent as a partial
-/// transcript ([`Agent::prepare_turn`], as a voice host forwards speech recognition's partial
-/// results) and the model decodes them while the user "speaks".
+/// ideal prefill is what follows the head. With `speaking` other than [`Speaking::Typed`],
+/// the user is modelled as a voice user: before each turn the words said before the last one
+/// (and with [`Speaking::AllHeard`] then all of them) reach the agent as partial transcripts
+/// ([`Agent::prepare_turn`], as a voice host forwards speech recognition's partial results)
+/// and the model decodes them while the user "speaks".
 ///
 /// # Errors
 /// As [`run_dialogue`].
@@ -134,7 +151,7 @@ pub fn run_dialogue_with_head(
     model: &mut dyn Model,
     reuse: bool,
     head_tokens: usize,
-    speaking: bool,
+    speaking: Speaking,
 ) -> Result<DialogueReport, BenchError> {
     let session = dialogue.session.as_str();
     let cancel = CancelToken::new();
@@ -149,12 +166,17 @@ pub fn run_dialogue_with_head(
             user: t.user.clone(),
             reason,
         };
-        if speaking {
-            if let Some(partial) = heard_before_the_end(&t.user) {
-                agent
-                    .prepare_turn(session, partial, model)
-                    .map_err(|e| BenchError::Model(format!("turn {n}: {e}")))?;
-            }
+        let mut partials: Vec<&str> = Vec::new();
+        if speaking != Speaking::Typed {
+            partials.extend(heard_before_the_end(&t.user));
+        }
+        if speaking == Speaking::AllHeard {
+            partials.push(&t.user);
+        }
+        for partial in partials {
+            agent
+                .prepare_turn(session, partial, model)
+                .map_err(|e| BenchError::Model(format!("turn {n}: {e}")))?;
         }
         // The user's pause before speaking: the model finishes its idle-time work (the
         // framing of the next message), as it would while a real user talks.

@@ -252,6 +252,11 @@ struct DialogueArgs {
     /// turn then prefills only the last word and the framing that closes the message.
     #[arg(long)]
     speaking: bool,
+    /// With `--speaking`: the recognizer's last partial holds all the words (as it usually
+    /// does before the final result), so the turn finds its whole prompt decoded ahead but
+    /// the last token.
+    #[arg(long, requires = "speaking")]
+    all_heard: bool,
     /// Reuse the cache across a removed span (a toolset switch moves the conversation left
     /// instead of prefilling it again), where llama.cpp can shift the model's cache.
     #[arg(long)]
@@ -472,14 +477,18 @@ fn dialogue(a: DialogueArgs) -> anyhow::Result<ExitCode> {
         ),
         None => None,
     };
+    let speaking = match (a.speaking, a.all_heard) {
+        (false, _) => porfiry_bench::Speaking::Typed,
+        (true, false) => porfiry_bench::Speaking::LastWordLate,
+        (true, true) => porfiry_bench::Speaking::AllHeard,
+    };
     let mut reports = Vec::new();
     for layout in &layouts {
         for reuse in &modes {
             let first = reports.is_empty();
             let t = if first { tracer.as_ref() } else { None };
-            let (report, trace, back) = play_on_engine_with(
-                &dialogue, *layout, engine, *reuse, !a.no_head, a.speaking, t,
-            )?;
+            let (report, trace, back) =
+                play_on_engine_with(&dialogue, *layout, engine, *reuse, !a.no_head, speaking, t)?;
             engine = back;
             if let (true, Some(path)) = (first, &a.trace) {
                 let mut lines = String::new();
