@@ -108,6 +108,22 @@ def summary(paths):
     print("turns where ours is slower: by median "
           + (", ".join(map(str, worse_med)) or "none") + "; by minimum "
           + (", ".join(map(str, worse_min)) or "none"))
+    # Every request, not only each turn's first: the follow-ups after a tool call or a
+    # toolset switch prefill what nobody could know ahead.
+    print(f"per request over {len(runs)} rounds (median ms; * = ours slower by median)")
+    print(f"{'req':>4} {'turn':>4} {'prefill':>7} {'srv pf':>6} | {'ours':>7} {'server':>7} {'ratio':>6}")
+    slower = []
+    for i in range(len(runs[0]["requests"])):
+        rows = [r["requests"][i] for r in runs]
+        o = med([x["ours_ttft_ms"] for x in rows])
+        v = med([min(x["server_wall_ms"], x["server_prompt_ms"]) for x in rows])
+        mark = "*" if o > v else ""
+        if o > v:
+            slower.append(f"{rows[0]['request']} ({ratio(o, v):.3f})")
+        print(f"{rows[0]['request']:>4} {rows[0]['turn']:>4} {rows[0]['ours_prefilled']:>7} "
+              f"{rows[0]['server_prefilled']:>6} | {o:>7.1f} {v:>7.1f} {ratio(o, v):>6.3f}{mark}")
+    print(f"requests where ours is slower by median: {len(slower)} of "
+          f"{len(runs[0]['requests'])}" + (": " + ", ".join(slower) if slower else ""))
 
 
 def main():
