@@ -143,6 +143,42 @@ fn a_user_heard_to_the_end_leaves_one_token_to_prefill() {
 }
 
 #[test]
+fn the_trace_holds_every_requests_prompt_and_reply_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("trace.jsonl");
+    let v = json(&porfiry(&[
+        "bench",
+        "dialogue",
+        "--json",
+        "--turns",
+        "2",
+        "--threads",
+        "2",
+        "--trace",
+        file.to_str().unwrap(),
+    ]));
+    let gens = v["generations"].as_array().unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), gens.len());
+    for (line, g) in lines.iter().zip(gens) {
+        let prompt = line["prompt"].as_array().unwrap();
+        assert_eq!(prompt.len() as u64, n(&g["stats"], "prompt_tokens"), "{g}");
+        assert!(!line["reply"].as_array().unwrap().is_empty(), "{line}");
+    }
+    // The engine tokenizes the trace itself: no second vocabulary in the process (a
+    // vocabulary-only Gemma weighed ~50 MB of anonymous memory).
+    assert!(
+        n(&v["process"], "rss_anon_kb") < 200 * 1024,
+        "{}",
+        v["process"]
+    );
+}
+
+#[test]
 fn no_reuse_prefills_every_prompt_in_full() {
     let v = json(&porfiry(&[
         "bench",

@@ -1,7 +1,7 @@
 //! The dialogue on the real engine (llama.cpp through `porfiry-engine`).
 
 use porfiry_agent::{Generation, Model, ModelError, ModelRequest, PromptLayout};
-use porfiry_engine::{Engine, EngineModel, EngineParams, GenerateConfig, TokenId, Tokenizer};
+use porfiry_engine::{Engine, EngineModel, EngineParams, GenerateConfig, TokenId};
 use porfiry_model::ModelWrapper;
 
 use crate::dialogue::Dialogue;
@@ -42,14 +42,15 @@ pub struct TraceEntry {
     pub reply: Vec<TokenId>,
 }
 
-/// The engine as a model, recording every request's tokens when given a tokenizer.
-struct Tracing<'t> {
+/// The engine as a model, recording every request's tokens when `tracing` (tokenized by the
+/// engine itself: a second vocabulary would weigh on the process's measured memory).
+struct Tracing {
     model: EngineModel,
-    tokenizer: Option<&'t Tokenizer>,
+    tracing: bool,
     trace: Vec<TraceEntry>,
 }
 
-impl ModelWrapper for Tracing<'_> {
+impl ModelWrapper for Tracing {
     type Inner = EngineModel;
 
     fn inner(&self) -> &EngineModel {
@@ -65,15 +66,17 @@ impl ModelWrapper for Tracing<'_> {
         request: &ModelRequest<'_>,
         on_text: &mut dyn FnMut(&str),
     ) -> Result<Generation, ModelError> {
-        if let Some(tok) = self.tokenizer {
+        if self.tracing {
             // Rendered before the request is submitted: not part of its timings.
-            let prompt = self
-                .model
-                .engine()
+            let engine = self.model.engine();
+            let failed = |e: porfiry_engine::EngineError| ModelError::failed(e.to_string());
+            let prompt = engine
                 .render(request.system, request.messages)
-                .map_err(|e| ModelError::failed(e.to_string()))?
+                .map_err(failed)?
                 .tokens;
-            let reply = tok.tokenize(request.forced_reply.unwrap_or_default());
+            let reply = engine
+                .tokenize(request.forced_reply.unwrap_or_default())
+                .map_err(failed)?;
             self.trace.push(TraceEntry { prompt, reply });
         }
         self.model.generate(request, on_text)
@@ -81,9 +84,8 @@ impl ModelWrapper for Tracing<'_> {
 }
 
 /// Play `dialogue` on `engine` in `layout`, teacher-forced, from an empty cache. With
-/// `reuse == false` the cache is cleared before every request (the baseline). With a
-/// `tracer` (the same model's vocabulary) every request's token ids are recorded. The engine
-/// comes back for the next run.
+/// `reuse == false` the cache is cleared before every request (the baseline). With `trace`
+/// every request's token ids are recorded. The engine comes back for the next run.
 ///
 /// # Errors
 /// What [`run_dialogue`] reports, or [`BenchError::Engine`] when clearing the cache fails.
@@ -92,7 +94,7 @@ pub fn play_on_engine(
     layout: PromptLayout,
     engine: Engine,
     reuse: bool,
-    tracer: Option<&Tokenizer>,
+    trace: bool,
 ) -> Result<(DialogueReport, Vec<TraceEntry>, Engine), BenchError> {
     play_on_engine_with(
         dialogue,
@@ -101,7 +103,7 @@ pub fn play_on_engine(
         reuse,
         false,
         Speaking::Typed,
-        tracer,
+        trace,
     )
 }
 
@@ -121,7 +123,7 @@ pub fn play_on_engine_with(
     reuse: bool,
     head: bool,
     speaking: Speaking,
-    tracer: Option<&Tokenizer>,
+    trace: bool,
 ) -> Result<(DialogueReport, Vec<TraceEntry>, Engine), BenchError> {
     engine
         .clear_cache()
@@ -143,12 +145,12 @@ pub fn play_on_engine_with(
     let config = GenerateConfig::greedy(longest + 16);
     let tracing = Tracing {
         model: EngineModel::new(engine, config),
-        tokenizer: tracer,
+        tracing: trace,
         trace: Vec::new(),
     };
     let mut model = ForcedModel::new(tracing, dialogue.replies());
     if !reuse {
-        model = model.before_each(Box::new(|m: &mut Tracing<'_>| {
+        model = model.before_each(Box::new(|m: &mut Tracing| {
             m.model.engine().clear_cache().map_err(|e| e.to_string())
         }));
     }

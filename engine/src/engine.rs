@@ -10,6 +10,7 @@ use porfiry_model::Message;
 use crate::chat::ChatFormat;
 use crate::error::EngineError;
 use crate::gguf;
+use crate::kv::TokenId;
 use crate::params::EngineParams;
 use crate::prompt::RenderedPrompt;
 use crate::wire::{CacheReport, Command, Completion, GenerateJob, HeadReport, ModelInfo};
@@ -171,6 +172,19 @@ impl Engine {
         self.ask(|reply| Command::Render {
             system: system.to_owned(),
             messages: messages.to_vec(),
+            reply,
+        })
+    }
+
+    /// The tokens of `text` as plain text (special-token spellings are not parsed), as a
+    /// forced reply is decoded: with the loaded model's own vocabulary, so a host needs no
+    /// second copy of it (a vocabulary-only [`crate::Tokenizer`] of Gemma costs ~50 MB).
+    ///
+    /// # Errors
+    /// [`EngineError::WorkerGone`].
+    pub fn tokenize(&self, text: &str) -> Result<Vec<TokenId>, EngineError> {
+        self.ask(|reply| Command::Tokenize {
+            text: text.to_owned(),
             reply,
         })
     }

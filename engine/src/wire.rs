@@ -216,6 +216,10 @@ pub(crate) enum Command {
         messages: Vec<Message>,
         reply: Sender<RenderedPrompt>,
     },
+    Tokenize {
+        text: String,
+        reply: Sender<Vec<TokenId>>,
+    },
     ClearCache {
         done: Sender<()>,
     },

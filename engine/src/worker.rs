@@ -290,6 +290,9 @@ fn run(
                     Some(&mut worker.token_cache),
                 ));
             }
+            Command::Tokenize { text, reply } => {
+                let _ = reply.send(prompt::tokenize_plain(worker.model, &text));
+            }
             Command::ClearCache { done } => {
                 worker.ctx.clear_kv_cache();
                 worker.book.clear_all();

@@ -470,13 +470,6 @@ fn dialogue(a: DialogueArgs) -> anyhow::Result<ExitCode> {
     } else {
         vec![!a.no_reuse]
     };
-    let tracer = match &a.trace {
-        Some(_) => Some(
-            porfiry_engine::Tokenizer::load(&model.path, model.chat_format())
-                .context("loading the vocabulary for --trace")?,
-        ),
-        None => None,
-    };
     let speaking = match (a.speaking, a.all_heard) {
         (false, _) => porfiry_bench::Speaking::Typed,
         (true, false) => porfiry_bench::Speaking::LastWordLate,
@@ -486,7 +479,7 @@ fn dialogue(a: DialogueArgs) -> anyhow::Result<ExitCode> {
     for layout in &layouts {
         for reuse in &modes {
             let first = reports.is_empty();
-            let t = if first { tracer.as_ref() } else { None };
+            let t = first && a.trace.is_some();
             let (report, trace, back) =
                 play_on_engine_with(&dialogue, *layout, engine, *reuse, !a.no_head, speaking, t)?;
             engine = back;
