@@ -20,6 +20,7 @@ use crate::error::BridgeError;
 /// | `builtin` | load the built-in skills and toolsets (embedded in the library) first | true |
 /// | `context` | context size in tokens (0: the model's recommendation) | 0 |
 /// | `threads` | CPU threads (0: the engine's choice) | 0 |
+/// | `threads_batch` | CPU threads for prompt batches, when they should differ (0: `threads`) | 0 |
 /// | `max_tokens` | most tokens per generation (0: the engine's default, 512) | 0 |
 /// | `sessions` | sessions whose KV cache is kept at once | 1 |
 /// | `language` | `"ru"` or `"en"` | `"ru"` |
@@ -44,6 +45,7 @@ pub(crate) struct OpenOptions {
     pub builtin: Option<bool>,
     pub context: Option<u32>,
     pub threads: Option<u32>,
+    pub threads_batch: Option<u32>,
     pub max_tokens: Option<u32>,
     pub sessions: Option<u32>,
     pub language: Option<String>,
@@ -61,13 +63,14 @@ pub(crate) struct OpenOptions {
 }
 
 /// The keys [`OpenOptions`] knows.
-const KEYS: [&str; 20] = [
+const KEYS: [&str; 21] = [
     "model",
     "skills",
     "toolsets",
     "builtin",
     "context",
     "threads",
+    "threads_batch",
     "max_tokens",
     "sessions",
     "language",
@@ -121,6 +124,7 @@ impl OpenOptions {
                 "builtin" => o.builtin = value_of(key, v)?,
                 "context" => o.context = value_of(key, v)?,
                 "threads" => o.threads = value_of(key, v)?,
+                "threads_batch" => o.threads_batch = value_of(key, v)?,
                 "max_tokens" => o.max_tokens = value_of(key, v)?,
                 "sessions" => o.sessions = value_of(key, v)?,
                 "language" => o.language = value_of(key, v)?,
@@ -190,6 +194,7 @@ impl OpenOptions {
         config.toolset_dirs = dirs(&self.toolsets);
         config.n_ctx = positive(self.context);
         config.threads = positive(self.threads);
+        config.threads_batch = positive(self.threads_batch);
         if let Some(max) = positive(self.max_tokens) {
             config.generate.max_tokens = max as usize;
         }
@@ -284,6 +289,8 @@ pub(crate) fn info(config: &RuntimeConfig, report: &OpenReport, agent: &Agent) -
         "n_ctx": m.n_ctx,
         "n_seq": m.n_seq,
         "threads": m.threads,
+        "threads_batch": m.threads_batch,
+        "thread_pool": m.thread_pool,
         "load_ms": m.load_ms,
         "max_tokens": config.generate.max_tokens,
         "data_dir": report.data_dir.display().to_string(),
@@ -318,7 +325,7 @@ mod tests {
     fn every_key_reaches_the_config() {
         let o = OpenOptions::parse(
             r#"{"model": "/m/g.gguf", "skills": ["/s", ""], "toolsets": ["/t"], "builtin": false,
-                "context": 1024, "threads": 0, "max_tokens": 48, "sessions": 2, "language": "en",
+                "context": 1024, "threads": 0, "threads_batch": 3, "max_tokens": 48, "sessions": 2, "language": "en",
                 "chat_format": "chatml", "data_dir": "/d", "kv_dir": "/k", "tool_timeout_ms": 250,
                 "max_sentences": 0, "route": false, "catalog": "/d/catalog.sqlite", "mmap": false}"#,
         )
@@ -330,6 +337,7 @@ mod tests {
         assert_eq!(c.skill_dirs, vec![PathBuf::from("/s")]);
         assert_eq!(c.toolset_dirs, vec![PathBuf::from("/t")]);
         assert_eq!((c.n_ctx, c.threads, c.n_seq), (Some(1024), None, 2));
+        assert_eq!(c.threads_batch, Some(3));
         assert_eq!(c.generate.max_tokens, 48);
         assert_eq!(c.agent.guidance.max_sentences, None);
         assert!(!c.agent.guidance.route);

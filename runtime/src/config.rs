@@ -37,6 +37,9 @@ pub struct RuntimeConfig {
     pub n_ctx: Option<u32>,
     /// CPU threads. Default `None`: the engine's choice (performance cores, else physical cores).
     pub threads: Option<u32>,
+    /// CPU threads for prompt batches (prefill), when they should differ from `threads`
+    /// (which then counts for one-token decodes). Default `None`: `threads`.
+    pub threads_batch: Option<u32>,
     /// Reuse the KV cache across a removed span by shifting (`EngineParams::kv_shift`).
     /// Default `None`: the model manifest's choice (off for a file it does not know).
     pub kv_shift: Option<bool>,
@@ -85,6 +88,7 @@ impl Default for RuntimeConfig {
             toolset_dirs: Vec::new(),
             n_ctx: None,
             threads: None,
+            threads_batch: None,
             kv_shift: None,
             gpu_layers: None,
             mmap: true,
@@ -151,6 +155,7 @@ pub fn engine_params(
             .or(spec.map(|s| s.context))
             .unwrap_or(defaults.n_ctx),
         threads: config.threads,
+        threads_batch: config.threads_batch,
         kv_shift: config
             .kv_shift
             .or(spec.map(|s| s.kv_shift))

@@ -29,6 +29,10 @@ pub struct ModelArgs {
     /// the physical cores.
     #[arg(long, value_name = "N")]
     pub threads: Option<u32>,
+    /// CPU threads for prompt batches (prefill), when they should differ from `--threads`
+    /// (which then counts for one-token decodes). Default: `--threads`.
+    #[arg(long, value_name = "N")]
+    pub threads_batch: Option<u32>,
     /// Layers to offload to the GPU (a build with `--features vulkan` or `opencl`). Default:
     /// all of them when llama.cpp found a GPU device; 0 keeps the model on the CPU.
     #[arg(long, value_name = "N")]
@@ -215,6 +219,7 @@ impl Host {
             chat_format: model.chat_format,
             n_ctx: model.ctx,
             threads: model.threads,
+            threads_batch: model.threads_batch,
             kv_shift: model.kv_shift,
             gpu_layers: model.gpu_layers,
             mmap: !model.no_mmap,

@@ -55,6 +55,15 @@ public final class AssistantOptions {
         return this;
     }
 
+    /**
+     * CPU threads for prompt batches (prefill), when they should differ from {@link #threads}
+     * (which then counts for one-token decodes); 0: the same as {@code threads}.
+     */
+    public AssistantOptions threadsBatch(int n) {
+        values.put("threads_batch", n);
+        return this;
+    }
+
     /** Most tokens per generation (0: the engine's default). */
     public AssistantOptions maxTokens(int n) {
         values.put("max_tokens", n);
