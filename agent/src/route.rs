@@ -31,11 +31,19 @@ pub struct Route {
     pub example: String,
 }
 
-/// Embeddings of example texts, kept across requests (they never change for a model).
+/// Embeddings of example texts, kept across requests (they never change for a model), and
+/// of the last few requests routed ([`QUERY_MEMO`]).
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Router {
     cache: HashMap<String, Vec<f32>>,
+    /// The most recent requests' embeddings, newest last: a voice user's last partial
+    /// transcript is routed while they speak ([`crate::Agent::prepare_turn`]), and the turn
+    /// with the same final text finds its embedding here instead of waiting for the model.
+    queries: Vec<(String, Vec<f32>)>,
 }
+
+/// How many request embeddings the router remembers.
+pub const QUERY_MEMO: usize = 4;
 
 impl Router {
     /// The distinct example texts not embedded yet, sorted.
@@ -101,9 +109,20 @@ impl Router {
                 self.cache.insert(t.to_owned(), v);
             }
         }
-        // The request comes once: the model need not keep its vector.
-        let Some(query) = model.embed_query(request)? else {
-            return Ok(None);
+        let query = match self.queries.iter().find(|(t, _)| t == request) {
+            Some((_, v)) => v.clone(),
+            // The request comes once (or twice: partial, then final): the model need not
+            // keep its vector; the router keeps the last few.
+            None => {
+                let Some(v) = model.embed_query(request)? else {
+                    return Ok(None);
+                };
+                if self.queries.len() == QUERY_MEMO {
+                    self.queries.remove(0);
+                }
+                self.queries.push((request.to_owned(), v.clone()));
+                v
+            }
         };
         Ok(nearest(&query, request, examples, &self.cache))
     }

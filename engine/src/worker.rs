@@ -1384,6 +1384,9 @@ impl Worker<'_> {
             caller_gone |= !emit(scan.emit, &mut emitted);
         }
         let decode_start = Instant::now();
+        // A forced reply's tokens are known ahead: they are streamed one by one as always,
+        // but decoded together after the loop, one batch instead of a decode per token.
+        let mut deferred: Vec<TokenId> = Vec::new();
         let mut generated = 0usize;
         let mut first_token_at: Option<Instant> = None;
         let stop = loop {
@@ -1394,7 +1397,10 @@ impl Worker<'_> {
                 break StopReason::Deadline;
             }
             if generated >= config.max_tokens
-                || self.book.room_after_keep(seq, self.book.tokens(seq).len()) == 0
+                || self
+                    .book
+                    .room_after_keep(seq, self.book.tokens(seq).len() + deferred.len())
+                    == 0
             {
                 break StopReason::MaxTokens;
             }
@@ -1426,11 +1432,25 @@ impl Worker<'_> {
                 // The last allowed token: no need to decode it.
                 break StopReason::MaxTokens;
             }
-            if self.decode(seq, &[token])? == Decoded::Aborted {
+            if matches!(source, Source::Forced(_)) {
+                deferred.push(token);
+            } else if self.decode(seq, &[token])? == Decoded::Aborted {
                 // Streamed but not decoded: the reply keeps it, the cache does not.
                 break stop_now().ok_or_else(unasked_abort)?;
             }
         };
+        // The forced tokens the loop would have decoded (all it streamed but a token that
+        // ended it), without logits: nothing is sampled after them. A cancel or deadline
+        // leaves them out (streamed but not decoded, as for a token whose decode was stopped).
+        let mut stop = stop;
+        if !matches!(stop, StopReason::Cancelled | StopReason::Deadline) {
+            for chunk in deferred.chunks(self.batch_size.max(1)) {
+                if self.decode_with(seq, chunk, false)? == Decoded::Aborted {
+                    stop = stop_now().ok_or_else(unasked_abort)?;
+                    break;
+                }
+            }
+        }
         if stop != StopReason::StopString {
             let tail = utf8.finish();
             let scan = scanner.push(&tail);

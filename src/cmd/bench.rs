@@ -54,6 +54,10 @@ enum Action {
     /// the engine adds, prefill and decode speed; interleaved rounds, medians and ratios to
     /// the first configuration.
     Kv(KvArgs),
+    /// The product's voice turn, free-running on the real runtime: from the final words to
+    /// the first visible text, typed against spoken (partial transcripts forwarded while the
+    /// user speaks, as the phone does); routing, tool calls and follow-ups included.
+    Voice(super::bench_voice::VoiceArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -271,6 +275,7 @@ struct DialogueArgs {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.action {
         Action::Dialogue(a) => dialogue(a),
+        Action::Voice(a) => super::bench_voice::run(a),
         Action::Soak(a) => {
             let report =
                 porfiry_bench::run_soak(a.model.as_deref(), a.turns, a.ctx, a.threads, &mut |t| {

@@ -45,8 +45,10 @@ impl Agent {
     /// again as it grows — each call supersedes the last). The request is the one
     /// [`Agent::turn`] would make now for that text, laid out the same way; the model
     /// decodes it up to the end of the text ([`Model::prefill`]), and the turn made with the
-    /// final text reuses everything its prompt shares with it. Nothing in the session
-    /// changes: no history, no toolset expiry, no events.
+    /// final text reuses everything its prompt shares with it. When the guidance routes, the
+    /// text is routed too (after the hint, so the model decodes while it embeds), and a turn
+    /// whose final text is the same finds the request's embedding ready. Nothing in the
+    /// session changes: no history, no toolset expiry, no events.
     ///
     /// # Errors
     /// [`AgentError::EmptySession`], or what the model reports.
@@ -84,7 +86,11 @@ impl Agent {
                 guide: Default::default(),
                 time_left: None,
             })
-            .map_err(|e| AgentError::Model(e.to_string()))
+            .map_err(|e| AgentError::Model(e.to_string()))?;
+        // The route itself is decided again by the turn (its session may change before); only
+        // the embedding of the text is kept. A model that cannot embed loses nothing here.
+        let _ = self.shared.route(&s, partial_text, model);
+        Ok(())
     }
 
     /// Where routing would send `text` as the session's next turn ([`crate::Guidance::route`]),

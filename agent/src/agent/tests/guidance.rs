@@ -444,3 +444,63 @@ fn a_routed_call_s_prefix_counts_against_the_context_budget() {
         assert_eq!(out.stop, TurnStop::Answered, "{filler}: {:?}", out.stop);
     }
 }
+
+/// A voice user's last partial transcript is routed while they speak: the turn with the same
+/// final text takes its embedding from the router instead of the model, and routes the same.
+#[test]
+fn the_last_partial_is_embedded_once_for_its_turn() {
+    use crate::model::{Generation, Model, ModelError, ModelRequest};
+    struct Queries {
+        inner: ScriptedModel,
+        queries: Vec<String>,
+    }
+    impl Model for Queries {
+        fn generate(
+            &mut self,
+            request: &ModelRequest<'_>,
+            on_text: &mut dyn FnMut(&str),
+        ) -> Result<Generation, ModelError> {
+            self.inner.generate(request, on_text)
+        }
+        fn embed(&mut self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, ModelError> {
+            self.inner.embed(texts)
+        }
+        fn embed_query(&mut self, text: &str) -> Result<Option<Vec<f32>>, ModelError> {
+            self.queries.push(text.to_owned());
+            self.inner.embed_query(text)
+        }
+    }
+    let said = "Который час сейчас?";
+    let (want, _) = routed_turn(&mut agent_with(Guidance::default()), said, &["10:00."]);
+
+    let mut agent = agent_with(Guidance::default());
+    let mut model = Queries {
+        inner: ScriptedModel::new(["10:00."]).with_embeddings(),
+        queries: Vec::new(),
+    };
+    agent.prepare_turn("s", "Который час", &mut model).unwrap();
+    agent.prepare_turn("s", said, &mut model).unwrap();
+    assert_eq!(model.queries, ["Который час", said]);
+    assert!(agent.history("s").is_empty(), "a hint changes nothing");
+    let out = agent
+        .turn("s", said, &mut model, &CancelToken::new(), &mut |_| {})
+        .unwrap();
+    assert_eq!(model.queries.len(), 2, "{:?}", model.queries);
+    assert_eq!(out.route, want.route);
+    assert_eq!(out.executed[0].name, "get_current_time");
+
+    // Another final text is embedded as usual.
+    agent
+        .turn(
+            "s",
+            "Покажи мои заметки",
+            &mut model,
+            &CancelToken::new(),
+            &mut |_| {},
+        )
+        .ok();
+    assert_eq!(
+        model.queries.last().map(String::as_str),
+        Some("Покажи мои заметки")
+    );
+}
