@@ -26,6 +26,18 @@ fn n(v: &serde_json::Value, key: &str) -> u64 {
     v[key].as_u64().unwrap_or_else(|| panic!("{key} in {v}"))
 }
 
+/// The first request of each of the report's first `turns` turns.
+fn first_requests(v: &serde_json::Value, turns: u64) -> Vec<&serde_json::Value> {
+    let gens = v["generations"].as_array().unwrap();
+    (1..=turns)
+        .map(|turn| {
+            gens.iter()
+                .find(|g| n(g, "turn") == turn)
+                .expect("a first request")
+        })
+        .collect()
+}
+
 #[test]
 fn dialogue_on_the_real_model_prefills_only_new_tokens_between_toolset_changes() {
     let v = json(&porfiry(&["bench", "dialogue", "--json", "--threads", "2"]));
@@ -94,12 +106,7 @@ fn a_speaking_user_leaves_only_the_last_word_to_prefill() {
         // follow the prepared head), so more than the framing was ready.
         assert!(n(t, "anticipated_tokens") > 0, "{t}");
     }
-    let gens = v["generations"].as_array().unwrap();
-    for turn in 1..=3 {
-        let first = gens
-            .iter()
-            .find(|g| n(g, "turn") == turn)
-            .expect("a first request");
+    for first in first_requests(&v, 3) {
         let s = &first["stats"];
         // What remains is the last word and the closing framing: a handful of tokens.
         assert!(n(s, "prefilled_tokens") <= 12, "{first}");
@@ -124,12 +131,7 @@ fn a_user_heard_to_the_end_leaves_one_token_to_prefill() {
         "--threads",
         "2",
     ]));
-    let gens = v["generations"].as_array().unwrap();
-    for turn in 1..=3 {
-        let first = gens
-            .iter()
-            .find(|g| n(g, "turn") == turn)
-            .expect("a first request");
+    for first in first_requests(&v, 3) {
         let s = &first["stats"];
         // The whole prompt was decoded while the user spoke, through the closing framing,
         // but its last token, which the request decodes for its logits.
