@@ -9,6 +9,9 @@
 #             docs/gpu.md): Vulkan headers, SPIR-V headers, glslc, Mesa's software Vulkan
 #             driver (lavapipe), vulkaninfo; OpenCL headers, the ICD loader, PoCL, clinfo.
 #             Opt-in: `./run test` never installs them (CI builds CPU-only).
+#             Where the system's Vulkan headers lack VK_EXT_layer_settings (Debian 12),
+#             also unpacks newer ones into ~/.cache/porfiry/vulkan-headers
+#             (scripts/vulkan-headers.sh; the system's packages stay as they are).
 # Without root or sudo it prints the exact command to run instead.
 set -euo pipefail
 
@@ -58,11 +61,25 @@ if [ $gpu -eq 1 ]; then
   command -v clinfo >/dev/null 2>&1 || missing+=(clinfo)
 fi
 
+# Vulkan headers new enough for ggml-vulkan, fetched after the packages are in place.
+vulkan_headers() {
+  [ $gpu -eq 1 ] || return 0
+  local script
+  script="$(dirname "${BASH_SOURCE[0]}")/vulkan-headers.sh"
+  if [ $check_only -eq 1 ]; then
+    bash "$script" --check >/dev/null
+  else
+    bash "$script" >/dev/null
+  fi
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
+  vulkan_headers
   exit 0
 fi
 if [ $check_only -eq 1 ]; then
   echo "missing build prerequisites: ${missing[*]}" >&2
+  vulkan_headers || true
   exit 1
 fi
 
@@ -84,3 +101,4 @@ echo "installing build prerequisites: ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -qq >&2
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+vulkan_headers
