@@ -14,6 +14,10 @@
 //! `measure MODEL --llama-bench [--threads 2] [--threads-batch N] [--no-thread-pool] [--pp 512] [--tg 128] [--reps 3]`
 //! (`--no-thread-pool`: ggml's threads started per graph, as before the engine attached pools)
 //!
+//! With `--embed-cost` it times what routing costs a request: `Engine::embed_query` of short
+//! requests (`measure MODEL --embed-cost [--threads 2] [--reps 20] [--no-thread-pool]`),
+//! printing one JSON line with the median and minimum in ms.
+//!
 //! With `--render-cost` it times what every request costs before its prefill starts: rendering
 //! and tokenizing the whole conversation (`Engine::render`, the worker's own path), for
 //! conversations of growing length (`measure MODEL --render-cost [--reps 20]`).
@@ -32,6 +36,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     if std::env::args().any(|a| a == "--render-cost") {
         return render_cost_mode(&path);
+    }
+    if std::env::args().any(|a| a == "--embed-cost") {
+        return embed_cost_mode(&path);
     }
     let rounds: usize = std::env::args()
         .nth(2)
@@ -347,5 +354,43 @@ fn render_cost_mode(path: &str) -> Result<(), Box<dyn std::error::Error>> {
             ms[0]
         );
     }
+    Ok(())
+}
+
+/// `Engine::embed_query` of short requests, `--reps` times each after one warm-up.
+fn embed_cost_mode(path: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let threads: u32 = flag("--threads", 2)?;
+    let reps: usize = flag("--reps", 20)?;
+    let engine = Engine::load(
+        path,
+        EngineParams {
+            threads: Some(threads),
+            thread_pool: !std::env::args().any(|a| a == "--no-thread-pool"),
+            ..EngineParams::default()
+        },
+    )?;
+    let texts = [
+        "Который час?",
+        "Запиши заметку: купить хлеб и молоко",
+        "What is on the screen right now?",
+    ];
+    engine.embed_query(texts[0])?;
+    let mut ms = Vec::new();
+    for _ in 0..reps {
+        for t in texts {
+            let started = std::time::Instant::now();
+            engine.embed_query(t)?;
+            ms.push(started.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    ms.sort_by(f64::total_cmp);
+    let out = serde_json::json!({
+        "threads": threads,
+        "thread_pool": engine.info().thread_pool,
+        "embeds": ms.len(),
+        "median_ms": ms[ms.len() / 2],
+        "min_ms": ms[0],
+    });
+    println!("{out}");
     Ok(())
 }

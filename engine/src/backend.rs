@@ -175,6 +175,26 @@ pub(crate) unsafe fn set_abort_check<F: Fn() -> bool + Sync>(
     true
 }
 
+/// Turn `ctx`'s embeddings output on or off (`llama_set_embeddings`, which llama-cpp-2
+/// does not wrap). With it on, llama.cpp outputs every token of a decode — the output layer
+/// (262,144 logits a token for Gemma) included — so a caller that needs one token's state
+/// decodes the rest with it off. Returns false, changing nothing, when the context's
+/// pointer cannot be found (see [`set_abort_check`]).
+pub(crate) fn set_embeddings(ctx: &LlamaContext<'_>, on: bool) -> bool {
+    let Some(ptr) = pointer_in_debug(&format!("{ctx:?}")) else {
+        return false;
+    };
+    // SAFETY: `ptr` is the context's own pointer as llama-cpp-2 prints it, checked against
+    // the size llama.cpp reports for it; the call sets one flag of the context.
+    unsafe {
+        if llama_n_ctx(ptr as *const c_void) != ctx.n_ctx() {
+            return false;
+        }
+        llama_cpp_sys_2::llama_set_embeddings(ptr as *mut llama_cpp_sys_2::llama_context, on);
+    }
+    true
+}
+
 /// ggml's persistent CPU thread pools, attached to one context ([`ThreadPools::attach`]).
 ///
 /// Without them (llama-cpp-2 0.1.160 does not attach any) ggml starts the compute threads

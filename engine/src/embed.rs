@@ -22,12 +22,12 @@ use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::token::LlamaToken;
 
-use crate::backend::{backend, compute_guard};
+use crate::backend::{backend, compute_guard, set_embeddings, ThreadPools};
 use crate::error::EngineError;
 
 /// The version of how texts are embedded, in the cache file's name: a change of the
 /// recipe must not meet vectors of the old one.
-pub(crate) const EMBED_FORMAT: &str = "v3";
+pub(crate) const EMBED_FORMAT: &str = "v4";
 
 /// What comes before a text: the text is embedded inside a sentence that asks for its
 /// meaning in one word, and the vector is the hidden state of that sentence's last token
@@ -58,6 +58,9 @@ const BATCH_SEQS: usize = 16;
 /// The embedding context of a worker (made on first use) and the vectors it computed.
 pub(crate) struct Embedder<'m> {
     ctx: LlamaContext<'m>,
+    /// The context's compute threads, kept between decodes (declared after `ctx`, so
+    /// dropped after it).
+    _pools: Option<ThreadPools>,
     batch: LlamaBatch<'static>,
     cache: HashMap<String, Vec<f32>>,
     /// The frame's tokens (BOS and [`FRAME_BEFORE`]; [`FRAME_AFTER`]), tokenized once.
@@ -67,10 +70,12 @@ pub(crate) struct Embedder<'m> {
 }
 
 impl<'m> Embedder<'m> {
-    /// A context of `model` for embeddings; `file` keeps the vectors across runs.
+    /// A context of `model` for embeddings, on its own thread pools when `thread_pool` (as
+    /// the chat context); `file` keeps the vectors across runs.
     pub(crate) fn new(
         model: &'m LlamaModel,
         threads: i32,
+        thread_pool: bool,
         file: Option<PathBuf>,
     ) -> Result<Self, EngineError> {
         let n = BATCH_TOKENS as u32;
@@ -84,12 +89,19 @@ impl<'m> Embedder<'m> {
             .with_n_threads_batch(threads)
             .with_embeddings(true)
             .with_pooling_type(LlamaPoolingType::Last);
+        let t = threads.max(1) as u32;
+        let pools = thread_pool.then(|| ThreadPools::new(t, t)).flatten();
         let ctx = model
             .new_context(backend()?, params)
             .map_err(|e| EngineError::Context(format!("embedding context: {e}")))?;
+        // SAFETY: the pools are kept in the embedder beside the context and dropped after it.
+        if let Some(p) = &pools {
+            let _ = unsafe { p.attach(&ctx) };
+        }
         let cache = file.as_ref().map(|f| read_cache(f)).unwrap_or_default();
         Ok(Self {
             ctx,
+            _pools: pools,
             batch: LlamaBatch::new(BATCH_TOKENS, BATCH_SEQS as i32),
             cache,
             frame: frame_tokens(model),
@@ -147,22 +159,48 @@ impl<'m> Embedder<'m> {
     }
 
     /// Decode `group` (one sequence per text) and put each text's vector in `out`.
+    ///
+    /// In two decodes: every token but each text's last with the embeddings output off, then
+    /// the last tokens with it on. With it on, llama.cpp outputs every token of the decode,
+    /// the output layer included (262,144 logits a token for Gemma), though the pooled
+    /// vector is the last token's state: decoding the rest first computes that layer for one
+    /// token a text instead of all of them (`measure --embed-cost`, BENCHMARKS.md).
     fn decode_group(
         &mut self,
         group: &[(&str, Vec<LlamaToken>)],
         out: &mut HashMap<String, Vec<f32>>,
     ) -> Result<(), EngineError> {
         self.ctx.clear_kv_cache();
-        self.batch.clear();
-        for (seq, (_, tokens)) in group.iter().enumerate() {
-            for (i, t) in tokens.iter().enumerate() {
-                let pos = i32::try_from(i).map_err(|_| EngineError::Decode("position".into()))?;
-                self.batch
-                    .add(*t, pos, &[seq as i32], true)
-                    .map_err(|e| EngineError::Decode(e.to_string()))?;
+        let two_steps = set_embeddings(&self.ctx, false);
+        for step in [0, 1] {
+            self.batch.clear();
+            for (seq, (_, tokens)) in group.iter().enumerate() {
+                let last = tokens.len() - 1;
+                for (i, t) in tokens.iter().enumerate() {
+                    let wanted = match (two_steps, step) {
+                        (false, 0) => true,
+                        (false, _) => false,
+                        (true, 0) => i < last,
+                        (true, _) => i == last,
+                    };
+                    if !wanted {
+                        continue;
+                    }
+                    let pos =
+                        i32::try_from(i).map_err(|_| EngineError::Decode("position".into()))?;
+                    self.batch
+                        .add(*t, pos, &[seq as i32], step == 1 || !two_steps)
+                        .map_err(|e| EngineError::Decode(e.to_string()))?;
+                }
             }
-        }
-        {
+            if self.batch.n_tokens() == 0 {
+                continue;
+            }
+            if two_steps && step == 1 && !set_embeddings(&self.ctx, true) {
+                return Err(EngineError::Decode(
+                    "embedding: output not switched on".into(),
+                ));
+            }
             let _gate = compute_guard();
             self.ctx
                 .decode(&mut self.batch)

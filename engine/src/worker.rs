@@ -254,6 +254,7 @@ fn run(
         anticipated: AheadBook::new(),
         embedder: None,
         threads: threads as i32,
+        thread_pool,
         watch: &watch,
     };
     if init_tx.send(Ok(info)).is_err() {
@@ -380,6 +381,8 @@ struct Worker<'m> {
     embedder: Option<Embedder<'m>>,
     /// Threads for decoding (the embedding context uses as many).
     threads: i32,
+    /// Whether the context computes on attached thread pools (the embedder's then too).
+    thread_pool: bool,
     /// What llama.cpp's abort callback checks (the request being served).
     watch: &'m Watch,
 }
@@ -1236,8 +1239,12 @@ impl Worker<'_> {
                     let sha = key.model_sha256.get(..16)?.to_owned();
                     Some(dir.join(format!("embeddings-{EMBED_FORMAT}-{sha}.json")))
                 });
-                self.embedder
-                    .insert(Embedder::new(self.model, self.threads, file)?)
+                self.embedder.insert(Embedder::new(
+                    self.model,
+                    self.threads,
+                    self.thread_pool,
+                    file,
+                )?)
             }
         };
         embedder.embed(self.model, texts, keep)

@@ -73,3 +73,27 @@ fn examples_are_kept_requests_are_not_and_long_texts_cost_their_head() {
         .sum();
     assert!(file_bytes < 200_000, "cache file {file_bytes} bytes");
 }
+
+/// Texts embedded together (one sequence each, their last tokens decoded apart from the
+/// rest) get the vectors they get alone, on both models.
+#[test]
+fn a_text_embedded_with_others_gets_its_own_vector() {
+    for file in [SMOLLM2, common::GEMMA] {
+        let engine = Engine::load(model_path(file), test_params()).expect("loads");
+        let texts = [
+            "Который час?",
+            "Take a note: buy bread and milk",
+            "Покажи на экране: встреча в пять",
+            "x",
+        ];
+        let together = engine.embed(&texts).expect("embeds");
+        for (t, v) in texts.iter().zip(&together) {
+            let alone = engine.embed_query(t).unwrap();
+            assert!(close(v, &alone), "{file}: {t}");
+            let norm: f32 = v.iter().map(|x| x * x).sum();
+            assert!((norm - 1.0).abs() < 1e-3, "{file}: {t}: unit length");
+        }
+        // Different texts, different vectors.
+        assert!(!close(&together[0], &together[1]), "{file}");
+    }
+}
