@@ -332,3 +332,40 @@ fn chat_survives_a_dialogue_longer_than_its_context() {
         "the oldest exchange was left out of the request: {request}"
     );
 }
+
+/// `porfiry bench voice`: every utterance played typed and spoken in each round, timed to
+/// its first visible text; a spoken plain reply finds its prompt decoded ahead but the last
+/// token (its partial held every word).
+#[test]
+fn bench_voice_times_typed_and_spoken_turns() {
+    let data = tempfile::tempdir().unwrap();
+    let out = run(porfiry().env("PORFIRY_DATA", data.path()).args([
+        "bench",
+        "voice",
+        "--rounds",
+        "1",
+        "--greedy",
+        "--threads",
+        "2",
+        "--json",
+        "--model",
+        model(GEMMA).to_str().unwrap(),
+    ]));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let rows = v["utterances"].as_array().unwrap();
+    assert_eq!(rows.len(), 6);
+    for r in rows {
+        for mode in ["typed", "spoken"] {
+            let runs = r[mode].as_array().unwrap();
+            assert_eq!(runs.len(), 1, "{r}");
+            assert!(runs[0]["first_text_ms"].as_f64().unwrap() > 0.0, "{r}");
+        }
+    }
+    let plain = rows
+        .iter()
+        .find(|r| r["tools"] == 0)
+        .expect("a plain reply among the utterances");
+    assert_eq!(plain["spoken_prefilled"], 1, "{plain}");
+    assert!(plain["typed_prefilled"].as_u64().unwrap() > 1, "{plain}");
+}
