@@ -181,6 +181,35 @@ fn greedy_generation_is_deterministic() {
     assert_eq!(a.stats.reused_tokens, 0, "cold cache: nothing to reuse");
 }
 
+/// The context computes on attached thread pools by default (one for decodes, one more for
+/// prompt batches when their thread counts differ), and the replies are those of threads
+/// started per graph.
+#[test]
+fn thread_pools_are_attached_and_change_no_reply() {
+    let msgs = vec![Message::user("Name three colours of the rainbow.")];
+    let mut replies = Vec::new();
+    for (pool, batch) in [(true, None), (true, Some(1)), (false, None)] {
+        let engine = Engine::load(
+            model_path(SMOLLM2),
+            porfiry_engine::EngineParams {
+                threads: Some(2),
+                threads_batch: batch,
+                thread_pool: pool,
+                ..test_params()
+            },
+        )
+        .unwrap();
+        let info = engine.info();
+        assert_eq!(info.thread_pool, pool);
+        assert_eq!((info.threads, info.threads_batch), (2, batch.unwrap_or(2)));
+        let (done, _) = run(&engine, request("pool", msgs.clone(), 16));
+        assert!(done.stats.generated_tokens > 0);
+        replies.push(done.tokens);
+    }
+    assert_eq!(replies[0], replies[2], "pool vs threads per graph");
+    assert_eq!(replies[0], replies[1], "one prefill thread");
+}
+
 /// Two turns of a dialogue; returns the stats of both.
 fn two_turns(
     engine: &Engine,
