@@ -207,10 +207,6 @@ pub(crate) struct ThreadPools {
     batch: Option<NonNull<llama_cpp_sys_2::ggml_threadpool>>,
 }
 
-// SAFETY: a ggml thread pool is made to be driven from whichever thread computes a graph;
-// the engine uses it from the one thread that owns the context.
-unsafe impl Send for ThreadPools {}
-
 impl ThreadPools {
     /// Pools of `decode` threads (one-token batches) and `batch` threads (prefill); `None`
     /// when ggml could not start them (the context then starts threads per graph).

@@ -136,13 +136,6 @@ fn run(
     // pointer to `abort_check` for the context's whole life.
     let watch = Watch::default();
     let abort_check = || watch.should_abort();
-    let threads = params.effective_threads();
-    let threads_batch = params.effective_threads_batch();
-    // Declared before the context too: attached to it, they must outlive it.
-    let pools = params
-        .thread_pool
-        .then(|| ThreadPools::new(threads, threads_batch))
-        .flatten();
     let backend = match backend() {
         Ok(b) => b,
         Err(e) => {
@@ -150,6 +143,14 @@ fn run(
             return;
         }
     };
+    let threads = params.effective_threads();
+    let threads_batch = params.effective_threads_batch();
+    // Declared before the context too (after the backend is up): attached to it, they must
+    // outlive it.
+    let pools = params
+        .thread_pool
+        .then(|| ThreadPools::new(threads, threads_batch))
+        .flatten();
     let mut model_params = LlamaModelParams::default().with_use_mmap(params.mmap);
     if let Some(n) = params.gpu_layers {
         model_params = model_params.with_n_gpu_layers(n);
