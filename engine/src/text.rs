@@ -48,15 +48,13 @@ impl Utf8Stream {
         out
     }
 
-    /// Flush what is left at the end of the stream (an incomplete character becomes U+FFFD).
+    /// End of the stream: an incomplete character left over is dropped. It is the start of a
+    /// character the generation was stopped inside (the token limit fell between the bytes
+    /// of a Cyrillic letter or an emoji): a U+FFFD there would be read aloud or shown as
+    /// garbage at the end of a reply, and the rest of the character never comes.
     pub fn finish(&mut self) -> String {
-        let out = if self.pending.is_empty() {
-            String::new()
-        } else {
-            char::REPLACEMENT_CHARACTER.to_string()
-        };
         self.pending.clear();
-        out
+        String::new()
     }
 }
 
@@ -176,11 +174,14 @@ mod tests {
     }
 
     #[test]
-    fn invalid_bytes_become_replacement_characters() {
+    fn invalid_bytes_become_replacement_characters_and_a_cut_character_is_dropped() {
         let mut s = Utf8Stream::default();
         assert_eq!(s.push(b"a\xffb"), "a\u{fffd}b");
         assert_eq!(s.push(b"\xd0"), "");
-        assert_eq!(s.finish(), "\u{fffd}");
+        // Cut inside a character (a token limit): the start of it is dropped.
+        assert_eq!(s.finish(), "");
+        assert_eq!(s.push("ж".as_bytes()), "ж");
+        assert_eq!(s.finish(), "");
     }
 
     fn run(stops: &[&str], pieces: &[&str]) -> (Vec<String>, bool, String) {
