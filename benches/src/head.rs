@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::dialogue::Dialogue;
 use crate::engine::{load_engine, resolve_model};
 use crate::error::BenchError;
+use crate::kv::median;
 use crate::run::{scripted_requests, ScriptedRequest};
 
 fn engine_err(e: porfiry_engine::EngineError) -> BenchError {
@@ -91,15 +92,6 @@ fn run_one(
         .generate(request(session, r), &mut |_| {})
         .map_err(engine_err)?
         .stats)
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
 }
 
 /// Runs the head benchmark: `runs` rounds of a cold first request against one after the

@@ -287,7 +287,8 @@ fn long_prompt(engine: &Engine, tokens: usize) -> Result<Vec<Message>, BenchErro
     Ok(message(tokens.saturating_sub(one) / per + 1))
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+/// The median of `v` (the mean of the middle two for an even count); 0 for none.
+pub fn median(mut v: Vec<f64>) -> f64 {
     if v.is_empty() {
         return 0.0;
     }

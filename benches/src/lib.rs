@@ -50,7 +50,7 @@ pub use engine::{
 pub use error::BenchError;
 pub use forced::{BeforeRequest, ForcedModel};
 pub use head::{run_head, HeadBenchReport, Run as HeadRun};
-pub use kv::{run_kv, KvBench, KvConfig, KvReport, KvRow};
+pub use kv::{median, run_kv, KvBench, KvConfig, KvReport, KvRow};
 pub use run::{
     heard_before_the_end, run_dialogue, run_dialogue_with_head, scripted_requests, DialogueReport,
     GenerationRow, ScriptedRequest, Speaking, Totals, TurnRow,

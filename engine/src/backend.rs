@@ -147,9 +147,7 @@ pub(crate) const DECODE_ABORTED: c_int = 2;
 /// computation of `ctx`, a `true` stops it (see the module documentation). Returns false,
 /// installing nothing, when the context's pointer cannot be found.
 ///
-/// llama-cpp-2 0.1.160 gives no access to the `llama_context` pointer, but its `Debug`
-/// output prints it (`LlamaContext { context: 0x… }`); the address read there is accepted
-/// only when llama.cpp reports the same context size for it as the wrapper does.
+/// The context's pointer comes from [`context_pointer`].
 ///
 /// # Safety
 /// `check` must stay alive, at the same address, until `ctx` is dropped: llama.cpp keeps the
@@ -158,17 +156,11 @@ pub(crate) unsafe fn set_abort_check<F: Fn() -> bool + Sync>(
     ctx: &LlamaContext<'_>,
     check: &F,
 ) -> bool {
-    let Some(ptr) = pointer_in_debug(&format!("{ctx:?}")) else {
+    let Some(ptr) = context_pointer(ctx) else {
         return false;
     };
-    let ptr = ptr as *mut c_void;
-    // SAFETY: `ptr` is the context's own pointer as llama-cpp-2 prints it; llama_n_ctx only
-    // reads a field of it.
-    if unsafe { llama_n_ctx(ptr) } != ctx.n_ctx() {
-        return false;
-    }
-    // SAFETY: as above; `check` outlives the context (the caller's contract), and
-    // `trampoline::<F>` reads it only as `&F`, which is `Sync`.
+    // SAFETY: `ptr` is the context's own pointer; `check` outlives the context (the
+    // caller's contract), and `trampoline::<F>` reads it only as `&F`, which is `Sync`.
     unsafe {
         llama_set_abort_callback(ptr, Some(trampoline::<F>), check as *const F as *mut c_void);
     }
@@ -179,19 +171,13 @@ pub(crate) unsafe fn set_abort_check<F: Fn() -> bool + Sync>(
 /// does not wrap). With it on, llama.cpp outputs every token of a decode — the output layer
 /// (262,144 logits a token for Gemma) included — so a caller that needs one token's state
 /// decodes the rest with it off. Returns false, changing nothing, when the context's
-/// pointer cannot be found (see [`set_abort_check`]).
+/// pointer cannot be found ([`context_pointer`]).
 pub(crate) fn set_embeddings(ctx: &LlamaContext<'_>, on: bool) -> bool {
-    let Some(ptr) = pointer_in_debug(&format!("{ctx:?}")) else {
+    let Some(ptr) = context_pointer(ctx) else {
         return false;
     };
-    // SAFETY: `ptr` is the context's own pointer as llama-cpp-2 prints it, checked against
-    // the size llama.cpp reports for it; the call sets one flag of the context.
-    unsafe {
-        if llama_n_ctx(ptr as *const c_void) != ctx.n_ctx() {
-            return false;
-        }
-        llama_cpp_sys_2::llama_set_embeddings(ptr as *mut llama_cpp_sys_2::llama_context, on);
-    }
+    // SAFETY: `ptr` is the context's own pointer; the call sets one flag of the context.
+    unsafe { llama_cpp_sys_2::llama_set_embeddings(ptr.cast(), on) };
     true
 }
 
@@ -233,23 +219,19 @@ impl ThreadPools {
     }
 
     /// Make llama.cpp compute `ctx`'s graphs on these pools. Returns false, attaching
-    /// nothing, when the context's pointer cannot be found (see [`set_abort_check`]).
+    /// nothing, when the context's pointer cannot be found ([`context_pointer`]).
     ///
     /// # Safety
     /// The pools must outlive every computation of `ctx`: drop `ctx` first.
     pub(crate) unsafe fn attach(&self, ctx: &LlamaContext<'_>) -> bool {
-        let Some(ptr) = pointer_in_debug(&format!("{ctx:?}")) else {
+        let Some(ptr) = context_pointer(ctx) else {
             return false;
         };
-        // SAFETY: `ptr` is the context's own pointer as llama-cpp-2 prints it, checked
-        // against the size llama.cpp reports for it; attaching only stores the two pools,
+        // SAFETY: `ptr` is the context's own pointer; attaching only stores the two pools,
         // which the caller keeps alive longer than the context.
         unsafe {
-            if llama_n_ctx(ptr as *const c_void) != ctx.n_ctx() {
-                return false;
-            }
             llama_cpp_sys_2::llama_attach_threadpool(
-                ptr as *mut llama_cpp_sys_2::llama_context,
+                ptr.cast(),
                 self.decode.as_ptr(),
                 self.batch.unwrap_or(self.decode).as_ptr(),
             );
@@ -276,19 +258,25 @@ impl Drop for ThreadPools {
 /// cache is full-size, `swa_full`). Shifting where it cannot aborts the process inside
 /// llama.cpp, so anything unsure — the context's pointer not found — is false.
 pub(crate) fn can_shift(ctx: &LlamaContext<'_>) -> bool {
-    let Some(ptr) = pointer_in_debug(&format!("{ctx:?}")) else {
+    let Some(ptr) = context_pointer(ctx) else {
         return false;
     };
-    let ptr = ptr as *const c_void;
-    // SAFETY: `ptr` is the context's own pointer as llama-cpp-2 prints it (checked against
-    // the size llama.cpp reports for it, as in `set_abort_check`); both calls only read.
+    // SAFETY: `ptr` is the context's own pointer; both calls only read.
     unsafe {
-        if llama_n_ctx(ptr) != ctx.n_ctx() {
-            return false;
-        }
         let mem = llama_get_memory(ptr);
         !mem.is_null() && llama_memory_can_shift(mem)
     }
+}
+
+/// The `llama_context *` behind `ctx`, for the llama.cpp calls llama-cpp-2 0.1.160 does not
+/// wrap. The wrapper gives no access to it, but its `Debug` output prints it
+/// (`LlamaContext { context: 0x… }`); the address read there is accepted only when
+/// llama.cpp reports the same context size for it as the wrapper does. `None` otherwise.
+fn context_pointer(ctx: &LlamaContext<'_>) -> Option<*mut c_void> {
+    let ptr = pointer_in_debug(&format!("{ctx:?}"))? as *mut c_void;
+    // SAFETY: `ptr` is the address llama-cpp-2 prints for its context; llama_n_ctx only
+    // reads a field of it.
+    (unsafe { llama_n_ctx(ptr) } == ctx.n_ctx()).then_some(ptr)
 }
 
 /// The C callback: calls the check; a panic (which must not cross into C) counts as

@@ -55,6 +55,17 @@ const BATCH_TOKENS: usize = 128;
 /// Texts packed into one decode at most.
 const BATCH_SEQS: usize = 16;
 
+/// Which tokens of each text a decode of [`Embedder::decode_group`] takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// All but the last, with the embeddings output off.
+    AllButLast,
+    /// The last, with it on: its state is the vector.
+    Last,
+    /// Every token, with it on.
+    Whole,
+}
+
 /// The embedding context of a worker (made on first use) and the vectors it computed.
 pub(crate) struct Embedder<'m> {
     ctx: LlamaContext<'m>,
@@ -171,32 +182,34 @@ impl<'m> Embedder<'m> {
         out: &mut HashMap<String, Vec<f32>>,
     ) -> Result<(), EngineError> {
         self.ctx.clear_kv_cache();
-        let two_steps = set_embeddings(&self.ctx, false);
-        for step in [0, 1] {
+        // Where the output cannot be switched off (the context's pointer not found), the
+        // whole text at once, as before the split.
+        let steps: &[Step] = if set_embeddings(&self.ctx, false) {
+            &[Step::AllButLast, Step::Last]
+        } else {
+            &[Step::Whole]
+        };
+        for &step in steps {
             self.batch.clear();
             for (seq, (_, tokens)) in group.iter().enumerate() {
                 let last = tokens.len() - 1;
-                for (i, t) in tokens.iter().enumerate() {
-                    let wanted = match (two_steps, step) {
-                        (false, 0) => true,
-                        (false, _) => false,
-                        (true, 0) => i < last,
-                        (true, _) => i == last,
-                    };
-                    if !wanted {
-                        continue;
-                    }
+                let range = match step {
+                    Step::AllButLast => 0..last,
+                    Step::Last => last..last + 1,
+                    Step::Whole => 0..last + 1,
+                };
+                for (i, t) in tokens.iter().enumerate().take(range.end).skip(range.start) {
                     let pos =
                         i32::try_from(i).map_err(|_| EngineError::Decode("position".into()))?;
                     self.batch
-                        .add(*t, pos, &[seq as i32], step == 1 || !two_steps)
+                        .add(*t, pos, &[seq as i32], step != Step::AllButLast)
                         .map_err(|e| EngineError::Decode(e.to_string()))?;
                 }
             }
             if self.batch.n_tokens() == 0 {
                 continue;
             }
-            if two_steps && step == 1 && !set_embeddings(&self.ctx, true) {
+            if step == Step::Last && !set_embeddings(&self.ctx, true) {
                 return Err(EngineError::Decode(
                     "embedding: output not switched on".into(),
                 ));

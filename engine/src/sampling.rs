@@ -64,14 +64,14 @@ pub(crate) fn chain_stages(s: &SamplingConfig) -> Vec<Stage> {
 /// How many of the most likely tokens the chain can choose from, when that is known before
 /// the chain runs: the chain's first filter after the repeat penalty keeps `k` tokens
 /// (greedy: 1; top-k: `k`), and the penalty only lowers the logits of the tokens in its
-/// window (`penalized` distinct ones), so whatever the chain keeps is among the
-/// `k + penalized` most likely by raw logit (proof: a token with that many above it still
-/// has `k` unpenalized ones above it after the penalty). `None`: the chain looks at the whole
+/// window (at most `last_n` distinct ones), so whatever the chain keeps is among the
+/// `k + last_n` most likely by raw logit (proof: a token with that many above it still has
+/// `k` unpenalized ones above it after the penalty). `None`: the chain looks at the whole
 /// vocabulary (top-p or min-p first, no top-k).
 ///
 /// This is what lets a token be chosen from a few dozen candidates instead of the 262,144 a
 /// Gemma vocabulary puts in llama.cpp's candidate array on every decoded token.
-pub(crate) fn chain_reach(stages: &[Stage], penalized: usize) -> Option<usize> {
+pub(crate) fn chain_reach(stages: &[Stage]) -> Option<usize> {
     let first = stages
         .iter()
         .find(|s| !matches!(s, Stage::Penalties { .. }))?;
@@ -80,8 +80,14 @@ pub(crate) fn chain_reach(stages: &[Stage], penalized: usize) -> Option<usize> {
         Stage::TopK(k) if *k > 0 => *k as usize,
         _ => return None,
     };
-    let penalty = stages.iter().any(|s| matches!(s, Stage::Penalties { .. }));
-    Some(k + if penalty { penalized } else { 0 })
+    let window: usize = stages
+        .iter()
+        .map(|s| match s {
+            Stage::Penalties { last_n, .. } => (*last_n).max(0) as usize,
+            _ => 0,
+        })
+        .sum();
+    Some(k + window)
 }
 
 /// The `n` largest of `logits` as (token id, logit), in token-id order — the order of
@@ -323,10 +329,10 @@ mod tests {
 
     #[test]
     fn the_chains_reach_holds_what_the_penalty_and_greedy_or_top_k_keep() {
-        let stages = |k: i32| {
+        let stages = |k: i32, last_n: usize| {
             vec![
                 Stage::Penalties {
-                    last_n: 64,
+                    last_n: last_n as i32,
                     repeat: 1.3,
                 },
                 if k == 1 {
@@ -348,7 +354,8 @@ mod tests {
             window.sort_by_key(|e| e.0);
             window.dedup_by_key(|e| e.0);
             for k in [1, 2, 40] {
-                let reach = chain_reach(&stages(k), window.len()).unwrap();
+                // The window as long as its distinct tokens: the tightest the bound gets.
+                let reach = chain_reach(&stages(k, window.len())).unwrap();
                 let mut kept = Vec::new();
                 top_n(&logits, reach, &mut kept);
                 let mut penalized = logits.clone();
@@ -365,11 +372,12 @@ mod tests {
             }
             logits.clear();
         }
-        assert_eq!(chain_reach(&[Stage::Greedy], 50), Some(1));
-        assert_eq!(chain_reach(&[Stage::TopK(40), Stage::Dist(1)], 7), Some(40));
-        assert_eq!(chain_reach(&[Stage::TopP(0.9), Stage::Dist(1)], 0), None);
-        assert_eq!(chain_reach(&[Stage::MinP(0.1), Stage::Dist(1)], 0), None);
-        assert_eq!(chain_reach(&[Stage::Temp(0.7), Stage::Dist(1)], 0), None);
+        assert_eq!(chain_reach(&[Stage::Greedy]), Some(1));
+        assert_eq!(chain_reach(&stages(1, 50)), Some(51));
+        assert_eq!(chain_reach(&[Stage::TopK(40), Stage::Dist(1)]), Some(40));
+        assert_eq!(chain_reach(&[Stage::TopP(0.9), Stage::Dist(1)]), None);
+        assert_eq!(chain_reach(&[Stage::MinP(0.1), Stage::Dist(1)]), None);
+        assert_eq!(chain_reach(&[Stage::Temp(0.7), Stage::Dist(1)]), None);
     }
 
     /// A scripted pick: what the chain chooses before and after the mask, which tokens the

@@ -494,13 +494,9 @@ enum Source {
 struct Samplers {
     grammar: Option<LlamaSampler>,
     chain: LlamaSampler,
-    /// The chain's stages ([`sampling::chain_reach`] reads them).
-    stages: Vec<Stage>,
-    /// The tokens the chain accepted, the last `last_n` (the repeat penalty's window, which
-    /// llama.cpp's sampler keeps to itself).
-    window: std::collections::VecDeque<TokenId>,
-    /// The penalty's window length; 0 without a penalty.
-    last_n: usize,
+    /// How many of the most likely tokens hold the chain's choice
+    /// ([`sampling::chain_reach`]); `None`: all of them.
+    reach: Option<usize>,
 }
 
 impl Samplers {
@@ -536,28 +532,11 @@ impl Samplers {
 
     fn with(grammar: Option<LlamaSampler>, model: &LlamaModel, s: &SamplingConfig) -> Self {
         let stages = sampling::chain_stages(s);
-        let last_n = stages
-            .iter()
-            .find_map(|st| match st {
-                Stage::Penalties { last_n, .. } => Some((*last_n).max(0) as usize),
-                _ => None,
-            })
-            .unwrap_or(0);
         Self {
             grammar,
             chain: build_chain(model, &stages),
-            stages,
-            window: std::collections::VecDeque::with_capacity(last_n + 1),
-            last_n,
+            reach: sampling::chain_reach(&stages),
         }
-    }
-
-    /// How many of the most likely tokens hold the chain's choice ([`sampling::chain_reach`]).
-    fn reach(&self) -> Option<usize> {
-        let mut seen: Vec<TokenId> = self.window.iter().copied().collect();
-        seen.sort_unstable();
-        seen.dedup();
-        sampling::chain_reach(&self.stages, seen.len())
     }
 
     /// Tell the samplers about a chosen token. Never called with end-of-generation.
@@ -569,12 +548,7 @@ impl Samplers {
                 self.grammar = None;
             }
         }
-        if self.chain.try_accept(LlamaToken(token)).is_ok() && self.last_n > 0 {
-            self.window.push_back(token);
-            if self.window.len() > self.last_n {
-                self.window.pop_front();
-            }
-        }
+        let _ = self.chain.try_accept(LlamaToken(token));
     }
 }
 
@@ -646,7 +620,7 @@ impl PickSteps for LlamaPick<'_, '_> {
     /// tokens that can survive it ([`sampling::chain_reach`]): the same choice, without
     /// writing the whole vocabulary into the candidate array for every token.
     fn chain_pick(&mut self) -> Option<TokenId> {
-        match self.samplers.reach() {
+        match self.samplers.reach {
             Some(n) => self.load_top(n),
             None => self.load_candidates(),
         }

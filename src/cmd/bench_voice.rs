@@ -116,15 +116,7 @@ pub fn run(a: VoiceArgs) -> anyhow::Result<ExitCode> {
             eprintln!("round {round} of {rounds} done");
         }
     }
-    let med = |v: Vec<f64>| -> f64 {
-        let mut v = v;
-        v.sort_by(f64::total_cmp);
-        match v.len() {
-            0 => 0.0,
-            n if n % 2 == 1 => v[n / 2],
-            n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-        }
-    };
+    let med = porfiry_bench::median;
     let mut rows = Vec::new();
     for (i, u) in utterances.iter().enumerate() {
         let t = med(typed[i].iter().map(|x| x.first_text_ms).collect());
