@@ -1,4 +1,4 @@
-//! The failure classes of design 004 (a voice agent loop on a robot) that the agent alone
+//! The failure classes of docs/design.md (a voice agent loop on a robot) that the agent alone
 //! closes, one test per class, named after it (`bug_NN_…`). The catalogue that maps each
 //! class to its mechanism is `docs/stability.md`; classes pinned by a scenario live in
 //! `tests/scenarios/bug_NN_*.yaml`, classes that need threads or a host in

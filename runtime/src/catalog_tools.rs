@@ -6,7 +6,7 @@
 //! Declared and registered by [`crate::Runtime::open`] only when
 //! [`crate::RuntimeConfig::catalog`] names a file (so hosts without a catalog keep their
 //! prompt as it was); the agent's skill folders (built-in and the user's) are synced into it as shared
-//! entries first ([`open_catalog`]). The rules of design 003: the agent writes skills only
+//! entries first ([`open_catalog`]). The rules of docs/design.md: the agent writes skills only
 //! (a protocol sent to create or update is refused, and points at propose); a protocol is
 //! only ever proposed — a pending proposal the user decides (`porfiry catalog accept`), never
 //! an entry search or load can see. Every reply the model reads comes from the agent's

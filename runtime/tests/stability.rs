@@ -1,4 +1,4 @@
-//! The failure classes of design 004 (a voice agent loop on a robot) that need threads, timed
+//! The failure classes of docs/design.md (a voice agent loop on a robot) that need threads, timed
 //! host tools or the worker [`Service`]: one test per class, named after it (`bug_NN_…`).
 //! The catalogue is `docs/stability.md`; the agent-only classes are pinned in
 //! `agent/tests/stability.rs` and `agent/tests/scenarios/bug_*.yaml`.

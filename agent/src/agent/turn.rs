@@ -333,7 +333,7 @@ impl Agent {
             }
             let only_switches = answers.iter().all(|a| a.switch);
             // A generation that only switched toolsets is generated again, never entering
-            // the history (design 000 §12): under the new prompt when the sets changed;
+            // the history (docs/design.md): under the new prompt when the sets changed;
             // when they did not (a set already active, an unknown one), with its calls and
             // replies shown to the next request only, so the model reads them and does not
             // ask again (the next request also offers no switch).

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use crate::common::{protocol, skill};
 
-/// The example of design 003, as written there.
+/// The protocol example of docs/design.md ("One document format"), as written there.
 const DESIGN_EXAMPLE: &str = r#"---
 kind: protocol
 name: Корректное выключение инфраструктуры

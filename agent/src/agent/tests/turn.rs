@@ -194,7 +194,7 @@ fn a_switch_that_changes_nothing_is_shown_to_the_next_request_only() {
     );
     assert_eq!(r.out.stop, TurnStop::Answered);
     assert_eq!(r.out.generations.iter().filter(|g| g.discarded).count(), 2);
-    // Never in the history (design 000 §12)...
+    // Never in the history (docs/design.md, "The fixed decisions")...
     assert_history(
         &agent,
         "s",

@@ -4,7 +4,7 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * The logic of the settings screen "Skills and protocols" (design 003's settings tab, on the
+ * The logic of the settings screen "Skills and protocols" (docs/design.md's catalog, on the
  * phone): the catalog list with a search box and kind/tag/area filters, the selected entry with
  * its history, an editor whose save shows the store's validation error verbatim, create from a
  * skill or protocol template, delete, the agent's pending protocol proposals with accept/reject
