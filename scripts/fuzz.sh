@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the cargo-fuzz targets of fuzz/ (issue 15, RELIABILITY.md), two at a time, each for
+# Runs the cargo-fuzz targets of fuzz/ (RELIABILITY.md §1), two at a time, each for
 # SECONDS seconds, under nice 19, and prints one figure line per target: runs, exec/s, peak
 # RSS, coverage, corpus size, and the crash / timeout / OOM artifacts it left.
 #

@@ -1,4 +1,4 @@
-//! The `porfiry` binary on a hostile machine (issue 15): a data directory that is read-only
+//! The `porfiry` binary on a hostile machine (RELIABILITY.md): a data directory that is read-only
 //! or full, and over-long user input through the command line and stdin — on the real Gemma.
 //!
 //! The data-directory tests mount a tmpfs (read-only, or 64 KiB and filled): root only (CI

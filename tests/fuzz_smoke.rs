@@ -1,4 +1,4 @@
-//! The fuzz targets' smoke run (issue 15, RELIABILITY.md): every committed seed of every
+//! The fuzz targets' smoke run (RELIABILITY.md §2): every committed seed of every
 //! target (`fuzz/seeds/<target>/`) and a few thousand deterministic mutations of them go
 //! through the very functions the libFuzzer binaries call (`fuzz/src/lib.rs`, included
 //! here), in the ordinary `cargo test` — no cargo-fuzz, no nightly flags, no second build

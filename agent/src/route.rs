@@ -137,7 +137,7 @@ pub const EMBEDDING_WEIGHT: f32 = 1.0;
 
 /// How many of a target's best examples its score is the mean of: one lucky neighbour
 /// (a request sharing one word with one example of the wrong tool) counts for less than
-/// two that agree (`porfiry eval tools --routes-only`, session 8, dev and held-out sets:
+/// two that agree (`porfiry eval tools --routes-only`, dev and held-out sets:
 /// tool names right Gemma 130 → 136 of 163, SmolLM2 69 → 76 of 82; BENCHMARKS.md).
 pub const TOP_K: usize = 2;
 

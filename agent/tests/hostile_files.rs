@@ -1,4 +1,4 @@
-//! Hostile skill and toolset folders (issue 15, RELIABILITY.md "Hostile files"): invalid
+//! Hostile skill and toolset folders (RELIABILITY.md "Hostile files"): invalid
 //! UTF-8, NUL bytes, deep YAML nesting, alias bombs, a 100 MB file, symlink loops, a FIFO,
 //! a device, a folder where a file belongs. Each bad file is one diagnostic, the good file
 //! beside it still loads, nothing hangs, and memory stays bounded.

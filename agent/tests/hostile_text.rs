@@ -1,4 +1,4 @@
-//! Hostile text at the agent level (issue 15): `TOOL_CALL:` lines, forged turn markers and
+//! Hostile text at the agent level (RELIABILITY.md): `TOOL_CALL:` lines, forged turn markers and
 //! function-calling blocks inside a tool result, a skill body (in the prompt and as
 //! `read_skill`'s result) and the user's own words are data, never calls: nothing runs but
 //! what the model itself wrote, and the toolset state is unchanged. The token-level side

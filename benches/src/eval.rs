@@ -46,7 +46,7 @@
 //! in the model's own vocabulary.
 //!
 //! # Design decisions
-//! - **The first action is the measure.** It is what the issue is about ("Который час?" must
+//! - **The first action is the measure.** It is what tool use means ("Который час?" must
 //!   call `get_current_time`, not invent a time) and it does not depend on stand-ins. A case
 //!   without `reply_contains` stops after the first generation (its calls are dispatched,
 //!   then the turn is cancelled before the next model call), which keeps a run of the whole

@@ -38,7 +38,7 @@ use crate::engine::{load_engine, ModelChoice};
 use crate::error::BenchError;
 use crate::eval::{first_action, EvalFile};
 
-/// Most tokens per generation by default: the "first 32 reply tokens".
+/// Most tokens per generation by default: the agreement is judged on the first 32 reply tokens.
 pub const SHIFT_MAX_TOKENS: usize = 32;
 
 /// The engine setting a run of `porfiry bench agreement` judges.

@@ -1,5 +1,5 @@
 //! The built-in dialogue plays through the real agent loop exactly as scripted, in every
-//! prompt layout, and covers what the issue asks of it.
+//! prompt layout, and covers what BENCHMARKS.md measures with it.
 
 use porfiry_agent::{PromptLayout, ScriptedModel};
 use porfiry_bench::{run_dialogue, BenchError, Dialogue, ForcedModel};

@@ -1,4 +1,4 @@
-//! Hostile model files (issue 15, RELIABILITY.md "Hostile files"): a corpus generated from
+//! Hostile model files (RELIABILITY.md "Hostile files"): a corpus generated from
 //! the real Gemma file's header — truncated at many offsets, header bytes flipped, wrong
 //! tensor and metadata counts, huge declared lengths — plus small built images (misaligned
 //! and overflowing tensors, a valid header over garbage tensor data, an unsupported

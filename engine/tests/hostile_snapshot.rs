@@ -1,4 +1,4 @@
-//! Hostile KV snapshot files (issue 15, RELIABILITY.md "Hostile files"): where the engine
+//! Hostile KV snapshot files (RELIABILITY.md "Hostile files"): where the engine
 //! looks for a head's snapshot there is a FIFO, a device, a symlink loop, a folder, 100 MB
 //! of garbage, a header with NUL bytes or invalid UTF-8, a stale header over 100 MB. Each
 //! is a typed [`SnapshotError`] (the engine then rebuilds the head), nothing hangs, and

@@ -1,4 +1,4 @@
-//! Hostile text at the token level (issue 15), on both real vocabularies (Gemma, SmolLM2's
+//! Hostile text at the token level (RELIABILITY.md), on both real vocabularies (Gemma, SmolLM2's
 //! ChatML): a system text (the prompt head, where skill bodies go), user messages, the
 //! model's earlier replies, tool names and tool results carrying the turn markers of every
 //! chat format, the function-calling markers, BOS/EOS/pad, `TOOL_CALL:` and `TOOL_RESULT:`

@@ -1,4 +1,4 @@
-//! A model file that changes while it loads (issue 15): a writer racing `Engine::load` on a
+//! A model file that changes while it loads (RELIABILITY.md): a writer racing `Engine::load` on a
 //! copy of the real SmolLM2 file in a temporary folder.
 //!
 //! - overwritten in place mid-load (mmap on, the default): refused with

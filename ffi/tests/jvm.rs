@@ -547,7 +547,7 @@ fn gemma_end_session_starts_from_the_head() {
     println!("{out}");
 }
 
-/// The storm (`StormTests`, issue "hostile callers"): 8 Java threads × 4 sessions of random
+/// The storm (`StormTests`, RELIABILITY.md §8): 8 Java threads × 4 sessions of random
 /// sends, prepares, cancels, session ends and queries on the real Gemma, hostile listeners and
 /// a tool executor that never returns, closes during generation, calls after close; thread
 /// counts and anonymous RSS checked round after round. The Java heap is fixed and pre-touched

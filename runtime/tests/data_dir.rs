@@ -1,4 +1,4 @@
-//! The `notes` host tools on a data directory that is full or read-only (issue 15): a write
+//! The `notes` host tools on a data directory that is full or read-only (RELIABILITY.md): a write
 //! that cannot be done is a tool error reply in the catalog's words, the notes stay as they were, nothing
 //! is left behind on the full disk, reading still works, and the next turn runs.
 //!

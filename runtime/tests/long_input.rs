@@ -1,5 +1,5 @@
 //! Over-long user input through the service's send path — what the bridge's `send` calls
-//! after turning the Java strings into Rust ones (issue 15). On the real Gemma with a small
+//! after turning the Java strings into Rust ones (RELIABILITY.md). On the real Gemma with a small
 //! context: messages of 200 KB, 1 MB and 5 MB are each answered (the request compacted to
 //! the budget), the worker survives, and the next ordinary message is answered.
 //!

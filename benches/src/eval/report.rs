@@ -107,7 +107,7 @@ pub struct Totals {
     pub accuracy: f64,
     /// Cases whose right first action is a tool call only (no `text: true` alternative).
     pub tool_cases: usize,
-    /// Of those, correct first actions (the figure: does the model use its tools?).
+    /// Of those, correct first actions (the headline figure: does the model use its tools?).
     pub tool_correct: usize,
     /// First actions with the right tool name (or a plain reply where one is expected).
     pub name_correct: usize,

@@ -1,4 +1,4 @@
-//! Hostile files in an imported folder (issue 15, RELIABILITY.md "Hostile files"): invalid
+//! Hostile files in an imported folder (RELIABILITY.md "Hostile files"): invalid
 //! UTF-8, NUL bytes, an alias bomb, deep nesting, symlink loops, a dangling link, a FIFO
 //! (opening it would block forever) and a device (`/dev/zero` never ends). Each is one
 //! reported problem, the good document beside them is imported, nothing hangs.

@@ -1,6 +1,6 @@
 //! Requests inside a bounded context: the budget, compaction (tool results first, then
 //! whole exchanges), its stability and determinism, cutting, refusal, the report — and the
-//! history that keeps everything (issue 11).
+//! history that keeps everything.
 
 use super::*;
 use crate::agent::compact::{estimate_tokens, ContextBudget};

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The bridge under abuse on the real Gemma (issue "hostile callers"), run by ffi/tests/jvm.rs with
+ * The bridge under abuse on the real Gemma (RELIABILITY.md §8), run by ffi/tests/jvm.rs with
  * {@code java -Xcheck:jni} and a fixed, pre-touched Java heap (so heap growth cannot pass for a
  * native leak): {@code StormTests gemmaStorm}. Prints the seed ({@code -Dporfiry.seed=N} replays
  * the random choices; thread interleavings differ run to run).
