@@ -73,32 +73,33 @@
 
 mod agent;
 mod args;
-mod catalog;
 mod clock;
 mod diag;
 pub mod function_gemma;
+mod guidance;
 mod load;
+mod messages;
 mod model;
 mod prompt;
 mod protocol;
-mod route;
 pub mod scenario;
 mod scripted;
 mod skill;
+mod time_text;
 mod tools;
 mod toolset;
 
 pub use agent::{
     estimate_tokens, merged_input, render_history, Agent, AgentConfig, AgentError, AgentEvent,
-    ContextBudget, ContextReport, ExecutedTool, GenerationRecord, Guidance, HostHook, HostNote,
-    ReplyKind, RequestView, RunReminder, SharedHook, ToolReply, TurnOutcome, TurnStop,
-    LOW_WATER_PERCENT,
+    ContextBudget, ContextReport, ExecutedTool, GenerationRecord, HostHook, HostNote, ReplyKind,
+    RequestView, RunReminder, SharedHook, ToolReply, TurnOutcome, TurnStop, LOW_WATER_PERCENT,
 };
 pub use args::{validate_args, ArgDecl, ArgType, ArgValue, Args, RawArgs};
-pub use catalog::{ArgProblem, Lang, Texts, UnknownLang};
 pub use clock::{iso8601, parse_duration, BadDuration, Clock, ManualClock, SystemClock, Timestamp};
 pub use diag::{Diagnostic, Loaded, Problem, Severity};
+pub use guidance::{Guidance, Route, RouteExample, Technique, UnknownTechnique};
 pub use load::{MAX_FILE_BYTES, MAX_FLOW_OPENINGS};
+pub use messages::{ArgProblem, Lang, Texts, UnknownLang};
 pub use model::{
     ArgKind, ArgSpec, CallSpec, CallSyntax, CancelToken, ContextWindow, Generation,
     GenerationStats, Message, Model, ModelError, ModelErrorKind, ModelRequest, ReplyGuide, Role,
@@ -111,7 +112,6 @@ pub use prompt::{
 pub use protocol::{
     parse_output, parse_output_as, ParsedOutput, RepeatGuard, Segment, ToolCall, VisibleTextFilter,
 };
-pub use route::{Route, RouteExample};
 pub use scripted::{RecordedRequest, ScriptedModel};
 pub use skill::{
     check_skill_name, load_skill_dir, name_key, parse_skill, Skill, SkillRegistry,

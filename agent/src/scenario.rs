@@ -85,8 +85,8 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use crate::agent::{merged_input, render_history, Agent, AgentConfig, TurnOutcome, TurnStop};
-use crate::catalog::Lang;
 use crate::clock::{parse_duration, Clock, ManualClock};
+use crate::messages::Lang;
 use crate::model::CancelToken;
 use crate::scripted::{RecordedRequest, ScriptedModel};
 use crate::tools::{ExecutorTarget, ToolExecutor, ToolInvocation};
@@ -584,7 +584,9 @@ pub fn run_scenario(sc: &Scenario, base: &Path, defaults: &ScenarioDefaults) -> 
         direct_execution: sc.direct_execution,
         ..AgentConfig::default()
     };
-    config.guidance.hide_unexecutable = sc.hide_unexecutable;
+    config
+        .guidance
+        .set(crate::Technique::HideUnexecutable, sc.hide_unexecutable);
     if let Some(n) = sc.max_iterations {
         config.max_iterations = n;
     }

@@ -374,7 +374,7 @@ fn bug_14_an_inactive_toolset_costs_one_catalog_line() {
     let catalog: Vec<&str> = prompt
         .sections()
         .iter()
-        .find(|s| s.kind == SectionKind::Catalog)
+        .find(|s| s.kind == SectionKind::ToolsetIndex)
         .expect("a catalog section")
         .text
         .lines()

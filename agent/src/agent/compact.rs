@@ -31,7 +31,7 @@
 
 use super::outcome::ContextReport;
 use super::session::Compacted;
-use crate::catalog::Texts;
+use crate::messages::Texts;
 use crate::model::{ContextWindow, Message, Model, Role};
 use crate::protocol::parse_output;
 

@@ -3,8 +3,8 @@
 
 use super::compact::ContextBudget;
 use crate::args::Args;
+use crate::guidance::Route;
 use crate::model::{GenerationStats, ModelErrorKind, StopReason};
-use crate::route::Route;
 
 /// Something the host hears about during a turn, in order. Closed: match it exhaustively.
 ///
@@ -156,7 +156,7 @@ pub struct TurnOutcome {
     pub model_error: Option<ModelErrorKind>,
     /// How the turn's requests were kept inside the model's context.
     pub context: ContextReport,
-    /// Where routing sent the turn's first action ([`crate::Guidance::route`]); `None` when
+    /// Where routing sent the turn's first action ([`crate::Technique::Route`]); `None` when
     /// it did not route (off, the model cannot embed, no examples).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub route: Option<Route>,

@@ -197,17 +197,14 @@ fn a_set_without_an_executor_is_left_out_until_one_is_registered() {
 
 #[test]
 fn few_shot_examples_are_a_static_section_of_the_head() {
-    let mut agent = agent_with(Guidance {
-        few_shot: true,
-        ..Guidance::default()
-    });
+    let mut agent = agent_with(Guidance::default().with(Technique::FewShot));
     let p = agent.prompt("s");
     let kinds: Vec<_> = p.sections().iter().map(|s| s.kind).collect();
     assert_eq!(
         kinds[..3],
         [
             SectionKind::Core,
-            SectionKind::Catalog,
+            SectionKind::ToolsetIndex,
             SectionKind::Examples
         ]
     );
@@ -325,21 +322,18 @@ fn a_plain_reply_that_repeats_the_request_or_the_prompt_is_not_said() {
     );
     assert_eq!(out.reply, "Пока!");
     // A short greeting may be answered by the same words: no echo stop for it.
-    assert_eq!(crate::agent::guide::echo_stop("Привет!"), None);
-    assert_eq!(crate::agent::guide::echo_stop("Hi there"), None);
+    assert_eq!(crate::guidance::echo_stop("Привет!"), None);
+    assert_eq!(crate::guidance::echo_stop("Hi there"), None);
     let long = "слово ".repeat(100);
     assert_eq!(
-        crate::agent::guide::echo_stop(&long)
-            .unwrap()
-            .chars()
-            .count(),
+        crate::guidance::echo_stop(&long).unwrap().chars().count(),
         119
     );
 }
 
 #[test]
 fn a_colon_or_quotes_set_a_text_apart() {
-    use crate::agent::guide::delimited_text as d;
+    use crate::guidance::delimited_text as d;
     let some = |s: &str| Some(s.to_owned());
     // After the first colon, not one inside a time; enclosing quotes and final stops go.
     assert_eq!(
@@ -375,7 +369,7 @@ fn a_colon_or_quotes_set_a_text_apart() {
 
 #[test]
 fn a_number_said_in_groups_is_one_word_of_a_text_argument() {
-    use crate::agent::guide::number_groups;
+    use crate::guidance::number_groups;
     let words = |s: &str| s.split(' ').map(str::to_owned).collect::<Vec<_>>();
     assert_eq!(
         number_groups(words("Выведи номер 8 800 555-35 35 сейчас")),
