@@ -147,7 +147,7 @@ pub struct Scenario {
     /// Stand-ins for host executors, by tool name.
     #[serde(default)]
     pub tool_results: BTreeMap<String, StandIn>,
-    /// [`crate::Guidance::hide_unexecutable`]: sets without a stand-in are left out of the
+    /// [`crate::Technique::HideUnexecutable`]: sets without a stand-in are left out of the
     /// prompt. Default off: a scenario's prompt shows every declared set.
     #[serde(default)]
     pub hide_unexecutable: bool,

@@ -44,12 +44,12 @@ mod session;
 mod tests;
 mod turn;
 
-pub use compact::{estimate_tokens, ContextBudget, LOW_WATER_PERCENT};
+pub use compact::{estimate_tokens, ContextBudget, ContextReport, LOW_WATER_PERCENT};
 pub use hook::{HostHook, HostNote, RunReminder, SharedHook};
 pub use layout::RequestView;
 pub use outcome::{
-    AgentError, AgentEvent, ContextReport, ExecutedTool, GenerationRecord, ReplyKind, ToolReply,
-    TurnOutcome, TurnStop,
+    AgentError, AgentEvent, ExecutedTool, GenerationRecord, ReplyKind, ToolReply, TurnOutcome,
+    TurnStop,
 };
 pub use session::render_history;
 pub use turn::merged_input;

@@ -24,8 +24,9 @@ pub struct RouteExample {
 pub struct Route {
     /// The tool; `None`: a plain reply.
     pub target: Option<String>,
-    /// The target's score: the mean of its best [`TOP_K`] examples' scores (embedding
-    /// cosine plus weighted shared stems).
+    /// The target's score: the mean of its best two examples' scores under
+    /// [`Technique::TopTwo`], else its best one's (embedding cosine plus weighted shared
+    /// stems).
     pub score: f32,
     /// How far the best target is ahead of the next best one (by their scores).
     pub margin: f32,
