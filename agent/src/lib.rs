@@ -38,7 +38,7 @@
 //!   every model call and passed into the model (which checks it per token). Nothing can
 //!   deadlock on the agent.
 //! - **The prompt never contains the time** ([`build_prompt`] takes no clock) and is
-//!   byte-identical for the same toolset state; its static sections (core, catalog) come
+//!   byte-identical for the same toolset state; its static sections (core, toolset index) come
 //!   first so an engine can keep their KV state. Where the dynamic sections go in a
 //!   request is [`AgentConfig::layout`] ([`PromptLayout`]): by default one state message
 //!   anchored where the current toolset state began, so a toolset change re-prefills only
@@ -64,7 +64,7 @@
 //!   next request only — never in the history — and that request offers no switch, so an
 //!   identical request cannot produce the identical answer forever.
 //! - **Forgiving tools.** Tool errors, unknown tools and invalid arguments become tool
-//!   replies (from the one message [`catalog`](Lang)); they never end the loop. A call to
+//!   replies (from the one set of messages, [`Texts`]); they never end the loop. A call to
 //!   a tool of an inactive set activates the set and either runs (valid arguments,
 //!   [`AgentConfig::direct_execution`]) or says explicitly that it was NOT executed.
 //! - **Bounded.** At most [`AgentConfig::max_iterations`] model calls per turn, discarded

@@ -1,4 +1,4 @@
-//! The message catalog: every text the MODEL sees that Porfiry writes itself.
+//! The messages: every text the MODEL sees that Porfiry writes itself.
 //!
 //! Prompt headers, core tool descriptions, the agent's tool replies, what compaction writes
 //! into a request that outgrew the context (and the stop of a turn that cannot fit it) and
@@ -76,10 +76,10 @@ pub enum ArgProblem {
     Repeated(String),
 }
 
-/// Declares the catalog keys and `Key::ALL` (every key, for the tests) in one list.
+/// Declares the message keys and `Key::ALL` (every key, for the tests) in one list.
 macro_rules! keys {
     ($($key:ident),* $(,)?) => {
-        /// One message of the catalog; each has a text in [`ru`] and in [`en`].
+        /// One message; each has a text in [`ru`] and in [`en`].
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         enum Key {
             $($key),*
@@ -567,7 +567,7 @@ fn fill(template: &str, args: &[(&str, &str)]) -> String {
     out
 }
 
-/// The catalog for one language. Cheap to copy; build one with [`Texts::new`].
+/// The messages in one language. Cheap to copy; build one with [`Texts::new`].
 ///
 /// The agent renders the prompt and its own replies with it; hosts use the public methods
 /// for the replies of their own tools, in the language the agent is configured with
@@ -576,7 +576,7 @@ fn fill(template: &str, args: &[(&str, &str)]) -> String {
 pub struct Texts(Lang);
 
 impl Texts {
-    /// The catalog in `lang`.
+    /// The messages in `lang`.
     pub fn new(lang: Lang) -> Self {
         Texts(lang)
     }
@@ -631,7 +631,7 @@ impl Texts {
         self.get(key)
     }
 
-    /// Header of the toolset catalog section.
+    /// Header of the prompt's toolset index section.
     pub(crate) fn toolset_index_header(self) -> &'static str {
         self.get(Key::ToolsetIndexHeader)
     }
@@ -731,14 +731,14 @@ impl Texts {
         self.get(Key::Shown).to_string()
     }
 
-    /// A call of a tool nobody declares: lists the core tools and the catalog.
-    pub(crate) fn unknown_tool(self, name: &str, core: &[String], catalog: &str) -> String {
+    /// A call of a tool nobody declares: lists the core tools and the toolset index.
+    pub(crate) fn unknown_tool(self, name: &str, core: &[String], index: &str) -> String {
         self.fill(
             Key::UnknownTool,
             &[
                 ("name", name),
                 ("core", &core.join(", ")),
-                ("catalog", catalog),
+                ("catalog", index),
             ],
         )
     }

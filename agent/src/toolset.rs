@@ -61,7 +61,7 @@ pub const EXAMPLE_CHARS: usize = 200;
 pub struct Toolset {
     /// The set's name (lower case identifier; the prefix of its tools).
     pub name: String,
-    /// Its one-line catalog entry.
+    /// Its one-line entry of the prompt's toolset index.
     pub description: String,
     /// Its tools, in declaration order.
     pub tools: Vec<ToolDecl>,

@@ -11,9 +11,9 @@
 //! 1. the oldest tool results (of earlier turns) become a one-line placeholder: the first
 //!    line of the result and the call (`name|arguments`) that produced it;
 //! 2. the oldest whole exchanges (a user message and everything that answered it) are left
-//!    out, one catalog marker line standing for all of them;
+//!    out, one marker line (from the messages) standing for all of them;
 //! 3. only if the current turn alone still does not fit: its tool results are cut, oldest
-//!    first, then the user's text, each with a catalog marker, only as far as the request
+//!    first, then the user's text, each with a marker, only as far as the request
 //!    must fit (steps 1–2 aim lower, at the low-water mark, so later turns append again).
 //!
 //! A message of the current turn too long to fit at any count ([`MAX_TOKEN_BYTES`] a token)

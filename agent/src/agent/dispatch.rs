@@ -76,8 +76,8 @@ impl Shared {
         } else {
             let texts = Texts::new(self.config.lang);
             let core: Vec<String> = CORE_TOOL_NAMES.iter().map(|s| s.to_string()).collect();
-            let catalog = self.toolsets.index_lines().join("\n");
-            rejected(&call.name, texts.unknown_tool(&call.name, &core, &catalog))
+            let index = self.toolsets.index_lines().join("\n");
+            rejected(&call.name, texts.unknown_tool(&call.name, &core, &index))
         };
         if let Some(e) = &d.executed {
             out.executed.push(e.clone());

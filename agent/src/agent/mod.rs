@@ -76,10 +76,10 @@ pub struct AgentConfig {
     /// ([`Guidance`], [`Technique`]).
     pub guidance: Guidance,
     /// The time one turn may take, by the agent's clock: checked before every model call
-    /// and handed to the model as the generation's deadline ([`ModelRequest::time_left`]
-    /// (crate::ModelRequest::time_left)). When it runs out the turn ends with
-    /// [`TurnStop::Deadline`] and a spoken catalog phrase. `None`: no limit. Default 20 s (a
-    /// voice turn).
+    /// and handed to the model as the generation's deadline
+    /// ([`ModelRequest::time_left`](crate::ModelRequest::time_left)). When it runs out the
+    /// turn ends with [`TurnStop::Deadline`] and a spoken phrase ([`crate::Texts`]). `None`:
+    /// no limit. Default 20 s (a voice turn).
     pub turn_budget: Option<Duration>,
     /// After this many model calls in one turn, every further request carries a short
     /// reminder (the user's question, the active sets) at the end of its latest tool result
@@ -300,8 +300,8 @@ impl Agent {
 
     /// Close a turn that did not close itself (a host caught a panic inside
     /// [`Agent::turn`]): when the session's history ends with a user or tool message, the
-    /// catalog phrase of a failed turn is appended as the assistant's, so the next request
-    /// never has two user messages in a row. Returns whether it appended one.
+    /// phrase of a failed turn ([`crate::Texts`]) is appended as the assistant's, so the
+    /// next request never has two user messages in a row. Returns whether it appended one.
     pub fn close_open_turn(&mut self, session: &str) -> bool {
         let texts = Texts::new(self.shared.config.lang);
         match self.sessions.get_mut(session) {

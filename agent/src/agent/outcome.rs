@@ -160,7 +160,7 @@ pub struct TurnOutcome {
     /// it did not route (off, the model cannot embed, no examples).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub route: Option<Route>,
-    /// A turn that ended without an answer says so: the catalog phrase for its stop
+    /// A turn that ended without an answer says so: the phrase for its stop
     /// (iteration limit, deadline, model error, cancel). Except for a cancel it was also
     /// streamed as [`AgentEvent::Text`] (the user hears it) and is the turn's `reply`.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -110,7 +110,7 @@ impl Agent {
     /// Guarantees: the history is only appended to (tool results stay) and every turn
     /// leaves it ending with an assistant message — the answer; the part of a reply the
     /// user got before interrupting it ([`CancelToken::interrupt`]), marked as interrupted;
-    /// or the catalog phrase a turn without an answer says ([`TurnOutcome::notice`], also
+    /// or the phrase a turn without an answer says ([`TurnOutcome::notice`], also
     /// streamed except on a cancel) — so two user messages never follow each other.
     /// Enable/disable generations are generated again without entering the history: one
     /// that changed the toolsets under the new prompt, one that changed nothing with its
@@ -271,7 +271,7 @@ impl Agent {
                     && shared.config.guidance.is_on(Technique::NoReplyPhrase)
                 {
                     // Nothing to say (the model ended at once, or its reply only repeated
-                    // the request or the prompt, which the stops cut): the catalog's phrase,
+                    // the request or the prompt, which the stops cut): the no-reply phrase,
                     // never silence.
                     let phrase = texts.turn_no_reply();
                     on_event(AgentEvent::Text(phrase.to_string()));
@@ -454,7 +454,7 @@ fn interrupted(
     }));
 }
 
-/// End a turn that has no answer with its catalog phrase: streamed to the host (after
+/// End a turn that has no answer with its phrase: streamed to the host (after
 /// `said`, the part of a cut generation the user heard), the turn's reply and notice, and
 /// the assistant message closing the turn in the history.
 fn unanswered(

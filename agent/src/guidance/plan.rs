@@ -395,7 +395,7 @@ impl Planner<'_> {
                     if first_action {
                         // A tiny model repeats the request or recites its prompt: neither is
                         // said (cut before a word of it is released; an empty reply then
-                        // says the message catalog's phrase).
+                        // says the no-reply phrase).
                         if self.on(Technique::EchoStop) {
                             plan.stop.extend(echo_stop(request));
                         }

@@ -421,8 +421,8 @@ mod tests {
             .join(" ")
     }
 
-    /// Every routing example of the repository: the catalog's, and the shipped and runtime
-    /// toolsets' (both languages).
+    /// Every routing example of the repository: the core tools' and plain replies', and
+    /// the shipped and runtime toolsets' (both languages).
     fn every_example() -> Vec<String> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let mut out: Vec<String> = [crate::Lang::Ru, crate::Lang::En]

@@ -103,7 +103,7 @@ pub enum Technique {
     /// answer "no executor on this host".
     HideUnexecutable,
     /// A reply that comes out empty (the stops cut an echo or a recital before a word of
-    /// it) says the message catalog's no-reply phrase. The failure: silence.
+    /// it) says the no-reply phrase of the messages ([`crate::Texts`]). The failure: silence.
     NoReplyPhrase,
 }
 
