@@ -242,7 +242,7 @@ fn nearest(
         1
     };
     // Per target, in first-seen order: its examples' scores, best first.
-    let mut per_target: Vec<(&Option<String>, Vec<(f32, &str)>)> = Vec::new();
+    let mut per_target: Vec<TargetScores<'_>> = Vec::new();
     for e in examples {
         let Some(v) = vectors.get(&e.text) else {
             continue;
@@ -280,6 +280,9 @@ fn nearest(
         example: (*example).to_owned(),
     })
 }
+
+/// A target and its examples' scores (with the example's text).
+type TargetScores<'e> = (&'e Option<String>, Vec<(f32, &'e str)>);
 
 /// Cosine similarity (0 for mismatched or zero vectors).
 pub(crate) fn cosine(a: &[f32], b: &[f32]) -> f32 {
