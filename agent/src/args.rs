@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use crate::catalog::{ArgProblem, Texts};
+use crate::messages::{ArgProblem, Texts};
 
 /// The type of a declared argument.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -332,7 +332,7 @@ pub(crate) fn tool_line(texts: Texts, name: &str, description: &str, args: &[Arg
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::Lang;
+    use crate::messages::Lang;
 
     fn decl(name: &str, ty: ArgType, required: bool) -> ArgDecl {
         ArgDecl {

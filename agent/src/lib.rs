@@ -38,7 +38,7 @@
 //!   every model call and passed into the model (which checks it per token). Nothing can
 //!   deadlock on the agent.
 //! - **The prompt never contains the time** ([`build_prompt`] takes no clock) and is
-//!   byte-identical for the same toolset state; its static sections (core, catalog) come
+//!   byte-identical for the same toolset state; its static sections (core, toolset index) come
 //!   first so an engine can keep their KV state. Where the dynamic sections go in a
 //!   request is [`AgentConfig::layout`] ([`PromptLayout`]): by default one state message
 //!   anchored where the current toolset state began, so a toolset change re-prefills only
@@ -64,7 +64,7 @@
 //!   next request only — never in the history — and that request offers no switch, so an
 //!   identical request cannot produce the identical answer forever.
 //! - **Forgiving tools.** Tool errors, unknown tools and invalid arguments become tool
-//!   replies (from the one message [`catalog`](Lang)); they never end the loop. A call to
+//!   replies (from the one set of messages, [`Texts`]); they never end the loop. A call to
 //!   a tool of an inactive set activates the set and either runs (valid arguments,
 //!   [`AgentConfig::direct_execution`]) or says explicitly that it was NOT executed.
 //! - **Bounded.** At most [`AgentConfig::max_iterations`] model calls per turn, discarded
@@ -73,32 +73,33 @@
 
 mod agent;
 mod args;
-mod catalog;
 mod clock;
 mod diag;
 pub mod function_gemma;
+mod guidance;
 mod load;
+mod messages;
 mod model;
 mod prompt;
 mod protocol;
-mod route;
 pub mod scenario;
 mod scripted;
 mod skill;
+mod time_text;
 mod tools;
 mod toolset;
 
 pub use agent::{
     estimate_tokens, merged_input, render_history, Agent, AgentConfig, AgentError, AgentEvent,
-    ContextBudget, ContextReport, ExecutedTool, GenerationRecord, Guidance, HostHook, HostNote,
-    ReplyKind, RequestView, RunReminder, SharedHook, ToolReply, TurnOutcome, TurnStop,
-    LOW_WATER_PERCENT,
+    ContextBudget, ContextReport, ExecutedTool, GenerationRecord, HostHook, HostNote, ReplyKind,
+    RequestView, RunReminder, SharedHook, ToolReply, TurnOutcome, TurnStop, LOW_WATER_PERCENT,
 };
 pub use args::{validate_args, ArgDecl, ArgType, ArgValue, Args, RawArgs};
-pub use catalog::{ArgProblem, Lang, Texts, UnknownLang};
 pub use clock::{iso8601, parse_duration, BadDuration, Clock, ManualClock, SystemClock, Timestamp};
 pub use diag::{Diagnostic, Loaded, Problem, Severity};
+pub use guidance::{Guidance, Route, RouteExample, Technique, UnknownTechnique};
 pub use load::{MAX_FILE_BYTES, MAX_FLOW_OPENINGS};
+pub use messages::{ArgProblem, Lang, Texts, UnknownLang};
 pub use model::{
     ArgKind, ArgSpec, CallSpec, CallSyntax, CancelToken, ContextWindow, Generation,
     GenerationStats, Message, Model, ModelError, ModelErrorKind, ModelRequest, ReplyGuide, Role,
@@ -111,7 +112,6 @@ pub use prompt::{
 pub use protocol::{
     parse_output, parse_output_as, ParsedOutput, RepeatGuard, Segment, ToolCall, VisibleTextFilter,
 };
-pub use route::{Route, RouteExample};
 pub use scripted::{RecordedRequest, ScriptedModel};
 pub use skill::{
     check_skill_name, load_skill_dir, name_key, parse_skill, Skill, SkillRegistry,

@@ -5,7 +5,7 @@
 //! | kind | content | static? |
 //! |---|---|---|
 //! | [`SectionKind::Core`] | who the assistant is, the call syntax, the five core tools | yes: depends only on the language |
-//! | [`SectionKind::Catalog`] | one line per declared toolset | yes: the same for every session |
+//! | [`SectionKind::ToolsetIndex`] | one line per declared toolset | yes: the same for every session |
 //! | [`SectionKind::ActiveToolsets`] | «Активные тулсеты: …» and one line per tool of each active set | no |
 //! | [`SectionKind::Skills`] | one line per skill (name — trigger), minus skills bound to active sets | no |
 //!
@@ -14,8 +14,8 @@
 //! randomness: the same state gives a byte-identical prompt. Skill bodies never appear here.
 
 use crate::args::tool_line;
-use crate::catalog::{Lang, Texts};
 use crate::function_gemma;
+use crate::messages::{Lang, Texts};
 use crate::model::CallSyntax;
 use crate::skill::SkillRegistry;
 use crate::tools::CoreTool;
@@ -91,8 +91,9 @@ impl std::str::FromStr for PromptLayout {
 pub enum SectionKind {
     /// The core tools and the call protocol (static).
     Core,
-    /// The toolset catalog (static).
-    Catalog,
+    /// The toolset index: one line per declared toolset (static; `catalog` in JSON).
+    #[serde(rename = "catalog")]
+    ToolsetIndex,
     /// Worked examples of the protocol (static; when the agent's guidance asks for them).
     Examples,
     /// The active toolsets of the session and their tools.
@@ -106,14 +107,14 @@ impl SectionKind {
     pub fn is_static(self) -> bool {
         matches!(
             self,
-            SectionKind::Core | SectionKind::Catalog | SectionKind::Examples
+            SectionKind::Core | SectionKind::ToolsetIndex | SectionKind::Examples
         )
     }
     /// The kind's name as used in JSON (`core`, `catalog`, `active_toolsets`, `skills`).
     pub fn as_str(self) -> &'static str {
         match self {
             SectionKind::Core => "core",
-            SectionKind::Catalog => "catalog",
+            SectionKind::ToolsetIndex => "catalog",
             SectionKind::Examples => "examples",
             SectionKind::ActiveToolsets => "active_toolsets",
             SectionKind::Skills => "skills",
@@ -175,7 +176,7 @@ impl Prompt {
         &self.text
     }
 
-    /// The leading part made of static sections only (core, catalog, examples), identical for every
+    /// The leading part made of static sections only (core, toolset index, examples), identical for every
     /// session of the agent. Always a prefix of [`Prompt::text`].
     pub fn static_prefix(&self) -> &str {
         let mut end = 0;
@@ -253,14 +254,14 @@ pub fn build_prompt_with(
     });
 
     if !toolsets.is_empty() {
-        let mut catalog = texts.catalog_header().to_string();
-        for line in toolsets.catalog_lines() {
-            catalog.push('\n');
-            catalog.push_str(&line);
+        let mut index = texts.toolset_index_header().to_string();
+        for line in toolsets.index_lines() {
+            index.push('\n');
+            index.push_str(&line);
         }
         sections.push(Section {
-            kind: SectionKind::Catalog,
-            text: catalog,
+            kind: SectionKind::ToolsetIndex,
+            text: index,
         });
     }
 

@@ -85,8 +85,8 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use crate::agent::{merged_input, render_history, Agent, AgentConfig, TurnOutcome, TurnStop};
-use crate::catalog::Lang;
 use crate::clock::{parse_duration, Clock, ManualClock};
+use crate::messages::Lang;
 use crate::model::CancelToken;
 use crate::scripted::{RecordedRequest, ScriptedModel};
 use crate::tools::{ExecutorTarget, ToolExecutor, ToolInvocation};
@@ -147,7 +147,7 @@ pub struct Scenario {
     /// Stand-ins for host executors, by tool name.
     #[serde(default)]
     pub tool_results: BTreeMap<String, StandIn>,
-    /// [`crate::Guidance::hide_unexecutable`]: sets without a stand-in are left out of the
+    /// [`crate::Technique::HideUnexecutable`]: sets without a stand-in are left out of the
     /// prompt. Default off: a scenario's prompt shows every declared set.
     #[serde(default)]
     pub hide_unexecutable: bool,
@@ -584,7 +584,9 @@ pub fn run_scenario(sc: &Scenario, base: &Path, defaults: &ScenarioDefaults) -> 
         direct_execution: sc.direct_execution,
         ..AgentConfig::default()
     };
-    config.guidance.hide_unexecutable = sc.hide_unexecutable;
+    config
+        .guidance
+        .set(crate::Technique::HideUnexecutable, sc.hide_unexecutable);
     if let Some(n) = sc.max_iterations {
         config.max_iterations = n;
     }

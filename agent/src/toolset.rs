@@ -1,8 +1,8 @@
 //! Toolsets: groups of host tools the model enables per session.
 //!
 //! Declared in YAML (`toolsets/*.yaml`), declarations only — the host supplies executors
-//! (see [`crate::ToolExecutor`]). Every tool name starts with `<set>_`, which routes a call
-//! to its set without any side table.
+//! (see [`crate::ToolExecutor`]). Every tool name starts with `<set>_`, which names the set a
+//! call belongs to (its owner set) without any side table.
 //!
 //! ```yaml
 //! name: media
@@ -20,11 +20,11 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::args::{tool_line, ArgDecl, ArgType};
-use crate::catalog::{Lang, Texts};
 use crate::diag::{Loaded, Problem};
 use crate::load::{
     has_extension, insert_sorted, load_folder, report_override, visible_entries, ItemFormat,
 };
+use crate::messages::{Lang, Texts};
 use crate::tools::CORE_TOOL_NAMES;
 
 /// One declared tool of a toolset.
@@ -61,7 +61,7 @@ pub const EXAMPLE_CHARS: usize = 200;
 pub struct Toolset {
     /// The set's name (lower case identifier; the prefix of its tools).
     pub name: String,
-    /// Its one-line catalog entry.
+    /// Its one-line entry of the prompt's toolset index.
     pub description: String,
     /// Its tools, in declaration order.
     pub tools: Vec<ToolDecl>,
@@ -332,8 +332,9 @@ impl ToolsetRegistry {
         self.sets.is_empty()
     }
 
-    /// Prefix routing: the set whose `<name>_` starts `tool` (the longest such name).
-    pub fn route(&self, tool: &str) -> Option<&Toolset> {
+    /// The set a tool belongs to by its name: the set whose `<name>_` starts `tool` (the
+    /// longest such name).
+    pub fn owner_set(&self, tool: &str) -> Option<&Toolset> {
         self.sets
             .iter()
             .filter(|s| {
@@ -344,8 +345,8 @@ impl ToolsetRegistry {
             .max_by_key(|s| s.name.len())
     }
 
-    /// The catalog lines (`name — description`), one per set.
-    pub fn catalog_lines(&self) -> Vec<String> {
+    /// The toolset index lines of the prompt (`name — description`), one per set.
+    pub fn index_lines(&self) -> Vec<String> {
         self.sets
             .iter()
             .map(|s| format!("{} — {}", s.name, s.description))
@@ -452,7 +453,7 @@ mod tests {
     }
 
     #[test]
-    fn routing_by_prefix() {
+    fn a_tool_s_owner_set_is_named_by_its_prefix() {
         let mk = |n: &str| Toolset {
             name: n.into(),
             description: "d".into(),
@@ -460,14 +461,14 @@ mod tests {
             path: PathBuf::new(),
         };
         let reg = ToolsetRegistry::from_toolsets([mk("media"), mk("smart"), mk("smart_home")]);
-        let route = |t: &str| reg.route(t).map(|s| s.name.as_str());
-        assert_eq!(route("media_search"), Some("media"));
-        assert_eq!(route("smart_home_light"), Some("smart_home"));
-        assert_eq!(route("smart_x"), Some("smart"));
-        assert_eq!(route("media"), None);
-        assert_eq!(route("media_"), None);
-        assert_eq!(route("mediax_search"), None);
-        assert_eq!(route("get_current_time"), None);
+        let owner = |t: &str| reg.owner_set(t).map(|s| s.name.as_str());
+        assert_eq!(owner("media_search"), Some("media"));
+        assert_eq!(owner("smart_home_light"), Some("smart_home"));
+        assert_eq!(owner("smart_x"), Some("smart"));
+        assert_eq!(owner("media"), None);
+        assert_eq!(owner("media_"), None);
+        assert_eq!(owner("mediax_search"), None);
+        assert_eq!(owner("get_current_time"), None);
     }
 
     #[test]

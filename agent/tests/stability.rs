@@ -274,7 +274,7 @@ fn bug_08_a_tool_the_user_did_not_ask_for_cannot_be_called() {
 /// clock". The prompt and the dispatcher read the same tables: every core tool (the clock
 /// among them) is in the prompt and runs; a declared host tool without an executor is
 /// listed by `Agent::missing_executors` at start-up, its set is left out of the prompt and
-/// the calls (`Guidance::hide_unexecutable`), and a call made anyway answers "no executor
+/// the calls (`Technique::HideUnexecutable`), and a call made anyway answers "no executor
 /// on this host" instead of failing silently.
 #[test]
 fn bug_09_every_advertised_tool_runs_and_a_missing_executor_is_named() {
@@ -374,7 +374,7 @@ fn bug_14_an_inactive_toolset_costs_one_catalog_line() {
     let catalog: Vec<&str> = prompt
         .sections()
         .iter()
-        .find(|s| s.kind == SectionKind::Catalog)
+        .find(|s| s.kind == SectionKind::ToolsetIndex)
         .expect("a catalog section")
         .text
         .lines()

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use porfiry_agent::{Agent, Diagnostic, Lang};
+use porfiry_agent::{Agent, Diagnostic, Lang, Technique};
 use porfiry_runtime::paths::BuiltinSource;
 use porfiry_runtime::{OpenReport, RuntimeConfig, ServicePolicy, UnwritableData};
 use serde_json::{json, Value};
@@ -29,7 +29,7 @@ use crate::error::BridgeError;
 /// | `kv_dir` | where head snapshots go | `$PORFIRY_KV_DIR`, else `<data_dir>/kv` |
 /// | `tool_timeout_ms` | the deadline of the runtime's own host tools | 10000 |
 /// | `max_sentences` | the most sentences of a spoken reply (0: no cap) | 3 |
-/// | `route` | route a turn's first action by example requests (`Guidance::route`) | true |
+/// | `route` | route a turn's first action by example requests (`Technique::Route`) | true |
 /// | `barge_in` | a new message interrupts the session's running turn and takes in its queued ones (`ServicePolicy`) | true |
 /// | `turn_budget_ms` | the time one turn may take (`AgentConfig::turn_budget`; 0: no limit) | 20000 |
 /// | `reminder_after` | generations of a turn before its requests carry a reminder (0: never) | 4 |
@@ -208,7 +208,7 @@ impl OpenOptions {
             config.agent.guidance.max_sentences = (n > 0).then_some(n as usize);
         }
         if let Some(route) = self.route {
-            config.agent.guidance.route = route;
+            config.agent.guidance.set(Technique::Route, route);
         }
         if let Some(ms) = self.turn_budget_ms {
             config.agent.turn_budget = (ms > 0).then(|| Duration::from_millis(ms));
@@ -340,7 +340,7 @@ mod tests {
         assert_eq!(c.threads_batch, Some(3));
         assert_eq!(c.generate.max_tokens, 48);
         assert_eq!(c.agent.guidance.max_sentences, None);
-        assert!(!c.agent.guidance.route);
+        assert!(!c.agent.guidance.is_on(Technique::Route));
         assert_eq!(c.agent.lang, Lang::En);
         assert_eq!(c.chat_format.map(|f| f.name()), Some("chatml"));
         assert_eq!(c.data_dir, Some(PathBuf::from("/d")));

@@ -228,10 +228,10 @@ pub fn toolset(data: &[u8]) {
         return;
     };
     let registry = ToolsetRegistry::from_toolsets([set.clone()]);
-    let _ = registry.catalog_lines();
+    let _ = registry.index_lines();
     for tool in &set.tools {
         assert!(set.tool(&tool.name).is_some());
-        let _ = registry.route(&tool.name);
+        let _ = registry.owner_set(&tool.name);
         for (_, example) in &tool.examples {
             for call in parse_output(example).calls() {
                 let _ = validate_args(&tool.args, &call.args);

@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use porfiry_agent::{AgentConfig, AgentEvent, CancelToken, Lang, Severity, TurnOutcome, TurnStop};
+use porfiry_agent::{
+    AgentConfig, AgentEvent, CancelToken, Lang, Severity, Technique, TurnOutcome, TurnStop,
+};
 use porfiry_engine::{ChatFormat, GenerateConfig, HeadSource, SamplingConfig};
 use porfiry_runtime::{Runtime, RuntimeConfig, StderrProgress, Turn};
 
@@ -110,7 +112,7 @@ impl AgentArgs {
             ..AgentConfig::default()
         };
         agent.guidance.max_sentences = (self.sentences > 0).then_some(self.sentences);
-        agent.guidance.route = !self.no_route;
+        agent.guidance.set(Technique::Route, !self.no_route);
         agent.turn_budget = (self.turn_budget > 0.0)
             .then(|| std::time::Duration::try_from_secs_f64(self.turn_budget).ok())
             .flatten();

@@ -55,7 +55,8 @@ struct ToolsArgs {
 }
 
 fn variant_help() -> String {
-    let names: Vec<&str> = VARIANTS.iter().map(|v| v.name).collect();
+    let mut names: Vec<&str> = VARIANTS.iter().map(|v| v.name).collect();
+    names.push("without:<technique> (docs/guidance.md)");
     format!(
         "A variant to run (repeatable; side by side in one run): {}. Default: baseline",
         names.join(", ")

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
-use porfiry_agent::{AgentConfig, Lang, ManualClock, Severity};
+use porfiry_agent::{AgentConfig, Lang, ManualClock, Severity, Technique};
 
 /// Arguments of `porfiry prompt`.
 #[derive(Debug, clap::Args)]
@@ -27,7 +27,7 @@ pub struct Args {
     /// Prompt language: ru or en.
     #[arg(long, default_value = "ru")]
     lang: Lang,
-    /// Include the worked examples of the protocol (`Guidance::few_shot`).
+    /// Include the worked examples of the protocol (`Technique::FewShot`).
     #[arg(long)]
     few_shot: bool,
     /// Print `{"sections":[{"kind":..,"text":..,"chars":N,"tokens":N}],"text":..,"tokens":{..}}`.
@@ -49,8 +49,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ..AgentConfig::default()
     };
     // Every declared set shows, as on a host that executes them all.
-    config.guidance.hide_unexecutable = false;
-    config.guidance.few_shot = args.few_shot;
+    config.guidance.set(Technique::HideUnexecutable, false);
+    config.guidance.set(Technique::FewShot, args.few_shot);
     // The prompt never contains the time; any fixed clock gives the same text.
     let clock = Arc::new(ManualClock::parse("2026-01-01T00:00:00+00:00")?);
     let (mut agent, diagnostics) =

@@ -11,9 +11,9 @@
 //! 1. the oldest tool results (of earlier turns) become a one-line placeholder: the first
 //!    line of the result and the call (`name|arguments`) that produced it;
 //! 2. the oldest whole exchanges (a user message and everything that answered it) are left
-//!    out, one catalog marker line standing for all of them;
+//!    out, one marker line (from the messages) standing for all of them;
 //! 3. only if the current turn alone still does not fit: its tool results are cut, oldest
-//!    first, then the user's text, each with a catalog marker, only as far as the request
+//!    first, then the user's text, each with a marker, only as far as the request
 //!    must fit (steps 1–2 aim lower, at the low-water mark, so later turns append again).
 //!
 //! A message of the current turn too long to fit at any count ([`MAX_TOKEN_BYTES`] a token)
@@ -29,9 +29,8 @@
 //! found by a binary search over their number (each step only shrinks the request), so a
 //! compaction asks the model to count a few times, not once per step.
 
-use super::outcome::ContextReport;
 use super::session::Compacted;
-use crate::catalog::Texts;
+use crate::messages::Texts;
 use crate::model::{ContextWindow, Message, Model, Role};
 use crate::protocol::parse_output;
 
@@ -54,6 +53,40 @@ const CUT_ROUNDS: usize = 8;
 /// never tokenizes more than the context could hold (llama.cpp's tokenizer is worse than
 /// linear in the text: a 5 MB message took minutes — defect R12 in RELIABILITY.md).
 pub const MAX_TOKEN_BYTES: usize = 64;
+
+/// How a turn kept its requests inside the model's context
+/// ([`TurnOutcome::context`](super::TurnOutcome::context)): the budget, the last request's
+/// size and what the turn's compactions did. All zero and `budget: None` for a model
+/// without a bounded context. Serializable for hosts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ContextReport {
+    /// The budget of the turn's requests; `None`: the model's context is unbounded and
+    /// nothing is measured or compacted.
+    pub budget: Option<ContextBudget>,
+    /// Tokens of the turn's last request (sent, or refused), as the model counted them or,
+    /// with [`ContextReport::estimated`], as the agent estimated them.
+    pub request_tokens: usize,
+    /// Whether some figure is the agent's estimate (the model cannot count its tokens:
+    /// [`estimate_tokens`](crate::estimate_tokens); or a message was too long to count).
+    pub estimated: bool,
+    /// Compactions in this turn. Each re-prefills the request once from its first changed
+    /// message; the requests after it append again.
+    pub compactions: usize,
+    /// Old tool results this turn's compactions replaced by a one-line placeholder.
+    pub tool_results_shortened: usize,
+    /// History messages (whole exchanges) this turn's compactions left out of the request.
+    pub messages_dropped: usize,
+    /// Messages of the turn cut because the request did not fit even without the older ones.
+    pub messages_cut: usize,
+    /// Tokens this turn's compactions took out of the requests (measured before − after;
+    /// the part of a message too long to count that was cut before counting is estimated
+    /// at the density of the rest, and [`ContextReport::estimated`] is set).
+    pub tokens_dropped: usize,
+    /// A reply ended by [`StopReason::MaxTokens`](crate::StopReason::MaxTokens) before the model's reply limit: the
+    /// context ran out under it. Needs the model's [`GenerationStats`](crate::GenerationStats);
+    /// false without them.
+    pub reply_cut_by_context: bool,
+}
 
 /// How much of a model's context one request may take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

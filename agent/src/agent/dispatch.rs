@@ -7,10 +7,11 @@ use super::{
     Agent, AgentError, AgentEvent, ExecutedTool, ReplyKind, Shared, ToolReply, TurnOutcome,
 };
 use crate::args::{tool_line, validate_args, Args};
-use crate::catalog::Texts;
 use crate::clock::Clock;
+use crate::messages::Texts;
 use crate::model::CancelToken;
 use crate::protocol::ToolCall;
+use crate::time_text::current_time;
 use crate::tools::{CoreTool, ToolInvocation, CORE_TOOL_NAMES};
 use crate::toolset::Toolset;
 use std::time::Duration;
@@ -70,13 +71,13 @@ impl Shared {
         self.expire(s, on_event);
         let d = if let Some(core) = CoreTool::from_name(&call.name) {
             self.dispatch_core(s, core, call, out, on_event)
-        } else if let Some(set) = self.toolsets.route(&call.name) {
+        } else if let Some(set) = self.toolsets.owner_set(&call.name) {
             self.dispatch_set(session, s, set, call, control, on_event)
         } else {
             let texts = Texts::new(self.config.lang);
             let core: Vec<String> = CORE_TOOL_NAMES.iter().map(|s| s.to_string()).collect();
-            let catalog = self.toolsets.catalog_lines().join("\n");
-            rejected(&call.name, texts.unknown_tool(&call.name, &core, &catalog))
+            let index = self.toolsets.index_lines().join("\n");
+            rejected(&call.name, texts.unknown_tool(&call.name, &core, &index))
         };
         if let Some(e) = &d.executed {
             out.executed.push(e.clone());
@@ -112,7 +113,7 @@ impl Shared {
         };
         match core {
             CoreTool::GetCurrentTime => {
-                let now = texts.current_time(&self.clock.now());
+                let now = current_time(texts.lang(), &self.clock.now());
                 run(&*self.clock, core.name(), args, on_event, |_| Ok(now))
             }
             CoreTool::ShowText => {

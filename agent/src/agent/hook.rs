@@ -23,7 +23,7 @@ pub struct HostNote {
     /// The tool whose outcome it reports (its name in the tool message, e.g.
     /// `skills_propose` for the user's decision on a proposal).
     pub tool: String,
-    /// What it says (worded by the host from the message catalog).
+    /// What it says (worded by the host from the messages, [`crate::Texts`]).
     pub text: String,
 }
 

@@ -6,7 +6,7 @@ use super::compact::{fit, Refused, ViewParts};
 use super::session::Session;
 use super::turn::Extras;
 use super::{Agent, ContextReport, Shared};
-use crate::catalog::Texts;
+use crate::messages::Texts;
 use crate::model::{CallSyntax, Message, Model, Role};
 use crate::prompt::PromptLayout;
 

@@ -24,19 +24,18 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::catalog::{Lang, Texts};
 use crate::clock::{Clock, Timestamp};
 use crate::diag::Loaded;
-use crate::model::{CallSyntax, Message};
+use crate::guidance::{Guidance, Planner, ReplyPlan, Route, Router, Technique};
+use crate::messages::{Lang, Texts};
+use crate::model::{CallSyntax, Message, Model, ModelError};
 use crate::prompt::{build_prompt_for, Prompt, PromptLayout};
-use crate::route::Router;
 use crate::skill::SkillRegistry;
 use crate::tools::{ExecutorTarget, ToolExecutor};
 use crate::toolset::{Toolset, ToolsetRegistry};
 
 mod compact;
 mod dispatch;
-mod guide;
 mod hook;
 mod layout;
 mod outcome;
@@ -45,12 +44,12 @@ mod session;
 mod tests;
 mod turn;
 
-pub use compact::{estimate_tokens, ContextBudget, LOW_WATER_PERCENT};
+pub use compact::{estimate_tokens, ContextBudget, ContextReport, LOW_WATER_PERCENT};
 pub use hook::{HostHook, HostNote, RunReminder, SharedHook};
 pub use layout::RequestView;
 pub use outcome::{
-    AgentError, AgentEvent, ContextReport, ExecutedTool, GenerationRecord, ReplyKind, ToolReply,
-    TurnOutcome, TurnStop,
+    AgentError, AgentEvent, ExecutedTool, GenerationRecord, ReplyKind, ToolReply, TurnOutcome,
+    TurnStop,
 };
 pub use session::render_history;
 pub use turn::merged_input;
@@ -73,77 +72,20 @@ pub struct AgentConfig {
     /// Where the dynamic prompt sections go in a model request ([`PromptLayout`]).
     /// Default: [`PromptLayout::default`].
     pub layout: PromptLayout,
-    /// How the agent helps a small model act right ([`Guidance`]).
+    /// How the agent helps a small model act right: the guidance techniques on
+    /// ([`Guidance`], [`Technique`]).
     pub guidance: Guidance,
     /// The time one turn may take, by the agent's clock: checked before every model call
-    /// and handed to the model as the generation's deadline ([`ModelRequest::time_left`]
-    /// (crate::ModelRequest::time_left)). When it runs out the turn ends with
-    /// [`TurnStop::Deadline`] and a spoken catalog phrase. `None`: no limit. Default 20 s (a
-    /// voice turn).
+    /// and handed to the model as the generation's deadline
+    /// ([`ModelRequest::time_left`](crate::ModelRequest::time_left)). When it runs out the
+    /// turn ends with [`TurnStop::Deadline`] and a spoken phrase ([`crate::Texts`]). `None`:
+    /// no limit. Default 20 s (a voice turn).
     pub turn_budget: Option<Duration>,
     /// After this many model calls in one turn, every further request carries a short
     /// reminder (the user's question, the active sets) at the end of its latest tool result
     /// — in the request only, never in the history or the system part. `None`: never.
     /// Default 4.
     pub reminder_after: Option<usize>,
-}
-
-/// How the agent helps a small model act right. Each technique can be switched off on its
-/// own; `porfiry eval tools --variant ...` measures each (`BENCHMARKS.md`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Guidance {
-    /// Route a turn's first action by similarity of the request to example requests (tool
-    /// declarations' `examples`, the catalog's for the core tools and for plain replies)
-    /// when the model can embed ([`crate::Model::embed`]): the reply is then constrained to
-    /// the chosen call, the model filling in its arguments, or to plain text. Default on.
-    pub route: bool,
-    /// The least similarity of the nearest example for a route to be followed; below it the
-    /// model chooses freely. Default 0 (always follow).
-    pub min_route_score: f32,
-    /// A call line may name only the calls the session's state offers (core tools, active
-    /// sets' tools, catalog sets' tools with direct execution), with arguments in their
-    /// declared shapes ([`crate::CallSpec`]). Default on.
-    pub constrain_calls: bool,
-    /// Worked examples of the protocol in the prompt's static head. Default off.
-    pub few_shot: bool,
-    /// The most sentences of a reply (spoken replies are short); `None`: no cap. Default 3.
-    pub max_sentences: Option<usize>,
-    /// Stop a reply at a line that opens a new turn of an invented dialogue, or at a blank
-    /// line. Default on.
-    pub stop_at_turn_end: bool,
-    /// Leave toolsets that have no executor on this host out of the prompt, with the skills
-    /// bound to them, and out of routing. Default on.
-    pub hide_unexecutable: bool,
-}
-
-impl Default for Guidance {
-    fn default() -> Self {
-        Guidance {
-            route: true,
-            min_route_score: 0.0,
-            constrain_calls: true,
-            few_shot: false,
-            max_sentences: Some(3),
-            stop_at_turn_end: true,
-            hide_unexecutable: true,
-        }
-    }
-}
-
-impl Guidance {
-    /// Nothing but the bare prompt: no routing, no call constraint, no examples, no reply
-    /// shaping, every declared set advertised (the behaviour before guidance existed).
-    pub fn none() -> Self {
-        Guidance {
-            route: false,
-            min_route_score: 0.0,
-            constrain_calls: false,
-            few_shot: false,
-            max_sentences: None,
-            stop_at_turn_end: false,
-            hide_unexecutable: false,
-        }
-    }
 }
 
 impl Default for AgentConfig {
@@ -178,7 +120,7 @@ struct Shared {
     toolsets: ToolsetRegistry,
     clock: Arc<dyn Clock>,
     executors: HashMap<ExecutorTarget, Arc<dyn ToolExecutor>>,
-    /// The sets and skills the prompt shows ([`Guidance::hide_unexecutable`]), kept in step
+    /// The sets and skills the prompt shows ([`Technique::HideUnexecutable`]), kept in step
     /// with the executors.
     advertised: Advertised,
     /// Example embeddings for routing.
@@ -189,6 +131,23 @@ struct Shared {
     /// got a model ([`Agent::turn`], [`Agent::warm_up`], [`Agent::prepare_turn`]) found it;
     /// the prompt, the request layout and the guide follow it.
     syntax: CallSyntax,
+}
+
+/// What guidance plans a request with: the configuration, the model's call syntax and what
+/// the prompt advertises.
+fn planner<'a>(
+    config: &'a AgentConfig,
+    syntax: CallSyntax,
+    advertised: &'a Advertised,
+) -> Planner<'a> {
+    Planner {
+        guidance: &config.guidance,
+        lang: config.lang,
+        syntax,
+        toolsets: &advertised.toolsets,
+        skills: &advertised.skills,
+        direct_execution: config.direct_execution,
+    }
 }
 
 /// What the prompt advertises: the declared toolsets and skills, less the ones that cannot
@@ -297,7 +256,7 @@ impl Agent {
     }
 
     /// Declared toolsets the prompt leaves out because no tool of theirs has an executor on
-    /// this host ([`Guidance::hide_unexecutable`]; empty when that is off).
+    /// this host ([`Technique::HideUnexecutable`]; empty when that is off).
     pub fn hidden_toolsets(&self) -> Vec<String> {
         let shown = self.shared.advertised.toolsets.names();
         self.shared
@@ -341,8 +300,8 @@ impl Agent {
 
     /// Close a turn that did not close itself (a host caught a panic inside
     /// [`Agent::turn`]): when the session's history ends with a user or tool message, the
-    /// catalog phrase of a failed turn is appended as the assistant's, so the next request
-    /// never has two user messages in a row. Returns whether it appended one.
+    /// phrase of a failed turn ([`crate::Texts`]) is appended as the assistant's, so the
+    /// next request never has two user messages in a row. Returns whether it appended one.
     pub fn close_open_turn(&mut self, session: &str) -> bool {
         let texts = Texts::new(self.shared.config.lang);
         match self.sessions.get_mut(session) {
@@ -409,7 +368,8 @@ impl Shared {
             .unwrap_or_default();
         let lang = self.config.lang;
         let prompt = build_prompt_for(self.syntax, lang, &a.toolsets, &a.skills, active, &extra);
-        if self.config.guidance.few_shot && self.syntax == CallSyntax::ToolCallLine {
+        if self.config.guidance.is_on(Technique::FewShot) && self.syntax == CallSyntax::ToolCallLine
+        {
             prompt.with_examples(Texts::new(self.config.lang).few_shot())
         } else {
             prompt
@@ -417,10 +377,10 @@ impl Shared {
     }
 
     /// Recompute what the prompt advertises (after the executors changed): with
-    /// [`Guidance::hide_unexecutable`], a set none of whose tools has an executor is left
+    /// [`Technique::HideUnexecutable`], a set none of whose tools has an executor is left
     /// out, and so are the skills bound to it.
     fn advertise(&mut self) {
-        if !self.config.guidance.hide_unexecutable {
+        if !self.config.guidance.is_on(Technique::HideUnexecutable) {
             self.advertised = Advertised {
                 toolsets: self.toolsets.clone(),
                 skills: self.skills.clone(),
@@ -451,6 +411,51 @@ impl Shared {
                 .cloned(),
         );
         self.advertised = Advertised { toolsets, skills };
+    }
+
+    /// Embed every example request routing compares with now ([`Planner::prepare_routes`]).
+    ///
+    /// # Errors
+    /// What the model reports when embedding fails.
+    fn prepare_routes(&mut self, model: &mut dyn Model) -> Result<(), ModelError> {
+        let Shared {
+            config,
+            advertised,
+            syntax,
+            router,
+            ..
+        } = self;
+        planner(config, *syntax, advertised).prepare_routes(router, model)
+    }
+
+    /// Where routing sends the turn `user_text` of session `s` (whose history ends with
+    /// it), or `None` ([`Planner::route`]).
+    fn route(&mut self, s: &Session, user_text: &str, model: &mut dyn Model) -> Option<Route> {
+        let Shared {
+            config,
+            advertised,
+            syntax,
+            router,
+            ..
+        } = self;
+        planner(config, *syntax, advertised).route(
+            router,
+            &s.active_names(),
+            &s.history,
+            user_text,
+            model,
+        )
+    }
+
+    /// The plan of the session's next request in a turn that began at history index
+    /// `turn_start` ([`Planner::plan`]).
+    fn plan(&self, s: &Session, route: Option<&Route>, turn_start: usize) -> ReplyPlan {
+        planner(&self.config, self.syntax, &self.advertised).plan(
+            &s.active_names(),
+            &s.history,
+            route,
+            turn_start,
+        )
     }
 
     /// The executor of `tool` of `set`: its own registration, else its set's.

@@ -1,10 +1,10 @@
 //! What a turn reports to the host: events as they happen, the outcome at the end, and the
 //! errors of the host-facing calls.
 
-use super::compact::ContextBudget;
+use super::compact::ContextReport;
 use crate::args::Args;
+use crate::guidance::Route;
 use crate::model::{GenerationStats, ModelErrorKind, StopReason};
-use crate::route::Route;
 
 /// Something the host hears about during a turn, in order. Closed: match it exhaustively.
 ///
@@ -156,11 +156,11 @@ pub struct TurnOutcome {
     pub model_error: Option<ModelErrorKind>,
     /// How the turn's requests were kept inside the model's context.
     pub context: ContextReport,
-    /// Where routing sent the turn's first action ([`crate::Guidance::route`]); `None` when
+    /// Where routing sent the turn's first action ([`crate::Technique::Route`]); `None` when
     /// it did not route (off, the model cannot embed, no examples).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub route: Option<Route>,
-    /// A turn that ended without an answer says so: the catalog phrase for its stop
+    /// A turn that ended without an answer says so: the phrase for its stop
     /// (iteration limit, deadline, model error, cancel). Except for a cancel it was also
     /// streamed as [`AgentEvent::Text`] (the user hears it) and is the turn's `reply`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -180,38 +180,6 @@ pub struct TurnOutcome {
     /// Hidden notes of the host that entered the history at the turn's start
     /// ([`super::HostHook::take_notes`]).
     pub notes: usize,
-}
-
-/// How a turn kept its requests inside the model's context ([`TurnOutcome::context`]):
-/// the budget, the last request's size and what the turn's compactions did. All zero and
-/// `budget: None` for a model without a bounded context. Serializable for hosts.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-pub struct ContextReport {
-    /// The budget of the turn's requests; `None`: the model's context is unbounded and
-    /// nothing is measured or compacted.
-    pub budget: Option<ContextBudget>,
-    /// Tokens of the turn's last request (sent, or refused), as the model counted them or,
-    /// with [`ContextReport::estimated`], as the agent estimated them.
-    pub request_tokens: usize,
-    /// Whether some figure is the agent's estimate (the model cannot count its tokens:
-    /// [`estimate_tokens`](crate::estimate_tokens); or a message was too long to count).
-    pub estimated: bool,
-    /// Compactions in this turn. Each re-prefills the request once from its first changed
-    /// message; the requests after it append again.
-    pub compactions: usize,
-    /// Old tool results this turn's compactions replaced by a one-line placeholder.
-    pub tool_results_shortened: usize,
-    /// History messages (whole exchanges) this turn's compactions left out of the request.
-    pub messages_dropped: usize,
-    /// Messages of the turn cut because the request did not fit even without the older ones.
-    pub messages_cut: usize,
-    /// Tokens this turn's compactions took out of the requests (measured before − after;
-    /// the part of a message too long to count that was cut before counting is estimated
-    /// at the density of the rest, and [`ContextReport::estimated`] is set).
-    pub tokens_dropped: usize,
-    /// A reply ended by [`StopReason::MaxTokens`] before the model's reply limit: the
-    /// context ran out under it. Needs the model's [`GenerationStats`]; false without them.
-    pub reply_cut_by_context: bool,
 }
 
 impl Default for TurnOutcome {

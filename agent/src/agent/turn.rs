@@ -7,13 +7,13 @@ use super::{
     Agent, AgentError, AgentEvent, ContextReport, GenerationRecord, ReplyKind, TurnOutcome,
     TurnStop,
 };
-use crate::catalog::Texts;
+use crate::guidance::{Route, Technique};
+use crate::messages::Texts;
 use crate::model::{
     CallSyntax, CancelToken, Generation, Message, Model, ModelError, ModelErrorKind, ModelRequest,
     StopReason,
 };
 use crate::protocol::{parse_output_as, RepeatGuard, Segment, ToolCall, VisibleTextFilter};
-use crate::route::Route;
 use crate::tools::CoreTool;
 
 impl Agent {
@@ -30,7 +30,7 @@ impl Agent {
         head
     }
 
-    /// Embed the example requests routing compares with ([`crate::Guidance::route`]) now, so
+    /// Embed the example requests routing compares with ([`crate::Technique::Route`]) now, so
     /// the first turn pays only for its own request (a host calls this at start-up;
     /// [`Agent::warm_up`] does).
     ///
@@ -93,7 +93,7 @@ impl Agent {
         Ok(())
     }
 
-    /// Where routing would send `text` as the session's next turn ([`crate::Guidance::route`]),
+    /// Where routing would send `text` as the session's next turn ([`crate::Technique::Route`]),
     /// without running the turn: nothing in the session changes. `None` when the guidance
     /// does not route, the model cannot embed or there is nothing to route among.
     pub fn route(&mut self, session: &str, text: &str, model: &mut dyn Model) -> Option<Route> {
@@ -110,7 +110,7 @@ impl Agent {
     /// Guarantees: the history is only appended to (tool results stay) and every turn
     /// leaves it ending with an assistant message — the answer; the part of a reply the
     /// user got before interrupting it ([`CancelToken::interrupt`]), marked as interrupted;
-    /// or the catalog phrase a turn without an answer says ([`TurnOutcome::notice`], also
+    /// or the phrase a turn without an answer says ([`TurnOutcome::notice`], also
     /// streamed except on a cancel) — so two user messages never follow each other.
     /// Enable/disable generations are generated again without entering the history: one
     /// that changed the toolsets under the new prompt, one that changed nothing with its
@@ -192,10 +192,10 @@ impl Agent {
             // The reminder to finish asks for a call the route did not plan: unrouted.
             let route = if nudging { None } else { out.route.as_ref() };
             nudging = false;
-            let mut guide = shared.guide(s, route, turn_start);
+            let mut plan = shared.plan(s, route, turn_start);
             let shown_once = std::mem::take(&mut transient);
-            if !shown_once.is_empty() {
-                guide.forbid_switches();
+            if !shown_once.is_empty() && shared.config.guidance.is_on(Technique::NoRepeatSwitch) {
+                plan.forbid_switches();
             }
             // Measured against the model's context (the reply prefix too: the engine decodes
             // it with the prompt) and compacted before it is sent.
@@ -203,7 +203,7 @@ impl Agent {
                 transient: shown_once,
                 reminder,
                 run,
-                reply_prefix: guide.reply_guide().prefix.map(str::to_owned),
+                reply_prefix: plan.reply_guide().prefix.map(str::to_owned),
             };
             let view = match shared.fitted_with(s, turn_start, model, &mut out.context, &extras) {
                 Ok(view) => view,
@@ -220,8 +220,8 @@ impl Agent {
                 system: &view.system,
                 messages: &view.messages,
                 cancel,
-                forced_reply: guide.forced.as_deref(),
-                guide: guide.reply_guide(),
+                forced_reply: plan.forced.as_deref(),
+                guide: plan.reply_guide(),
                 time_left,
             };
             let streamed_before = out.streamed.chars().count();
@@ -266,9 +266,12 @@ impl Agent {
             let visible = parsed.visible();
             if !parsed.has_calls() {
                 record_generation(&mut out, on_event, &generation, false);
-                if visible.trim().is_empty() && out.streamed.trim().is_empty() {
+                if visible.trim().is_empty()
+                    && out.streamed.trim().is_empty()
+                    && shared.config.guidance.is_on(Technique::NoReplyPhrase)
+                {
                     // Nothing to say (the model ended at once, or its reply only repeated
-                    // the request or the prompt, which the stops cut): the catalog's phrase,
+                    // the request or the prompt, which the stops cut): the no-reply phrase,
                     // never silence.
                     let phrase = texts.turn_no_reply();
                     on_event(AgentEvent::Text(phrase.to_string()));
@@ -451,7 +454,7 @@ fn interrupted(
     }));
 }
 
-/// End a turn that has no answer with its catalog phrase: streamed to the host (after
+/// End a turn that has no answer with its phrase: streamed to the host (after
 /// `said`, the part of a cut generation the user heard), the turn's reply and notice, and
 /// the assistant message closing the turn in the history.
 fn unanswered(

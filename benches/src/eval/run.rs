@@ -237,7 +237,7 @@ fn check_stand_ins(f: &EvalFile, agent: &Agent) -> Result<(), EvalError> {
     for tool in f.tool_results.keys() {
         let declared = agent
             .toolsets()
-            .route(tool)
+            .owner_set(tool)
             .is_some_and(|set| set.tool(tool).is_some());
         if !declared {
             return Err(EvalError::BadFile {

@@ -123,7 +123,7 @@ pub fn classify_call(call: &ToolCall, agent: &Agent) -> Result<Args, (CallVerdic
         name => {
             let decl = agent
                 .toolsets()
-                .route(name)
+                .owner_set(name)
                 .and_then(|set| set.tool(name))
                 .ok_or_else(|| (CallVerdict::UnknownTool, format!("no tool {name:?}")))?;
             valid(&decl.args)
@@ -139,7 +139,7 @@ pub(super) fn declared_args(tool: &str, agent: &Agent) -> Option<Vec<String>> {
         "read_skill" | "enable_toolset" | "disable_toolset" => Some(vec!["name".into()]),
         name => agent
             .toolsets()
-            .route(name)
+            .owner_set(name)
             .and_then(|set| set.tool(name))
             .map(|t| t.args.iter().map(|a| a.name.to_lowercase()).collect()),
     }

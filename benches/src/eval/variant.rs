@@ -3,11 +3,13 @@
 //! A variant is a function that changes an [`EvalSetup`] — the agent's configuration, the
 //! generation settings, the skill and toolset folders — after it has been filled from a case
 //! file. A technique that should raise tool use is one more line in [`VARIANTS`] (and its
-//! function), then `porfiry eval tools --variant baseline --variant NAME FILE...`.
+//! function), then `porfiry eval tools --variant baseline --variant NAME FILE...`. Every
+//! guidance technique also has its ablation, `without:<technique>` ([`WITHOUT`]): the
+//! product as shipped with that one technique off.
 
 use std::path::PathBuf;
 
-use porfiry_agent::{AgentConfig, Guidance};
+use porfiry_agent::{AgentConfig, Guidance, Technique};
 use porfiry_engine::GenerateConfig;
 
 use super::error::EvalError;
@@ -101,49 +103,99 @@ fn bare(s: &mut EvalSetup) {
 
 fn grammar(s: &mut EvalSetup) {
     bare(s);
-    s.agent.guidance.constrain_calls = true;
+    s.agent.guidance.set(Technique::ConstrainCalls, true);
 }
 
 fn few_shot(s: &mut EvalSetup) {
     bare(s);
-    s.agent.guidance.few_shot = true;
+    s.agent.guidance.set(Technique::FewShot, true);
 }
 
 fn route(s: &mut EvalSetup) {
     bare(s);
-    s.agent.guidance.route = true;
+    s.agent.guidance.set(Technique::Route, true);
 }
 
 fn short(s: &mut EvalSetup) {
     bare(s);
-    let d = Guidance::default();
-    s.agent.guidance.stop_at_turn_end = d.stop_at_turn_end;
-    s.agent.guidance.max_sentences = d.max_sentences;
+    s.agent.guidance.set(Technique::TurnEndStops, true);
+    s.agent.guidance.set(Technique::SentenceCap, true);
+    s.agent.guidance.max_sentences = Guidance::default().max_sentences;
 }
 
 fn no_route(s: &mut EvalSetup) {
-    s.agent.guidance.route = false;
+    s.agent.guidance.set(Technique::Route, false);
 }
 
 fn baseline_few_shot(s: &mut EvalSetup) {
-    s.agent.guidance.few_shot = true;
+    s.agent.guidance.set(Technique::FewShot, true);
 }
 
 fn catalog(s: &mut EvalSetup) {
     s.catalog = true;
 }
 
-/// The variant called `name`.
+/// The shipped guidance with technique number `I` of [`Technique::ALL`] off.
+fn without<const I: usize>(s: &mut EvalSetup) {
+    s.agent.guidance.set(Technique::ALL[I], false);
+}
+
+/// `without:<technique>` for every technique of [`Technique::ALL`], in its order.
+macro_rules! ablations {
+    ($($i:literal $name:literal),* $(,)?) => {
+        [$(Variant::new(
+            concat!("without:", $name),
+            concat!("the shipped guidance with the technique ", $name, " off"),
+            without::<$i>,
+        )),*]
+    };
+}
+
+/// The ablation of every guidance technique: `without:<technique>` is the product as
+/// shipped ([`Guidance::default`]) with that technique off (`docs/guidance.md`).
+pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
+    0 "route",
+    1 "centering",
+    2 "stem-overlap",
+    3 "stem-weights",
+    4 "top-two",
+    5 "id-after-reply",
+    6 "named-choice",
+    7 "delimited-text",
+    8 "spoken-numbers",
+    9 "tail-of-words",
+    10 "number-groups",
+    11 "one-action",
+    12 "reply-words",
+    13 "list-as-items",
+    14 "drop-asides",
+    15 "turn-end-stops",
+    16 "echo-stop",
+    17 "intro-stop",
+    18 "sentence-cap",
+    19 "constrain-calls",
+    20 "no-repeat-switch",
+    21 "few-shot",
+    22 "hide-unexecutable",
+    23 "no-reply-phrase",
+];
+
+/// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).
 ///
 /// # Errors
 /// [`EvalError::UnknownVariant`] listing the registered ones.
 pub fn find_variant(name: &str) -> Result<&'static Variant, EvalError> {
     VARIANTS
         .iter()
+        .chain(WITHOUT.iter())
         .find(|v| v.name == name.trim())
         .ok_or_else(|| EvalError::UnknownVariant {
             name: name.to_string(),
-            available: VARIANTS.iter().map(|v| v.name.to_string()).collect(),
+            available: VARIANTS
+                .iter()
+                .map(|v| v.name.to_string())
+                .chain(["without:<technique>".to_string()])
+                .collect(),
         })
 }
 
@@ -161,5 +213,23 @@ mod tests {
         assert!(find_variant("baseline").is_ok());
         let e = find_variant("magic").unwrap_err().to_string();
         assert!(e.contains("magic") && e.contains("baseline"), "{e}");
+    }
+
+    #[test]
+    fn every_technique_has_its_ablation() {
+        for (t, v) in Technique::ALL.into_iter().zip(WITHOUT.iter()) {
+            assert_eq!(v.name, format!("without:{}", t.name()));
+            assert!(find_variant(v.name).is_ok());
+            let mut setup = EvalSetup {
+                agent: AgentConfig::default(),
+                generate: GenerateConfig::default(),
+                skill_dirs: Vec::new(),
+                toolset_dirs: Vec::new(),
+                catalog: false,
+            };
+            (v.apply)(&mut setup);
+            assert_eq!(setup.agent.guidance, Guidance::default().without(t), "{t}");
+        }
+        assert!(find_variant("without:magic").is_err());
     }
 }

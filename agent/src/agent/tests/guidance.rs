@@ -197,17 +197,14 @@ fn a_set_without_an_executor_is_left_out_until_one_is_registered() {
 
 #[test]
 fn few_shot_examples_are_a_static_section_of_the_head() {
-    let mut agent = agent_with(Guidance {
-        few_shot: true,
-        ..Guidance::default()
-    });
+    let mut agent = agent_with(Guidance::default().with(Technique::FewShot));
     let p = agent.prompt("s");
     let kinds: Vec<_> = p.sections().iter().map(|s| s.kind).collect();
     assert_eq!(
         kinds[..3],
         [
             SectionKind::Core,
-            SectionKind::Catalog,
+            SectionKind::ToolsetIndex,
             SectionKind::Examples
         ]
     );
@@ -325,21 +322,18 @@ fn a_plain_reply_that_repeats_the_request_or_the_prompt_is_not_said() {
     );
     assert_eq!(out.reply, "Пока!");
     // A short greeting may be answered by the same words: no echo stop for it.
-    assert_eq!(crate::agent::guide::echo_stop("Привет!"), None);
-    assert_eq!(crate::agent::guide::echo_stop("Hi there"), None);
+    assert_eq!(crate::guidance::echo_stop("Привет!"), None);
+    assert_eq!(crate::guidance::echo_stop("Hi there"), None);
     let long = "слово ".repeat(100);
     assert_eq!(
-        crate::agent::guide::echo_stop(&long)
-            .unwrap()
-            .chars()
-            .count(),
+        crate::guidance::echo_stop(&long).unwrap().chars().count(),
         119
     );
 }
 
 #[test]
 fn a_colon_or_quotes_set_a_text_apart() {
-    use crate::agent::guide::delimited_text as d;
+    use crate::guidance::delimited_text as d;
     let some = |s: &str| Some(s.to_owned());
     // After the first colon, not one inside a time; enclosing quotes and final stops go.
     assert_eq!(
@@ -375,7 +369,7 @@ fn a_colon_or_quotes_set_a_text_apart() {
 
 #[test]
 fn a_number_said_in_groups_is_one_word_of_a_text_argument() {
-    use crate::agent::guide::number_groups;
+    use crate::guidance::number_groups;
     let words = |s: &str| s.split(' ').map(str::to_owned).collect::<Vec<_>>();
     assert_eq!(
         number_groups(words("Выведи номер 8 800 555-35 35 сейчас")),
@@ -503,4 +497,101 @@ fn the_last_partial_is_embedded_once_for_its_turn() {
         model.queries.last().map(String::as_str),
         Some("Покажи мои заметки")
     );
+}
+
+/// A model that writes its script whatever a request asks of its reply (no forced reply,
+/// no stops, no cap: the guide is left out before the script is played), and embeds by
+/// words: with it, every guidance makes the same history, and what guidance changes in
+/// the requests shows alone.
+struct Deaf(ScriptedModel);
+
+impl crate::model::Model for Deaf {
+    fn generate(
+        &mut self,
+        request: &crate::model::ModelRequest<'_>,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<crate::model::Generation, crate::model::ModelError> {
+        let unguided = crate::model::ModelRequest {
+            forced_reply: None,
+            guide: Default::default(),
+            ..*request
+        };
+        self.0.generate(&unguided, on_text)
+    }
+    fn embed(&mut self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, crate::model::ModelError> {
+        self.0.embed(texts)
+    }
+}
+
+/// The requests (system text, messages) of one conversation under `guidance`, with every
+/// request's reply written the same.
+fn requests_under(guidance: Guidance) -> Vec<(String, Vec<crate::model::Message>)> {
+    let mut agent = agent_with(guidance);
+    let turns: [(&str, &[&str]); 5] = [
+        (
+            "Который час сейчас?",
+            &["TOOL_CALL: get_current_time", "10:00, суббота."],
+        ),
+        (
+            "Запиши заметку купить хлеб",
+            &["TOOL_CALL: notes_add|купить хлеб", "Заметка 1 сохранена."],
+        ),
+        (
+            "Запиши: позвонить маме",
+            &[
+                "TOOL_CALL: notes_add|позвонить маме",
+                "Заметка 2 сохранена.",
+            ],
+        ),
+        ("Привет, как ты сегодня?", &["Привет! Всё хорошо."]),
+        (
+            "Удали вторую заметку",
+            &["TOOL_CALL: notes_delete|2", "Готово, удалена."],
+        ),
+    ];
+    let mut model = Deaf(
+        ScriptedModel::new(turns.iter().flat_map(|(_, o)| o.iter().copied())).with_embeddings(),
+    );
+    for (user, _) in turns {
+        let out = agent
+            .turn("s", user, &mut model, &CancelToken::new(), &mut |_| {})
+            .unwrap();
+        assert_eq!(out.stop, TurnStop::Answered, "{user}");
+    }
+    model
+        .0
+        .requests()
+        .iter()
+        .map(|r| (r.system.clone(), r.messages.clone()))
+        .collect()
+}
+
+/// The guidance invariant (ARCHITECTURE.md): guidance narrows what a request may produce
+/// and what the turn does with the reply; it never edits the history or a request's
+/// messages. For every technique switched off alone, and for no guidance at all, the
+/// requests of one conversation carry the same system text and messages as under the
+/// default guidance — but for the two techniques that decide what the prompt shows.
+#[test]
+fn guidance_never_edits_a_request_s_messages() {
+    let shipped = requests_under(Guidance::default());
+    assert_eq!(shipped.len(), 9);
+    let mut variants: Vec<(String, Guidance)> = Technique::ALL
+        .into_iter()
+        .filter(|t| !t.shapes_prompt())
+        .map(|t| (format!("without {t}"), Guidance::default().without(t)))
+        .collect();
+    let mut none = Guidance::none();
+    none.set(Technique::HideUnexecutable, true);
+    variants.push(("none (the same sets shown)".into(), none));
+    for (name, guidance) in variants {
+        assert!(requests_under(guidance) == shipped, "{name}");
+    }
+    // The two that shape the prompt do change it.
+    for t in [Technique::FewShot, Technique::HideUnexecutable] {
+        let g = Guidance::default();
+        let flipped = if g.is_on(t) { g.without(t) } else { g.with(t) };
+        let other = requests_under(flipped);
+        assert!(other != shipped, "{t}");
+        assert_eq!(other.len(), shipped.len(), "{t}");
+    }
 }

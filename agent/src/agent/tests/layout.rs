@@ -16,7 +16,11 @@ fn three_prompt_states() {
     let kinds: Vec<_> = p1.sections().iter().map(|s| s.kind).collect();
     assert_eq!(
         kinds,
-        [SectionKind::Core, SectionKind::Catalog, SectionKind::Skills]
+        [
+            SectionKind::Core,
+            SectionKind::ToolsetIndex,
+            SectionKind::Skills
+        ]
     );
     assert!(p1.text().contains("media — управление медиа"));
     assert!(p1
@@ -42,7 +46,7 @@ fn three_prompt_states() {
         kinds,
         [
             SectionKind::Core,
-            SectionKind::Catalog,
+            SectionKind::ToolsetIndex,
             SectionKind::ActiveToolsets,
             SectionKind::Skills
         ]

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::sync::Mutex;
 
 use super::*;
-use crate::catalog::{Lang, Texts};
 use crate::clock::ManualClock;
+use crate::messages::{Lang, Texts};
 use crate::model::CancelToken;
 use crate::protocol::{parse_output, ToolCall};
 use crate::scripted::ScriptedModel;
@@ -42,7 +42,7 @@ fn skill(text: &str) -> Skill {
 /// tests of the catalog and of "no executor" replies need it, so hiding is off here; see
 /// `guidance.rs` for the hiding itself).
 fn fixture_with(mut config: AgentConfig) -> (Agent, ManualClock) {
-    config.guidance.hide_unexecutable = false;
+    config.guidance.set(Technique::HideUnexecutable, false);
     let clock = ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap();
     let skills = SkillRegistry::from_skills([
         skill("---\nname: media\ndescription: фильмы; вызови enable_toolset|media\ntoolset: media\n---\nШаги."),

@@ -6,6 +6,8 @@
 
 use std::collections::HashMap;
 
+use super::words::stems;
+use super::{Guidance, Technique};
 use crate::model::{Model, ModelError};
 
 /// An example request and what it calls for.
@@ -22,8 +24,9 @@ pub struct RouteExample {
 pub struct Route {
     /// The tool; `None`: a plain reply.
     pub target: Option<String>,
-    /// The target's score: the mean of its best [`TOP_K`] examples' scores (embedding
-    /// cosine plus weighted shared stems).
+    /// The target's score: the mean of its best two examples' scores under
+    /// [`Technique::TopTwo`], else its best one's (embedding cosine plus weighted shared
+    /// stems).
     pub score: f32,
     /// How far the best target is ahead of the next best one (by their scores).
     pub margin: f32,
@@ -79,8 +82,8 @@ impl Router {
         Ok(())
     }
 
-    /// The route of `request` among `examples`. `Ok(None)` when the model cannot embed or
-    /// there are no examples.
+    /// The route of `request` among `examples`, scored by the routing techniques `guidance`
+    /// has on. `Ok(None)` when the model cannot embed or there are no examples.
     ///
     /// # Errors
     /// What the model reports when embedding fails.
@@ -89,6 +92,7 @@ impl Router {
         model: &mut dyn Model,
         request: &str,
         examples: &[RouteExample],
+        guidance: &Guidance,
     ) -> Result<Option<Route>, ModelError> {
         if examples.is_empty() || request.trim().is_empty() {
             return Ok(None);
@@ -124,7 +128,7 @@ impl Router {
                 v
             }
         };
-        Ok(nearest(&query, request, examples, &self.cache))
+        Ok(nearest(&query, request, examples, &self.cache, guidance))
     }
 }
 
@@ -135,67 +139,11 @@ pub const OVERLAP_WEIGHT: f32 = 2.0;
 /// How much the embeddings' cosine counts.
 pub const EMBEDDING_WEIGHT: f32 = 1.0;
 
-/// How many of a target's best examples its score is the mean of: one lucky neighbour
-/// (a request sharing one word with one example of the wrong tool) counts for less than
-/// two that agree (`porfiry eval tools --routes-only`, dev and held-out sets:
-/// tool names right Gemma 130 → 136 of 163, SmolLM2 69 → 76 of 82; BENCHMARKS.md).
+/// How many of a target's best examples its score is the mean of under
+/// [`Technique::TopTwo`] (one otherwise): one lucky neighbour (a request sharing one word
+/// with one example of the wrong tool) counts for less than two that agree
+/// (`docs/guidance.md`).
 pub const TOP_K: usize = 2;
-
-/// Words too common to tell requests apart (both languages).
-const STOP_WORDS: &[&str] = &[
-    "the",
-    "and",
-    "for",
-    "you",
-    "your",
-    "what",
-    "that",
-    "this",
-    "with",
-    "are",
-    "can",
-    "please",
-    "что",
-    "как",
-    "мне",
-    "меня",
-    "про",
-    "это",
-    "для",
-    "все",
-    "ещё",
-    "там",
-    "где",
-    "кто",
-    "пожалуйста",
-    "мой",
-    "мои",
-    "мою",
-    "моя",
-    "какой",
-    "какая",
-    "какие",
-];
-
-/// The stems of `text`'s words: lower case, the first five letters of each word of three
-/// letters or more, common words left out. Catches the same word in other forms
-/// («заметку», «заметки») the way a tiny model's embeddings often do not.
-pub(crate) fn stems(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    // Linear in the text: a long message has many distinct stems.
-    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
-    for w in text.split(|c: char| !c.is_alphanumeric()) {
-        let w = w.to_lowercase();
-        if w.chars().count() < 3 || STOP_WORDS.contains(&w.as_str()) {
-            continue;
-        }
-        let stem: String = w.chars().take(5).collect();
-        if seen.insert(stem.clone()) {
-            out.push(stem);
-        }
-    }
-    out
-}
 
 /// How telling each stem is among `examples`: ln(1 + targets / targets whose examples
 /// have it). A stem every tool's examples share («покажи», «show») tells little; one only
@@ -248,18 +196,22 @@ pub(crate) fn word_overlap(request: &[String], example: &[String]) -> f32 {
 }
 
 /// The best target, with its score and margin over the next target. An example's score is
-/// the cosine of the embeddings plus [`OVERLAP_WEIGHT`] × the weighted share of the request's
-/// word stems it shares ([`weighted_overlap`]); a target's, the mean of its best [`TOP_K`]
-/// examples' scores.
+/// the cosine of the embeddings plus, under [`Technique::StemOverlap`], [`OVERLAP_WEIGHT`] ×
+/// the share of the request's word stems it shares (weighted by how telling each is under
+/// [`Technique::StemWeights`]: [`weighted_overlap`]; else [`word_overlap`]); a target's,
+/// the mean of its best [`TOP_K`] examples' scores under [`Technique::TopTwo`], else its
+/// best one's.
 ///
-/// Vectors are compared after the examples' mean is taken off every one of them (the
-/// query's too): a small model's embeddings share a large common direction that makes
-/// every pair look alike; without it, what differs between requests decides.
+/// Under [`Technique::Centering`] vectors are compared after the examples' mean is taken
+/// off every one of them (the query's too): a small model's embeddings share a large
+/// common direction that makes every pair look alike; without it, what differs between
+/// requests decides.
 fn nearest(
     query: &[f32],
     request: &str,
     examples: &[RouteExample],
     vectors: &HashMap<String, Vec<f32>>,
+    guidance: &Guidance,
 ) -> Option<Route> {
     let known: Vec<&Vec<f32>> = examples
         .iter()
@@ -267,7 +219,7 @@ fn nearest(
         .filter(|v| v.len() == query.len())
         .collect();
     let mut mean = vec![0.0f32; query.len()];
-    if known.len() > 1 {
+    if known.len() > 1 && guidance.is_on(Technique::Centering) {
         for v in &known {
             mean.iter_mut().zip(v.iter()).for_each(|(m, x)| *m += x);
         }
@@ -277,27 +229,42 @@ fn nearest(
     let centered = |v: &[f32]| -> Vec<f32> { v.iter().zip(&mean).map(|(x, m)| x - m).collect() };
     let query = centered(query);
     let request_stems = stems(request);
-    let weights = stem_weights(examples);
+    let stem_overlap = guidance.is_on(Technique::StemOverlap);
+    let weighted = guidance.is_on(Technique::StemWeights);
+    let weights = if stem_overlap && weighted {
+        stem_weights(examples)
+    } else {
+        HashMap::new()
+    };
+    let top_k = if guidance.is_on(Technique::TopTwo) {
+        TOP_K
+    } else {
+        1
+    };
     // Per target, in first-seen order: its examples' scores, best first.
-    let mut per_target: Vec<(&Option<String>, Vec<(f32, &str)>)> = Vec::new();
+    let mut per_target: Vec<TargetScores<'_>> = Vec::new();
     for e in examples {
         let Some(v) = vectors.get(&e.text) else {
             continue;
         };
-        let score = EMBEDDING_WEIGHT * cosine(&query, &centered(v))
-            + OVERLAP_WEIGHT * weighted_overlap(&request_stems, &stems(&e.text), &weights);
+        let overlap = match (stem_overlap, weighted) {
+            (false, _) => 0.0,
+            (true, true) => weighted_overlap(&request_stems, &stems(&e.text), &weights),
+            (true, false) => word_overlap(&request_stems, &stems(&e.text)),
+        };
+        let score = EMBEDDING_WEIGHT * cosine(&query, &centered(v)) + OVERLAP_WEIGHT * overlap;
         match per_target.iter_mut().find(|(t, _)| **t == e.target) {
             Some((_, scores)) => scores.push((score, &e.text)),
             None => per_target.push((&e.target, vec![(score, &e.text)])),
         }
     }
-    // A target's score: the mean of its best TOP_K examples' (all of them when it has
+    // A target's score: the mean of its best top_k examples' (all of them when it has
     // fewer); its example: the best one.
     let mut best: Vec<(&Option<String>, f32, &str)> = per_target
         .into_iter()
         .filter_map(|(target, mut scores)| {
             scores.sort_by(|a, b| b.0.total_cmp(&a.0));
-            let top = &scores[..scores.len().min(TOP_K)];
+            let top = &scores[..scores.len().min(top_k)];
             let (_, example) = *top.first()?;
             let mean = top.iter().map(|(s, _)| s).sum::<f32>() / top.len() as f32;
             Some((target, mean, example))
@@ -313,6 +280,9 @@ fn nearest(
         example: (*example).to_owned(),
     })
 }
+
+/// A target and its examples' scores (with the example's text).
+type TargetScores<'e> = (&'e Option<String>, Vec<(f32, &'e str)>);
 
 /// Cosine similarity (0 for mismatched or zero vectors).
 pub(crate) fn cosine(a: &[f32], b: &[f32]) -> f32 {
@@ -377,7 +347,7 @@ mod tests {
         ];
         let mut router = Router::default();
         let r = router
-            .route(&mut model, "the time?", &examples)
+            .route(&mut model, "the time?", &examples, &Guidance::default())
             .unwrap()
             .unwrap();
         assert_eq!(r.target.as_deref(), Some("get_current_time"));
@@ -386,7 +356,7 @@ mod tests {
         assert!((r.score - top).abs() < 1e-5 && r.margin > 0.5, "{r:?}");
         assert_eq!(model.1, 5);
         let r = router
-            .route(&mut model, "hello!", &examples)
+            .route(&mut model, "hello!", &examples, &Guidance::default())
             .unwrap()
             .unwrap();
         assert_eq!(r.target, None);
@@ -398,11 +368,18 @@ mod tests {
     #[test]
     fn nothing_to_route_without_examples_or_embeddings() {
         let mut model = Words(vec!["a"], 0);
-        assert_eq!(Router::default().route(&mut model, "a", &[]).unwrap(), None);
+        assert_eq!(
+            Router::default()
+                .route(&mut model, "a", &[], &Guidance::default())
+                .unwrap(),
+            None
+        );
         let mut none = crate::ScriptedModel::new(Vec::<String>::new());
         let examples = vec![ex(None, "a")];
         assert_eq!(
-            Router::default().route(&mut none, "a", &examples).unwrap(),
+            Router::default()
+                .route(&mut none, "a", &examples, &Guidance::default())
+                .unwrap(),
             None
         );
     }
@@ -447,13 +424,13 @@ mod tests {
             .join(" ")
     }
 
-    /// Every routing example of the repository: the catalog's, and the shipped and runtime
-    /// toolsets' (both languages).
+    /// Every routing example of the repository: the core tools' and plain replies', and
+    /// the shipped and runtime toolsets' (both languages).
     fn every_example() -> Vec<String> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let mut out: Vec<String> = [crate::Lang::Ru, crate::Lang::En]
             .into_iter()
-            .flat_map(|l| crate::catalog::Texts::new(l).route_examples().iter())
+            .flat_map(|l| super::super::examples::route_examples(l).iter())
             .map(|(_, t)| (*t).to_owned())
             .collect();
         for dir in ["toolsets", "runtime/toolsets"] {

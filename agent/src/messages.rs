@@ -1,4 +1,4 @@
-//! The message catalog: every text the MODEL sees that Porfiry writes itself.
+//! The messages: every text the MODEL sees that Porfiry writes itself.
 //!
 //! Prompt headers, core tool descriptions, the agent's tool replies, what compaction writes
 //! into a request that outgrew the context (and the stop of a turn that cannot fit it) and
@@ -76,10 +76,10 @@ pub enum ArgProblem {
     Repeated(String),
 }
 
-/// Declares the catalog keys and `Key::ALL` (every key, for the tests) in one list.
+/// Declares the message keys and `Key::ALL` (every key, for the tests) in one list.
 macro_rules! keys {
     ($($key:ident),* $(,)?) => {
-        /// One message of the catalog; each has a text in [`ru`] and in [`en`].
+        /// One message; each has a text in [`ru`] and in [`en`].
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         enum Key {
             $($key),*
@@ -101,7 +101,7 @@ keys! {
     CoreEnableToolset,
     CoreDisableToolset,
     FewShot,
-    CatalogHeader,
+    ToolsetIndexHeader,
     ActiveHeader,
     SkillsHeader,
     TypeInteger,
@@ -225,7 +225,7 @@ fn ru(key: Key) -> &'static str {
              Пользователь: Как дела?\n\
              Ты: Хорошо, спасибо! Чем помочь?"
         }
-        Key::CatalogHeader => "Наборы инструментов (enable_toolset|имя):",
+        Key::ToolsetIndexHeader => "Наборы инструментов (enable_toolset|имя):",
         Key::ActiveHeader => "Активные тулсеты: {names}",
         Key::SkillsHeader => "Скиллы (read_skill|имя):",
         Key::TypeInteger => "целое",
@@ -391,7 +391,7 @@ fn en(key: Key) -> &'static str {
              User: How are you?\n\
              You: Fine, thanks! How can I help?"
         }
-        Key::CatalogHeader => "Toolsets (enable_toolset|name):",
+        Key::ToolsetIndexHeader => "Toolsets (enable_toolset|name):",
         Key::ActiveHeader => "Active toolsets: {names}",
         Key::SkillsHeader => "Skills (read_skill|name):",
         Key::TypeInteger => "integer",
@@ -567,115 +567,7 @@ fn fill(template: &str, args: &[(&str, &str)]) -> String {
     out
 }
 
-/// The routing target of requests that want a plain reply, in [`Texts::route_examples`].
-pub(crate) const PLAIN_REPLY: &str = "";
-
-const RU_ROUTES: &[(&str, &str)] = &[
-    ("get_current_time", "Сколько времени?"),
-    ("get_current_time", "Который сейчас час"),
-    ("get_current_time", "Скажи точное время"),
-    ("get_current_time", "Какое сегодня число?"),
-    ("get_current_time", "Какая сегодня дата"),
-    ("get_current_time", "Какой день недели сегодня"),
-    ("get_current_time", "Сколько на часах?"),
-    ("get_current_time", "Какой сейчас месяц и год"),
-    ("get_current_time", "Уже полдень или ещё утро?"),
-    ("show_text", "Покажи на экране слово привет"),
-    ("show_text", "Выведи на очки текст"),
-    ("show_text", "Напиши на дисплее адрес"),
-    ("show_text", "Отобрази на экране номер телефона"),
-    ("show_text", "Покажи крупно надпись"),
-    ("show_text", "Выведи на очки напоминание"),
-    ("show_text", "Пусть на экране будет написано"),
-    ("show_text", "Высвети на очках адрес и время"),
-    ("read_skill", "Прочитай инструкцию"),
-    ("read_skill", "Загляни в свой скилл"),
-    ("read_skill", "Что написано в твоей инструкции про это"),
-    ("read_skill", "Открой скилл и расскажи"),
-    ("disable_toolset", "Выключи набор инструментов"),
-    ("disable_toolset", "Больше не нужно, отключи это"),
-    ("disable_toolset", "Закрой режим, мы закончили"),
-    ("disable_toolset", "Отключи эти инструменты, хватит"),
-    ("disable_toolset", "Выход из режима"),
-    (PLAIN_REPLY, "Привет"),
-    (PLAIN_REPLY, "Добрый вечер, как ты?"),
-    (PLAIN_REPLY, "Спасибо большое"),
-    (PLAIN_REPLY, "Пока, до завтра"),
-    (PLAIN_REPLY, "Кто ты такой?"),
-    (PLAIN_REPLY, "Что ты умеешь?"),
-    (PLAIN_REPLY, "Расскажи что-нибудь смешное"),
-    (PLAIN_REPLY, "Сколько будет два плюс два"),
-    (PLAIN_REPLY, "Почему небо голубое?"),
-    (PLAIN_REPLY, "Переведи слово кошка на английский"),
-    (PLAIN_REPLY, "Какая погода на улице?"),
-    (PLAIN_REPLY, "Набери номер брата"),
-    (PLAIN_REPLY, "Разбуди меня в шесть"),
-    (PLAIN_REPLY, "Напиши сообщение другу"),
-    (PLAIN_REPLY, "Вызови машину домой"),
-    (PLAIN_REPLY, "Сделай потише музыку"),
-    (PLAIN_REPLY, "Открой ворота гаража"),
-    (PLAIN_REPLY, "Купи билеты на поезд"),
-    (PLAIN_REPLY, "Включи кондиционер"),
-    (PLAIN_REPLY, "Позвони в ресторан"),
-    (PLAIN_REPLY, "Поставь таймер на десять минут"),
-    (PLAIN_REPLY, "Закажи пиццу"),
-    (PLAIN_REPLY, "Как дела у тебя?"),
-    (PLAIN_REPLY, "Придумай стишок"),
-];
-
-const EN_ROUTES: &[(&str, &str)] = &[
-    ("get_current_time", "What's the time?"),
-    ("get_current_time", "Tell me the exact time"),
-    ("get_current_time", "What's the date today?"),
-    ("get_current_time", "Which day of the week is it"),
-    ("get_current_time", "What does the clock say"),
-    ("get_current_time", "What month and year is it now"),
-    ("get_current_time", "Is it morning or afternoon already?"),
-    ("get_current_time", "Do you know the current time"),
-    ("show_text", "Show the word hello on the screen"),
-    ("show_text", "Put this text on my glasses"),
-    ("show_text", "Write the address on the display"),
-    ("show_text", "Display the phone number on screen"),
-    ("show_text", "Show a big sign that says"),
-    ("show_text", "Put a reminder on the glasses"),
-    ("show_text", "Let the screen say"),
-    ("show_text", "Flash the address and time on my glasses"),
-    ("read_skill", "Read your instructions"),
-    ("read_skill", "Look into your skill"),
-    ("read_skill", "What do your instructions say about this"),
-    ("read_skill", "Open the skill and tell me"),
-    ("disable_toolset", "Turn off the toolset"),
-    ("disable_toolset", "We're done with that, disable it"),
-    ("disable_toolset", "Close this mode, we finished"),
-    ("disable_toolset", "Switch those tools off, enough"),
-    ("disable_toolset", "Leave this mode"),
-    (PLAIN_REPLY, "Hi"),
-    (PLAIN_REPLY, "Good evening, how are you?"),
-    (PLAIN_REPLY, "Thanks a lot"),
-    (PLAIN_REPLY, "Bye, see you tomorrow"),
-    (PLAIN_REPLY, "Who are you?"),
-    (PLAIN_REPLY, "What can you do?"),
-    (PLAIN_REPLY, "Tell me something funny"),
-    (PLAIN_REPLY, "What is two plus two"),
-    (PLAIN_REPLY, "Why is the sky blue?"),
-    (PLAIN_REPLY, "Translate the word cat into French"),
-    (PLAIN_REPLY, "What's the weather like outside?"),
-    (PLAIN_REPLY, "Dial my brother"),
-    (PLAIN_REPLY, "Wake me up at six"),
-    (PLAIN_REPLY, "Text my friend"),
-    (PLAIN_REPLY, "Get me a car home"),
-    (PLAIN_REPLY, "Turn the music down"),
-    (PLAIN_REPLY, "Open the garage door"),
-    (PLAIN_REPLY, "Buy train tickets"),
-    (PLAIN_REPLY, "Turn on the air conditioning"),
-    (PLAIN_REPLY, "Call the restaurant"),
-    (PLAIN_REPLY, "Set a timer for ten minutes"),
-    (PLAIN_REPLY, "Order a pizza"),
-    (PLAIN_REPLY, "How are you doing?"),
-    (PLAIN_REPLY, "Make up a little poem"),
-];
-
-/// The catalog for one language. Cheap to copy; build one with [`Texts::new`].
+/// The messages in one language. Cheap to copy; build one with [`Texts::new`].
 ///
 /// The agent renders the prompt and its own replies with it; hosts use the public methods
 /// for the replies of their own tools, in the language the agent is configured with
@@ -684,7 +576,7 @@ const EN_ROUTES: &[(&str, &str)] = &[
 pub struct Texts(Lang);
 
 impl Texts {
-    /// The catalog in `lang`.
+    /// The messages in `lang`.
     pub fn new(lang: Lang) -> Self {
         Texts(lang)
     }
@@ -713,173 +605,13 @@ impl Texts {
         }
     }
 
-    // ---- routing and reply shape --------------------------------------------------------
-
-    /// Example requests for the core tools and for a plain reply, as `(target, text)`:
-    /// `target` is a core tool's name, or [`PLAIN_REPLY`] for requests no tool serves
-    /// (chit-chat, things this assistant cannot do). Compared with a request by similarity
-    /// (never shown to the model); written apart from any eval case.
-    pub(crate) fn route_examples(self) -> &'static [(&'static str, &'static str)] {
-        match self.0 {
-            Lang::Ru => RU_ROUTES,
-            Lang::En => EN_ROUTES,
-        }
-    }
-
-    /// Lines that open a new turn in an invented dialogue (a base model's habit): a reply
-    /// stops before any of them.
-    pub(crate) fn turn_openers(self) -> &'static [&'static str] {
-        match self.0 {
-            Lang::Ru => &["\nПользователь:", "\nТы:", "\nПорфирий:"],
-            Lang::En => &["\nUser:", "\nYou:", "\nPorfiry:"],
-        }
-    }
-
-    /// The reply of `get_current_time`: the time as it is said first (`10:00, суббота,
-    /// 22 августа 2026`), then the exact timestamp in parentheses.
-    pub(crate) fn current_time(self, t: &crate::clock::Timestamp) -> String {
-        use chrono::{Datelike, Timelike};
-        let (days, months): (&[&str; 7], &[&str; 12]) = match self.0 {
-            Lang::Ru => (
-                &[
-                    "понедельник",
-                    "вторник",
-                    "среда",
-                    "четверг",
-                    "пятница",
-                    "суббота",
-                    "воскресенье",
-                ],
-                &[
-                    "января",
-                    "февраля",
-                    "марта",
-                    "апреля",
-                    "мая",
-                    "июня",
-                    "июля",
-                    "августа",
-                    "сентября",
-                    "октября",
-                    "ноября",
-                    "декабря",
-                ],
-            ),
-            Lang::En => (
-                &[
-                    "Monday",
-                    "Tuesday",
-                    "Wednesday",
-                    "Thursday",
-                    "Friday",
-                    "Saturday",
-                    "Sunday",
-                ],
-                &[
-                    "January",
-                    "February",
-                    "March",
-                    "April",
-                    "May",
-                    "June",
-                    "July",
-                    "August",
-                    "September",
-                    "October",
-                    "November",
-                    "December",
-                ],
-            ),
-        };
-        let day = days[t.weekday().num_days_from_monday() as usize];
-        let month = months[t.month0() as usize];
-        let exact = crate::clock::iso8601(t);
-        let (h, m, d, y) = (t.hour(), t.minute(), t.day(), t.year());
-        match self.0 {
-            Lang::Ru => format!("{h:02}:{m:02}, {day}, {d} {month} {y} ({exact})"),
-            Lang::En => format!("{h:02}:{m:02}, {day}, {month} {d}, {y} ({exact})"),
-        }
-    }
-
-    /// A number the user said as a word («вторую», «third»), by the word's beginning:
-    /// ordinals match every ending, cardinals only as the whole word.
-    pub(crate) fn spoken_number(self, word: &str) -> Option<i64> {
-        let w = word.to_lowercase();
-        type Words = &'static [(&'static str, i64)];
-        let (ordinals, cardinals): (Words, Words) = match self.0 {
-            Lang::Ru => (
-                &[
-                    ("перв", 1),
-                    ("втор", 2),
-                    ("трет", 3),
-                    ("четвёрт", 4),
-                    ("четверт", 4),
-                    ("пят", 5),
-                    ("шест", 6),
-                    ("седьм", 7),
-                    ("восьм", 8),
-                    ("девят", 9),
-                    ("десят", 10),
-                    ("последн", -1),
-                ],
-                &[
-                    ("один", 1),
-                    ("одну", 1),
-                    ("два", 2),
-                    ("две", 2),
-                    ("три", 3),
-                    ("четыре", 4),
-                    ("пять", 5),
-                    ("шесть", 6),
-                    ("семь", 7),
-                    ("восемь", 8),
-                    ("девять", 9),
-                    ("десять", 10),
-                ],
-            ),
-            Lang::En => (
-                &[
-                    ("first", 1),
-                    ("second", 2),
-                    ("third", 3),
-                    ("fourth", 4),
-                    ("fifth", 5),
-                    ("sixth", 6),
-                    ("seventh", 7),
-                    ("eighth", 8),
-                    ("ninth", 9),
-                    ("tenth", 10),
-                    ("last", -1),
-                ],
-                &[
-                    ("one", 1),
-                    ("two", 2),
-                    ("three", 3),
-                    ("four", 4),
-                    ("five", 5),
-                    ("six", 6),
-                    ("seven", 7),
-                    ("eight", 8),
-                    ("nine", 9),
-                    ("ten", 10),
-                ],
-            ),
-        };
-        ordinals
-            .iter()
-            .find(|(p, _)| w.starts_with(p))
-            .or_else(|| cardinals.iter().find(|(p, _)| w == *p))
-            .map(|(_, n)| *n)
-            .filter(|n| *n > 0)
-    }
+    // ---- prompt --------------------------------------------------------------------------
 
     /// Worked examples of the protocol for the prompt's head (a request, the call line, the
     /// tool's reply, a short answer), in this language.
     pub(crate) fn few_shot(self) -> &'static str {
         self.get(Key::FewShot)
     }
-
-    // ---- prompt --------------------------------------------------------------------------
 
     /// The first lines of the core section: who the assistant is and the call protocol.
     pub(crate) fn core_header(self) -> &'static str {
@@ -899,9 +631,9 @@ impl Texts {
         self.get(key)
     }
 
-    /// Header of the toolset catalog section.
-    pub(crate) fn catalog_header(self) -> &'static str {
-        self.get(Key::CatalogHeader)
+    /// Header of the prompt's toolset index section.
+    pub(crate) fn toolset_index_header(self) -> &'static str {
+        self.get(Key::ToolsetIndexHeader)
     }
 
     /// The first line of the active-toolsets section.
@@ -999,14 +731,14 @@ impl Texts {
         self.get(Key::Shown).to_string()
     }
 
-    /// A call of a tool nobody declares: lists the core tools and the catalog.
-    pub(crate) fn unknown_tool(self, name: &str, core: &[String], catalog: &str) -> String {
+    /// A call of a tool nobody declares: lists the core tools and the toolset index.
+    pub(crate) fn unknown_tool(self, name: &str, core: &[String], index: &str) -> String {
         self.fill(
             Key::UnknownTool,
             &[
                 ("name", name),
                 ("core", &core.join(", ")),
-                ("catalog", catalog),
+                ("catalog", index),
             ],
         )
     }
@@ -1118,18 +850,6 @@ impl Texts {
     /// request or the prompt's opening, which the reply's stops cut.
     pub fn turn_no_reply(self) -> &'static str {
         self.get(Key::TurnNoReply)
-    }
-
-    /// The sentences of the prompt's opening (who the assistant is, how it answers): a
-    /// plain reply stops before any of them, so a tiny model reciting its prompt says
-    /// nothing of it.
-    pub(crate) fn intro_sentences(self) -> Vec<&'static str> {
-        let intro = self.get(Key::CoreHeader).lines().next().unwrap_or("");
-        intro
-            .split_inclusive(['.', '!', '?'])
-            .map(str::trim)
-            .filter(|s| s.chars().filter(|c| c.is_alphanumeric()).count() >= 6)
-            .collect()
     }
 
     /// What a turn too long for the context says.
@@ -1465,31 +1185,6 @@ mod tests {
 
     fn both() -> [Texts; 2] {
         [Texts::new(Lang::Ru), Texts::new(Lang::En)]
-    }
-
-    #[test]
-    fn the_time_is_said_first_then_exact() {
-        let t = chrono::DateTime::parse_from_rfc3339("2026-08-22T10:05:00+03:00").unwrap();
-        assert_eq!(
-            Texts::new(Lang::Ru).current_time(&t),
-            "10:05, суббота, 22 августа 2026 (2026-08-22T10:05:00+03:00)"
-        );
-        assert_eq!(
-            Texts::new(Lang::En).current_time(&t),
-            "10:05, Saturday, August 22, 2026 (2026-08-22T10:05:00+03:00)"
-        );
-    }
-
-    #[test]
-    fn spoken_numbers() {
-        let [ru, en] = both();
-        assert_eq!(ru.spoken_number("Вторую"), Some(2));
-        assert_eq!(ru.spoken_number("третьей"), Some(3));
-        assert_eq!(ru.spoken_number("два"), Some(2));
-        assert_eq!(ru.spoken_number("двадцать"), None);
-        assert_eq!(ru.spoken_number("последнюю"), None);
-        assert_eq!(en.spoken_number("second"), Some(2));
-        assert_eq!(en.spoken_number("someone"), None);
     }
 
     #[test]

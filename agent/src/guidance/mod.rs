@@ -1,0 +1,144 @@
+//! Guidance: every technique that shapes what a request may produce, or what the turn does
+//! with a reply, for a small model — one named [`Technique`] each, switched on or off in
+//! [`Guidance`] (the agent's [`crate::AgentConfig::guidance`]).
+//!
+//! - `technique` — the [`Technique`] list: what each is for, and the set of those on.
+//! - `route` — routing a turn's first action by example requests ([`Route`]).
+//! - `examples` — the example requests of the core tools and of a plain reply.
+//! - `words` — the language data: word stems, number words, the lines that open a turn.
+//! - `text` — the text rules: the words of a turn, number groups, the text a request sets
+//!   apart, the echo and intro stops.
+//! - `plan` — one request's [`ReplyPlan`]: what the request may produce (a forced reply or
+//!   its [`crate::ReplyGuide`]), from the session's state, the route and the techniques on.
+//!
+//! Invariant: guidance only narrows what a request may produce (its reply guide or forced
+//! reply) and what the turn does with the reply; it never edits the history or a
+//! request's messages. Two techniques decide what the prompt shows
+//! ([`Technique::shapes_prompt`]: the worked examples, the hidden toolsets); with either
+//! one fixed, the system text is the same whatever else is on (tested:
+//! `agent/src/agent/tests/guidance.rs`, `guidance_never_edits_a_request_s_messages`).
+
+mod examples;
+mod plan;
+mod route;
+mod technique;
+mod text;
+mod words;
+
+pub use route::{Route, RouteExample};
+pub use technique::{Technique, UnknownTechnique};
+
+pub(crate) use plan::{Planner, ReplyPlan};
+pub(crate) use route::Router;
+
+#[cfg(test)]
+pub(crate) use text::{delimited_text, echo_stop, number_groups};
+
+use technique::Techniques;
+
+/// How the agent helps a small model act right: the [`Technique`]s on, and their numeric
+/// settings. `Default` is the product as shipped: every technique on but
+/// [`Technique::FewShot`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Guidance {
+    on: Techniques,
+    /// The least score of the nearest example for a route to be followed
+    /// ([`Technique::Route`]); below it the model chooses freely. Default 0 (always follow).
+    pub min_route_score: f32,
+    /// The most sentences of a reply under [`Technique::SentenceCap`] (spoken replies are
+    /// short); `None`: no cap. Default 3.
+    pub max_sentences: Option<usize>,
+}
+
+impl Default for Guidance {
+    fn default() -> Self {
+        let mut on = Techniques::all();
+        on.set(Technique::FewShot, false);
+        Guidance {
+            on,
+            min_route_score: 0.0,
+            max_sentences: Some(3),
+        }
+    }
+}
+
+impl Guidance {
+    /// Nothing but the bare prompt: every main switch off ([`Technique::MAIN`]: no
+    /// routing, no call constraint, no examples, no reply stops or cap, every declared set
+    /// advertised) — the behaviour before guidance existed. The refinements stay on and do
+    /// nothing without what they refine; [`Technique::NoReplyPhrase`] stays on.
+    pub fn none() -> Self {
+        let mut g = Guidance {
+            max_sentences: None,
+            ..Guidance::default()
+        };
+        for t in Technique::MAIN {
+            g.on.set(t, false);
+        }
+        g
+    }
+
+    /// Whether `technique` is on.
+    pub fn is_on(&self, technique: Technique) -> bool {
+        self.on.contains(technique)
+    }
+
+    /// Switch `technique` on or off.
+    pub fn set(&mut self, technique: Technique, on: bool) {
+        self.on.set(technique, on);
+    }
+
+    /// This guidance with `technique` switched off.
+    pub fn without(mut self, technique: Technique) -> Self {
+        self.set(technique, false);
+        self
+    }
+
+    /// This guidance with `technique` switched on.
+    pub fn with(mut self, technique: Technique) -> Self {
+        self.set(technique, true);
+        self
+    }
+
+    /// The techniques on, in [`Technique::ALL`]'s order.
+    pub fn techniques(&self) -> impl Iterator<Item = Technique> + '_ {
+        Technique::ALL.into_iter().filter(|t| self.is_on(*t))
+    }
+
+    /// The sentence cap of a reply: [`Guidance::max_sentences`] under
+    /// [`Technique::SentenceCap`].
+    pub(crate) fn sentence_cap(&self) -> Option<usize> {
+        self.max_sentences
+            .filter(|_| self.is_on(Technique::SentenceCap))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_is_everything_but_the_worked_examples() {
+        let d = Guidance::default();
+        for t in Technique::ALL {
+            assert_eq!(d.is_on(t), t != Technique::FewShot, "{t}");
+        }
+        assert_eq!(d.sentence_cap(), Some(3));
+        assert_eq!(
+            d.clone().without(Technique::SentenceCap).sentence_cap(),
+            None
+        );
+        assert_eq!(d.techniques().count(), Technique::ALL.len() - 1);
+    }
+
+    #[test]
+    fn none_has_every_main_switch_off() {
+        let n = Guidance::none();
+        for t in Technique::MAIN {
+            assert!(!n.is_on(t), "{t}");
+        }
+        assert!(n.is_on(Technique::NoReplyPhrase) && n.is_on(Technique::EchoStop));
+        assert_eq!(n.max_sentences, None);
+        assert!(n.clone().with(Technique::Route).is_on(Technique::Route));
+    }
+}

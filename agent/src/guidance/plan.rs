@@ -1,0 +1,461 @@
+//! What a request may produce ([`ReplyPlan`]), planned from the session's state, the
+//! turn's route and the techniques on: the calls the state offers in the shape of their
+//! declarations, the routed call (decided outright, or its prefix and argument words), and
+//! the stops that keep a spoken reply short.
+
+use super::examples::{route_examples, PLAIN_REPLY};
+use super::route::{word_overlap, Route, RouteExample, Router};
+use super::text::{delimited_text, echo_stop, intro_sentences, number_groups, words_of};
+use super::words::{spoken_number, stems, turn_openers};
+use super::{Guidance, Technique};
+use crate::args::{ArgDecl, ArgType, RawArgs};
+use crate::function_gemma;
+use crate::messages::{Lang, Texts};
+use crate::model::{
+    ArgKind, ArgSpec, CallSpec, CallSyntax, Message, Model, ModelError, ReplyGuide, Role,
+};
+use crate::protocol::ToolCall;
+use crate::skill::SkillRegistry;
+use crate::tools::CoreTool;
+use crate::toolset::ToolsetRegistry;
+
+/// What one request may produce, owned: a forced reply, or the guide
+/// [`ReplyPlan::reply_guide`] lends to the request.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ReplyPlan {
+    /// The whole reply, decided already (a routed call without arguments).
+    pub(crate) forced: Option<String>,
+    prefix: Option<String>,
+    stop: Vec<String>,
+    calls: Option<Vec<CallSpec>>,
+    max_sentences: Option<usize>,
+    words: Option<Vec<String>>,
+}
+
+impl ReplyPlan {
+    /// Take the toolset switches out of the calls this reply may make (after a switch that
+    /// changed nothing: asking again would loop). Only where the calls are constrained.
+    pub(crate) fn forbid_switches(&mut self) {
+        if let Some(calls) = &mut self.calls {
+            calls.retain(|c| CoreTool::from_name(&c.name).is_none_or(|core| !core.is_invisible()));
+        }
+    }
+
+    /// The guide of the request (borrowed from the plan).
+    pub(crate) fn reply_guide(&self) -> ReplyGuide<'_> {
+        ReplyGuide {
+            prefix: self.prefix.as_deref(),
+            stop: &self.stop,
+            calls: self.calls.as_deref(),
+            max_sentences: self.max_sentences,
+            words: self.words.as_deref(),
+        }
+    }
+}
+
+/// The argument shape of a declared argument.
+fn arg_spec(a: &ArgDecl) -> ArgSpec {
+    ArgSpec {
+        kind: match &a.ty {
+            ArgType::String => ArgKind::Text,
+            ArgType::Integer => ArgKind::Integer,
+            ArgType::Number => ArgKind::Number,
+            ArgType::Boolean => ArgKind::Boolean,
+            ArgType::Enum(values) => ArgKind::OneOf(values.clone()),
+        },
+        required: a.required,
+    }
+}
+
+/// The name among `named` (name, description) whose words share the most stems with
+/// `request`; `None` when none shares any.
+fn best_named<'a>(
+    request: &str,
+    named: impl Iterator<Item = (&'a String, &'a String)>,
+) -> Option<String> {
+    let want = stems(request);
+    let mut best: Option<(f32, &String)> = None;
+    for (name, description) in named {
+        let score = word_overlap(&want, &stems(&format!("{name} {description}")));
+        if score > 0.0 && best.is_none_or(|(b, _)| score > b) {
+            best = Some((score, name));
+        }
+    }
+    best.map(|(_, n)| n.clone())
+}
+
+/// `TOOL_CALL: name` — the line a routed call starts with.
+fn call_line(name: &str) -> String {
+    format!("TOOL_CALL: {name}")
+}
+
+/// What guidance knows of an agent when it plans a request: its guidance, language and the
+/// model's call syntax, and what the prompt advertises.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Planner<'a> {
+    /// The techniques on.
+    pub(crate) guidance: &'a Guidance,
+    /// The agent's language.
+    pub(crate) lang: Lang,
+    /// How the model writes calls.
+    pub(crate) syntax: CallSyntax,
+    /// The toolsets the prompt advertises.
+    pub(crate) toolsets: &'a ToolsetRegistry,
+    /// The skills the prompt advertises.
+    pub(crate) skills: &'a SkillRegistry,
+    /// A tool of an inactive set may be called directly
+    /// ([`crate::AgentConfig::direct_execution`]).
+    pub(crate) direct_execution: bool,
+}
+
+impl Planner<'_> {
+    fn on(&self, t: Technique) -> bool {
+        self.guidance.is_on(t)
+    }
+
+    /// The argument names of tool `name` (a core tool or an advertised set's), in order.
+    fn arg_names(&self, name: &str) -> Vec<String> {
+        if let Some(core) = CoreTool::from_name(name) {
+            return core.args().into_iter().map(|a| a.name).collect();
+        }
+        self.toolsets
+            .iter()
+            .flat_map(|s| s.tools.iter())
+            .find(|t| t.name == name)
+            .map(|t| t.args.iter().map(|a| a.name.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    /// A whole call of `name` with its first argument `value` (`integer`: a number) or
+    /// none, written in the model's syntax: `TOOL_CALL: name|value`, or FunctionGemma's
+    /// `<start_function_call>call:name{arg:<escape>value<escape>}<end_function_call>`.
+    fn call_text(&self, name: &str, value: Option<(&str, bool)>) -> String {
+        match self.syntax {
+            CallSyntax::ToolCallLine => match value {
+                Some((v, _)) => format!("{}|{v}", call_line(name)),
+                None => call_line(name),
+            },
+            CallSyntax::FunctionGemma => {
+                let mut map = serde_json::Map::new();
+                let first = self.arg_names(name).into_iter().next();
+                if let (Some((v, integer)), Some(arg)) = (value, first) {
+                    let v = match v.parse::<i64>() {
+                        Ok(n) if integer => serde_json::Value::from(n),
+                        _ => serde_json::Value::from(v),
+                    };
+                    map.insert(arg, v);
+                }
+                function_gemma::render_call(&ToolCall {
+                    name: name.to_owned(),
+                    args: RawArgs::Json(map),
+                    line: String::new(),
+                })
+            }
+        }
+    }
+
+    /// The start of a call of `name` whose arguments the model writes: `TOOL_CALL: name|`,
+    /// or `<start_function_call>call:name{`.
+    fn call_prefix(&self, name: &str) -> String {
+        match self.syntax {
+            CallSyntax::ToolCallLine => format!("{}|", call_line(name)),
+            CallSyntax::FunctionGemma => format!("{}call:{name}{{", function_gemma::CALL_START),
+        }
+    }
+
+    /// Where a reply that may not call stops: where a call would begin.
+    fn call_opening(&self) -> &'static str {
+        match self.syntax {
+            CallSyntax::ToolCallLine => "TOOL_CALL:",
+            CallSyntax::FunctionGemma => function_gemma::CALL_START,
+        }
+    }
+
+    /// The calls a request of a session with `active` sets may make: the core tools (skill
+    /// and set names as their enum values), the active sets' tools and, with direct
+    /// execution, the tools of every advertised set.
+    pub(crate) fn call_specs(&self, active: &[String]) -> Vec<CallSpec> {
+        let one_of = |names: Vec<String>, required: bool| ArgSpec {
+            kind: if names.is_empty() {
+                ArgKind::Text
+            } else {
+                ArgKind::OneOf(names)
+            },
+            required,
+        };
+        // An active set needs no enabling: only the others are offered, and no enable at
+        // all once every set is active.
+        let inactive: Vec<String> = self
+            .toolsets
+            .names()
+            .into_iter()
+            .filter(|n| !active.iter().any(|a| a.eq_ignore_ascii_case(n)))
+            .collect();
+        let all_active = inactive.is_empty() && !self.toolsets.names().is_empty();
+        let mut specs: Vec<CallSpec> = CoreTool::ALL
+            .into_iter()
+            .filter(|core| !(all_active && *core == CoreTool::EnableToolset))
+            .map(|core| CallSpec {
+                name: core.name().to_owned(),
+                args: match core {
+                    CoreTool::ReadSkill => vec![one_of(self.skills.names(), true)],
+                    CoreTool::EnableToolset => vec![one_of(inactive.clone(), true)],
+                    CoreTool::DisableToolset => vec![one_of(active.to_vec(), false)],
+                    _ => core.args().iter().map(arg_spec).collect(),
+                },
+            })
+            .collect();
+        for set in self.toolsets.iter() {
+            let on = active.iter().any(|n| n.eq_ignore_ascii_case(&set.name));
+            if on || self.direct_execution {
+                specs.extend(set.tools.iter().map(|t| CallSpec {
+                    name: t.name.clone(),
+                    args: t.args.iter().map(arg_spec).collect(),
+                }));
+            }
+        }
+        specs
+    }
+
+    /// The example requests routing compares with for a session with `active` sets and
+    /// `history`: the core tools' and plain replies' ([`route_examples`]) and every
+    /// advertised tool's, in the agent's language. Core tools that need something to work
+    /// on (skills, active sets) come only when there is some. Under
+    /// [`Technique::IdAfterReply`], with `history`, a tool that needs an id (a required
+    /// argument `id` or `…_id`, which only a tool's reply gives) is routable only once a
+    /// tool of its set has replied in it — before that, a request naming a title is a search.
+    pub(crate) fn examples_for(
+        &self,
+        active: &[String],
+        history: Option<&[Message]>,
+    ) -> Vec<RouteExample> {
+        let lang = self.lang;
+        let mut out: Vec<RouteExample> = route_examples(lang)
+            .iter()
+            .filter(|(target, _)| match *target {
+                "read_skill" => !self.skills.is_empty(),
+                "disable_toolset" => !active.is_empty(),
+                _ => true,
+            })
+            .map(|(target, text)| RouteExample {
+                target: (*target != PLAIN_REPLY).then(|| (*target).to_owned()),
+                text: (*text).to_owned(),
+            })
+            .collect();
+        let id_after_reply = self.on(Technique::IdAfterReply);
+        for set in self.toolsets.iter() {
+            let prefix = format!("{}_", set.name);
+            let replied = history.is_none_or(|h| {
+                h.iter().any(|m| {
+                    m.role == Role::Tool
+                        && m.name.as_deref().is_some_and(|n| n.starts_with(&prefix))
+                })
+            });
+            for t in &set.tools {
+                let needs_id = t
+                    .args
+                    .iter()
+                    .any(|a| a.required && (a.name == "id" || a.name.ends_with("_id")));
+                if id_after_reply && needs_id && !replied {
+                    continue;
+                }
+                out.extend(t.examples_in(lang).map(|text| RouteExample {
+                    target: Some(t.name.clone()),
+                    text: text.to_owned(),
+                }));
+            }
+        }
+        out
+    }
+
+    /// A routed call whose one required argument the request itself decides: a skill or a
+    /// toolset named by its words ([`Technique::NamedChoice`]: the most stems shared with
+    /// the name and description), a number said in digits or as a word, «вторую»
+    /// ([`Technique::SpokenNumbers`]), a text the request sets apart, after a colon or in
+    /// quotes ([`Technique::DelimitedText`]). `None`: the model fills it in.
+    fn decided_call(&self, spec: &CallSpec, request: &str) -> Option<String> {
+        let [arg] = spec.args.as_slice() else {
+            return None;
+        };
+        let integer = arg.kind == ArgKind::Integer;
+        let value = match (&arg.kind, spec.name.as_str()) {
+            (ArgKind::OneOf(_), "read_skill") if self.on(Technique::NamedChoice) => best_named(
+                request,
+                self.skills.iter().map(|k| (&k.name, &k.description)),
+            )?,
+            (ArgKind::OneOf(_), "enable_toolset") if self.on(Technique::NamedChoice) => best_named(
+                request,
+                self.toolsets.iter().map(|t| (&t.name, &t.description)),
+            )?,
+            (ArgKind::Text, _) if self.on(Technique::DelimitedText) => delimited_text(request)?,
+            (ArgKind::Integer, _) if self.on(Technique::SpokenNumbers) => request
+                .split(|c: char| !c.is_alphanumeric())
+                .find_map(|w| {
+                    w.parse::<i64>()
+                        .ok()
+                        .or_else(|| spoken_number(self.lang, w))
+                })?
+                .to_string(),
+            _ => return None,
+        };
+        Some(self.call_text(&spec.name, Some((&value, integer))))
+    }
+
+    /// Embed every example request now (once per model: they are kept), so the first turn
+    /// routes at the cost of its own request only. Nothing to do when the guidance does not
+    /// route or the model cannot embed.
+    ///
+    /// # Errors
+    /// What the model reports when embedding fails.
+    pub(crate) fn prepare_routes(
+        &self,
+        router: &mut Router,
+        model: &mut dyn Model,
+    ) -> Result<(), ModelError> {
+        if !self.on(Technique::Route) {
+            return Ok(());
+        }
+        // With every advertised set active, every example is in the list.
+        let all = self.toolsets.names();
+        let examples = self.examples_for(&all, None);
+        router.prepare(model, &examples)
+    }
+
+    /// Route the turn's request (`user_text`, the last of `history`) of a session with
+    /// `active` sets, when the guidance asks and the model can embed. A model that fails to
+    /// embed only loses the route (the model then chooses freely).
+    pub(crate) fn route(
+        &self,
+        router: &mut Router,
+        active: &[String],
+        history: &[Message],
+        user_text: &str,
+        model: &mut dyn Model,
+    ) -> Option<Route> {
+        if !self.on(Technique::Route) {
+            return None;
+        }
+        let examples = self.examples_for(active, Some(history));
+        match router.route(model, user_text, &examples, self.guidance) {
+            Ok(Some(r)) if r.score >= self.guidance.min_route_score => Some(r),
+            Ok(_) | Err(_) => None,
+        }
+    }
+
+    /// The plan of a request of a session with `active` sets and `history`, in a turn that
+    /// began at history index `turn_start`. A routed turn's first action follows `route`:
+    /// the chosen call (its text arguments made of the words of the turn so far: the
+    /// request, tool replies) or plain text; once that action is answered, the reply is
+    /// plain text ([`Technique::OneAction`]: a tiny model otherwise calls again and again).
+    /// Otherwise the state's calls constrain the grammar. Stops and the sentence cap apply
+    /// to every reply.
+    pub(crate) fn plan(
+        &self,
+        active: &[String],
+        history: &[Message],
+        route: Option<&Route>,
+        turn_start: usize,
+    ) -> ReplyPlan {
+        let g = self.guidance;
+        let specs = self.call_specs(active);
+        let mut plan = ReplyPlan {
+            max_sentences: g.sentence_cap(),
+            ..ReplyPlan::default()
+        };
+        let turn_end = self.on(Technique::TurnEndStops);
+        if turn_end {
+            plan.stop
+                .extend(turn_openers(self.lang).iter().map(|t| (*t).to_owned()));
+            plan.stop.push("\n\n".to_owned());
+        }
+        if self.on(Technique::ConstrainCalls) {
+            plan.calls = Some(specs.clone());
+        }
+        let Some(route) = route else {
+            return plan;
+        };
+        let first_action = history.len() == turn_start + 1;
+        if !first_action && !self.on(Technique::OneAction) {
+            // The routed action is answered: the rest of the turn is unrouted.
+            return plan;
+        }
+        let request = history.get(turn_start).map_or("", |m| m.content.as_str());
+        let turn = history.get(turn_start..).unwrap_or_default();
+        let target = if first_action { &route.target } else { &None };
+        match target {
+            None => {
+                // Plain text: no call at all. After the routed call's reply, an answer made
+                // of that reply's words (a tiny model otherwise invents what it says).
+                plan.calls = Some(Vec::new());
+                plan.stop.push(self.call_opening().to_owned());
+                // A spoken reply is one line; a tiny model's next lines are an invented
+                // dialogue.
+                if turn_end {
+                    plan.stop.push("\n".to_owned());
+                    if first_action {
+                        // A tiny model repeats the request or recites its prompt: neither is
+                        // said (cut before a word of it is released; an empty reply then
+                        // says the no-reply phrase).
+                        if self.on(Technique::EchoStop) {
+                            plan.stop.extend(echo_stop(request));
+                        }
+                        if self.on(Technique::IntroStop) {
+                            let header = Texts::new(self.lang).core_header();
+                            plan.stop
+                                .extend(intro_sentences(header).into_iter().map(str::to_owned));
+                        }
+                    }
+                }
+                if !first_action && self.on(Technique::ReplyWords) {
+                    let tools: Vec<_> = turn
+                        .iter()
+                        .filter(|m| m.role == Role::Tool)
+                        .cloned()
+                        .collect();
+                    let words = words_of(&tools, g);
+                    if !words.is_empty() {
+                        plan.words = Some(words);
+                        plan.max_sentences = Some(1);
+                    }
+                }
+            }
+            Some(name) => {
+                let Some(spec) = specs.iter().find(|c| &c.name == name) else {
+                    // A tool of an inactive set without direct execution: enable its set.
+                    if let Some(set) = self.toolsets.owner_set(name) {
+                        let enable = CoreTool::EnableToolset.name();
+                        plan.forced = Some(self.call_text(enable, Some((&set.name, false))));
+                    }
+                    return plan;
+                };
+                if let Some(line) = self.decided_call(spec, request) {
+                    plan.forced = Some(line);
+                } else if spec.args.iter().any(|a| a.required) {
+                    let mut spec = spec.clone();
+                    if self.on(Technique::TailOfWords) {
+                        let mut words = words_of(turn, g);
+                        if self.on(Technique::NumberGroups) {
+                            words = number_groups(words);
+                        }
+                        for a in &mut spec.args {
+                            if a.kind == ArgKind::Text && !words.is_empty() {
+                                a.kind = ArgKind::TailOf(words.clone());
+                            }
+                        }
+                    }
+                    plan.prefix = Some(self.call_prefix(name));
+                    // A call line ends at its line break; a FunctionGemma block ends with its
+                    // own marker (and the format's stop after it).
+                    plan.stop = match self.syntax {
+                        CallSyntax::ToolCallLine => vec!["\n".to_owned()],
+                        CallSyntax::FunctionGemma => Vec::new(),
+                    };
+                    plan.calls = Some(vec![spec]);
+                } else {
+                    plan.forced = Some(self.call_text(name, None));
+                }
+            }
+        }
+        plan
+    }
+}

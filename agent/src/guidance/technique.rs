@@ -1,0 +1,291 @@
+//! The techniques of guidance, one named entry each, and the set of those switched on.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// One technique that helps a small model act right: each exists for one failure, is
+/// switched on or off on its own ([`crate::Guidance::set`]) and measured by
+/// `porfiry eval tools --variant without:<name>` (the figures: `docs/guidance.md`).
+///
+/// Six are the main switches ([`Technique::MAIN`]); the others refine one of them (or
+/// the turn) and do nothing while what they refine is off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Technique {
+    /// Route a turn's first action by the request's similarity to example requests (the
+    /// model's own embeddings, [`crate::Model::embed`]): the reply is then constrained to the
+    /// chosen call, the model filling in its arguments, or to plain text. The failure: a
+    /// tiny model never writes a call line of its own (first action 0.25 without it on both
+    /// shipped models, 0.80 Gemma / 0.84 SmolLM2 with it on the dev sets).
+    Route,
+    /// Compare embeddings after the examples' mean is taken off every vector (the
+    /// request's too). The failure: a small model's embeddings share a large common
+    /// direction that makes every pair of requests look alike.
+    Centering,
+    /// Add the share of word stems a request shares with an example to the embeddings'
+    /// cosine. The failure: the same word in another form («заметку», «заметки») is far
+    /// apart in a tiny model's embeddings (without it, routes right on Gemma's dev sets
+    /// 79 → 74 of 88).
+    StemOverlap,
+    /// Weigh each shared stem by how telling it is among the examples (a stem every tool's
+    /// examples have, «покажи», counts for little). The failure: common verbs pulling a
+    /// request to the wrong tool (unweighted 70 → weighted 71 of 88, Gemma; 35 → 38 of 44,
+    /// SmolLM2).
+    StemWeights,
+    /// Score a target by the mean of its best two examples instead of its nearest one.
+    /// The failure: one lucky neighbour (one shared word with one example of the wrong
+    /// tool) deciding the route (SmolLM2 held-out 31 → 36 of 38).
+    TopTwo,
+    /// A tool that needs an id (a required `id` or `…_id` argument, which only a tool's
+    /// reply gives) is routable only once a tool of its set has replied in the session.
+    /// The failure: a request naming a title routed to a call by id before any search.
+    IdAfterReply,
+    /// A routed `read_skill` / `enable_toolset` whose name the request says (the most
+    /// stems shared with a skill's or set's name and description) is decided outright. The
+    /// failure: the model naming a skill or set the request did not mean.
+    NamedChoice,
+    /// A routed call's one text argument is the text the request sets apart (after its
+    /// first colon, else in quotes), decided outright. The failure: the model starting a
+    /// text argument late (`show_text|on the screen`); Gemma 142 → 148 of 164 first actions.
+    DelimitedText,
+    /// A routed call's one integer argument is the number the request says, in digits or
+    /// as a word («вторую» → 2), decided outright. The failure: the model picking another
+    /// number, or none.
+    SpokenNumbers,
+    /// The text arguments of a routed call the model writes are a tail of the turn's
+    /// words (the model chooses where it starts). The failure: invented argument text.
+    TailOfWords,
+    /// A number said in groups (`8 800 555 35 35`) is one word of that tail. The failure:
+    /// a text argument starting inside the number (`show_text|35 35`); Gemma 148 → 149 of 164.
+    NumberGroups,
+    /// One action per routed turn: once the routed call is answered, the reply is plain
+    /// text. The failure: a tiny model calling again and again, or a tool the user did
+    /// not ask for.
+    OneAction,
+    /// The answer after the routed call's reply is one sentence made of that reply's
+    /// words. The failure: a tiny model inventing what the tool said ("The time is
+    /// 12:12:53.").
+    ReplyWords,
+    /// In that answer a tool's list numbers (`1.`, `2)`) become commas between its items.
+    /// The failure: every Gemma answer after a list was `1.`; whole turns Gemma 6 → 16 of 16.
+    ListAsItems,
+    /// In the words of a turn, words that open a parenthesis, and in a tool's reply words
+    /// with a `=` (`id=tt0146316`), are left out. The failure: machine asides read aloud.
+    DropAsides,
+    /// Stop a reply at a line that opens a new turn of an invented dialogue, at a blank
+    /// line, and a routed plain reply at its first line break. The failure: a base model
+    /// writing the rest of the dialogue (mean reply Gemma 254 → 167 tokens, with the
+    /// sentence cap).
+    TurnEndStops,
+    /// A routed plain reply of a request of three words or more stops where it would
+    /// repeat the request's first 120 characters. The failure: the base model echoing the
+    /// request (Gemma 14 → 0 echoes in 46 plain replies).
+    EchoStop,
+    /// A routed plain reply stops at the sentences of the prompt's opening. The failure:
+    /// the base model reciting its prompt (Gemma 11 → 9 recitals).
+    IntroStop,
+    /// The most sentences of a reply ([`crate::Guidance::max_sentences`]; spoken replies
+    /// are short). The failure: replies running to the token limit (SmolLM2 193 → 48
+    /// tokens, with the turn-end stops).
+    SentenceCap,
+    /// A call may name only the calls the session's state offers, with arguments in their
+    /// declared shapes ([`crate::CallSpec`]). The failure: malformed calls and calls of
+    /// tools that cannot run (0 malformed in every guided run).
+    ConstrainCalls,
+    /// After a toolset switch that changed nothing, the next request offers no switch.
+    /// The failure: an identical request producing the identical switch until the turn's
+    /// model calls run out.
+    NoRepeatSwitch,
+    /// Worked examples of the protocol in the prompt's static head (default off: +1 Gemma
+    /// case of 88 for 148 more head tokens).
+    FewShot,
+    /// Toolsets without an executor on this host are left out of the prompt, the calls and
+    /// routing, with the skills bound to them. The failure: calls of tools that can only
+    /// answer "no executor on this host".
+    HideUnexecutable,
+    /// A reply that comes out empty (the stops cut an echo or a recital before a word of
+    /// it) says the no-reply phrase of the messages ([`crate::Texts`]). The failure: silence.
+    NoReplyPhrase,
+}
+
+impl Technique {
+    /// Every technique, in the order of the documentation.
+    pub const ALL: [Technique; 24] = [
+        Technique::Route,
+        Technique::Centering,
+        Technique::StemOverlap,
+        Technique::StemWeights,
+        Technique::TopTwo,
+        Technique::IdAfterReply,
+        Technique::NamedChoice,
+        Technique::DelimitedText,
+        Technique::SpokenNumbers,
+        Technique::TailOfWords,
+        Technique::NumberGroups,
+        Technique::OneAction,
+        Technique::ReplyWords,
+        Technique::ListAsItems,
+        Technique::DropAsides,
+        Technique::TurnEndStops,
+        Technique::EchoStop,
+        Technique::IntroStop,
+        Technique::SentenceCap,
+        Technique::ConstrainCalls,
+        Technique::NoRepeatSwitch,
+        Technique::FewShot,
+        Technique::HideUnexecutable,
+        Technique::NoReplyPhrase,
+    ];
+
+    /// The main switches: [`crate::Guidance::none`] has them all off.
+    pub const MAIN: [Technique; 6] = [
+        Technique::Route,
+        Technique::ConstrainCalls,
+        Technique::FewShot,
+        Technique::SentenceCap,
+        Technique::TurnEndStops,
+        Technique::HideUnexecutable,
+    ];
+
+    /// The name in `--variant without:<name>` and in the docs (kebab case).
+    pub fn name(self) -> &'static str {
+        match self {
+            Technique::Route => "route",
+            Technique::Centering => "centering",
+            Technique::StemOverlap => "stem-overlap",
+            Technique::StemWeights => "stem-weights",
+            Technique::TopTwo => "top-two",
+            Technique::IdAfterReply => "id-after-reply",
+            Technique::NamedChoice => "named-choice",
+            Technique::DelimitedText => "delimited-text",
+            Technique::SpokenNumbers => "spoken-numbers",
+            Technique::TailOfWords => "tail-of-words",
+            Technique::NumberGroups => "number-groups",
+            Technique::OneAction => "one-action",
+            Technique::ReplyWords => "reply-words",
+            Technique::ListAsItems => "list-as-items",
+            Technique::DropAsides => "drop-asides",
+            Technique::TurnEndStops => "turn-end-stops",
+            Technique::EchoStop => "echo-stop",
+            Technique::IntroStop => "intro-stop",
+            Technique::SentenceCap => "sentence-cap",
+            Technique::ConstrainCalls => "constrain-calls",
+            Technique::NoRepeatSwitch => "no-repeat-switch",
+            Technique::FewShot => "few-shot",
+            Technique::HideUnexecutable => "hide-unexecutable",
+            Technique::NoReplyPhrase => "no-reply-phrase",
+        }
+    }
+
+    /// The main technique this one refines (it does nothing while that one is off);
+    /// `None` for a main technique and for [`Technique::NoReplyPhrase`] (the turn's).
+    pub fn refines(self) -> Option<Technique> {
+        use Technique::*;
+        match self {
+            Centering | StemOverlap | StemWeights | TopTwo | IdAfterReply | NamedChoice
+            | DelimitedText | SpokenNumbers | TailOfWords | NumberGroups | OneAction
+            | ReplyWords | ListAsItems | DropAsides => Some(Route),
+            EchoStop | IntroStop => Some(TurnEndStops),
+            NoRepeatSwitch => Some(ConstrainCalls),
+            Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable
+            | NoReplyPhrase => None,
+        }
+    }
+
+    /// Whether the technique changes the prompt (what it shows), not only what a request
+    /// may produce: the worked examples and the hidden toolsets. Every other technique
+    /// leaves the system text and the messages of a request as they are.
+    pub fn shapes_prompt(self) -> bool {
+        matches!(self, Technique::FewShot | Technique::HideUnexecutable)
+    }
+
+    fn bit(self) -> u32 {
+        1 << (self as u32)
+    }
+}
+
+impl fmt::Display for Technique {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is no technique's ([`Technique::from_str`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown guidance technique {0:?}")]
+pub struct UnknownTechnique(pub String);
+
+impl FromStr for Technique {
+    type Err = UnknownTechnique;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let name = s.trim();
+        Technique::ALL
+            .into_iter()
+            .find(|t| t.name() == name)
+            .ok_or_else(|| UnknownTechnique(name.to_string()))
+    }
+}
+
+/// A set of techniques (a bit per technique).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Techniques(u32);
+
+impl Techniques {
+    /// Every technique.
+    pub(crate) fn all() -> Self {
+        Techniques(Technique::ALL.iter().fold(0, |bits, t| bits | t.bit()))
+    }
+
+    pub(crate) fn contains(self, t: Technique) -> bool {
+        self.0 & t.bit() != 0
+    }
+
+    pub(crate) fn set(&mut self, t: Technique, on: bool) {
+        if on {
+            self.0 |= t.bit();
+        } else {
+            self.0 &= !t.bit();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_parse_back() {
+        for (i, t) in Technique::ALL.iter().enumerate() {
+            assert_eq!(t.name().parse::<Technique>(), Ok(*t));
+            assert!(Technique::ALL[..i].iter().all(|u| u.name() != t.name()));
+            assert!(Technique::ALL[..i].iter().all(|u| u != t));
+        }
+        assert!("magic".parse::<Technique>().is_err());
+    }
+
+    #[test]
+    fn a_refinement_refines_a_main_technique() {
+        for t in Technique::ALL {
+            match t.refines() {
+                Some(main) => assert!(Technique::MAIN.contains(&main), "{t}"),
+                None => assert!(
+                    Technique::MAIN.contains(&t) || t == Technique::NoReplyPhrase,
+                    "{t}"
+                ),
+            }
+        }
+    }
+
+    #[test]
+    fn a_set_holds_what_was_put_in() {
+        let mut s = Techniques::default();
+        assert!(!s.contains(Technique::NoReplyPhrase));
+        s.set(Technique::NoReplyPhrase, true);
+        assert!(s.contains(Technique::NoReplyPhrase) && !s.contains(Technique::Route));
+        assert!(Technique::ALL
+            .into_iter()
+            .all(|t| Techniques::all().contains(t)));
+        s.set(Technique::NoReplyPhrase, false);
+        assert_eq!(s, Techniques::default());
+    }
+}

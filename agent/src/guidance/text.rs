@@ -1,0 +1,162 @@
+//! The text rules of guidance: the words of a turn (what a routed call's text and the
+//! answer after its reply are made of), number groups, the text a request sets apart, and
+//! the stops that cut an echo of the request or a recital of the prompt.
+
+use super::{Guidance, Technique};
+use crate::model::{is_list_number, Message, Role};
+
+/// The words of `messages` (the turn so far), in order — without quotes and final stops;
+/// under [`Technique::DropAsides`] without words that open a parenthesis, and in a tool's
+/// reply without words that hold a `=` (`(2018)`, `id=tt0146316`: asides for machines);
+/// under [`Technique::ListAsItems`] with a tool's list numbers (`1.`, `2)`) turned into
+/// commas between its items (`купить хлеб, позвонить врачу`): a routed call's text
+/// arguments and the answer after its reply are a stretch of them.
+pub(crate) fn words_of(messages: &[Message], guidance: &Guidance) -> Vec<String> {
+    let asides = guidance.is_on(Technique::DropAsides);
+    let items = guidance.is_on(Technique::ListAsItems);
+    let mut out: Vec<String> = Vec::new();
+    let words = messages
+        .iter()
+        .flat_map(|m| m.content.split_whitespace().map(move |w| (m.role, w)));
+    for (role, w) in words {
+        let tool = role == Role::Tool;
+        if asides && (w.starts_with('(') || (tool && w.contains('='))) {
+            continue;
+        }
+        if items && tool && is_list_number(w) {
+            if let Some(prev) = out.last_mut() {
+                if !prev.ends_with([',', ':', ';']) {
+                    prev.push(',');
+                }
+            }
+            continue;
+        }
+        // Quotes go; commas and colons inside the text stay with their words.
+        let w = w
+            .trim_matches(|c: char| "«»\"'“”„()[]".contains(c))
+            .trim_end_matches(['.', '?', '!', '…']);
+        if !w.is_empty() && w.chars().count() <= 40 {
+            out.push(w.to_owned());
+        }
+    }
+    out
+}
+
+/// `words` with each run of number groups joined into one word (`8 800 555 35 35`): a
+/// number said in groups is one number, so a text argument never starts inside it.
+pub(crate) fn number_groups(words: Vec<String>) -> Vec<String> {
+    let numeric = |w: &str| {
+        w.chars().any(|c| c.is_ascii_digit())
+            && w.chars().all(|c| c.is_ascii_digit() || "+-()".contains(c))
+    };
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut last_numeric = false;
+    for w in words {
+        let is_numeric = numeric(&w);
+        match out.last_mut() {
+            Some(prev) if is_numeric && last_numeric => {
+                prev.push(' ');
+                prev.push_str(&w);
+            }
+            _ => out.push(w),
+        }
+        last_numeric = is_numeric;
+    }
+    out
+}
+
+/// The stop that keeps a plain reply from repeating `request`: its first
+/// [`ECHO_STOP_CHARS`] characters, trimmed — for a request of at least three words (a
+/// greeting answered by the same greeting is a reply, not an echo).
+pub(crate) fn echo_stop(request: &str) -> Option<String> {
+    let request = request.trim();
+    request.split_whitespace().nth(2)?;
+    Some(
+        request
+            .chars()
+            .take(ECHO_STOP_CHARS)
+            .collect::<String>()
+            .trim_end()
+            .to_owned(),
+    )
+}
+
+/// How much of a request its echo stop holds: an echo begins with the request's start.
+const ECHO_STOP_CHARS: usize = 120;
+
+/// The text a request sets apart for a tool: what follows its first colon (`Запиши: купить
+/// хлеб`; a colon between digits, as in `9:15`, is part of a time), else its first quoted
+/// span (`«Шрек»`, `"…"`, `“…”`, `„…“`, `'…'` — an apostrophe inside a word opens nothing),
+/// its enclosing quotes and final stops taken off, on one line. `None` when the request sets
+/// nothing apart, or more than [`MAX_DELIMITED_CHARS`]. A tiny model asked to pick where a
+/// text argument starts often starts it late (`show_text|on the screen` for "Write 'Be
+/// right back' on the screen"); what the user set apart is the argument.
+pub(crate) fn delimited_text(request: &str) -> Option<String> {
+    let chars: Vec<char> = request.chars().collect();
+    let colon = (0..chars.len()).find(|&i| {
+        chars[i] == ':'
+            && !(i > 0
+                && chars[i - 1].is_ascii_digit()
+                && chars.get(i + 1).is_some_and(char::is_ascii_digit))
+    });
+    let span: String = match colon {
+        Some(i) => chars[i + 1..].iter().collect(),
+        None => quoted_span(&chars)?,
+    };
+    let one_line = span.split_whitespace().collect::<Vec<_>>().join(" ");
+    let quotes = |c: char| "«»\"'“”„".contains(c);
+    let mut text = one_line.trim_end_matches(['.', '!', '?', '…', ' ']);
+    // Quotes around the whole text go; quotes inside it stay.
+    if text.chars().next().is_some_and(quotes) && text.chars().last().is_some_and(quotes) {
+        let first = text.chars().next().map_or(0, char::len_utf8);
+        let last = text.chars().last().map_or(0, char::len_utf8);
+        text = text
+            .get(first..text.len().saturating_sub(last))
+            .unwrap_or("");
+        text = text.trim_end_matches(['.', '!', '?', '…', ' ']).trim();
+    }
+    let text = text.trim();
+    (!text.is_empty() && text.chars().count() <= MAX_DELIMITED_CHARS).then(|| text.to_owned())
+}
+
+/// The longest text [`delimited_text`] decides: a decided call is decoded token by token
+/// like a reply, so a longer one is left to the model (under the grammar and the reply's
+/// token limit).
+const MAX_DELIMITED_CHARS: usize = 400;
+
+/// The first quoted span of `chars`: between `«` and `»`, `“` and `”`, `„` and `“`, two `"`,
+/// or two `'` that stand at a word's edge (so `What's` and `don't` quote nothing).
+fn quoted_span(chars: &[char]) -> Option<String> {
+    let edge = |i: usize| i == 0 || i >= chars.len() || !chars[i].is_alphanumeric();
+    for (i, &open) in chars.iter().enumerate() {
+        let close = match open {
+            '«' => '»',
+            '“' => '”',
+            '„' => '“',
+            '"' => '"',
+            '\'' if i == 0 || edge(i - 1) => '\'',
+            _ => continue,
+        };
+        let end =
+            (i + 1..chars.len()).find(|&j| chars[j] == close && (close != '\'' || edge(j + 1)));
+        if let Some(j) = end {
+            let inner: String = chars[i + 1..j].iter().collect();
+            if !inner.trim().is_empty() {
+                return Some(inner);
+            }
+        }
+    }
+    None
+}
+
+/// The sentences of the prompt's opening (who the assistant is, how it answers): a
+/// plain reply stops before any of them, so a tiny model reciting its prompt says
+/// nothing of it.
+pub(crate) fn intro_sentences(core_header: &str) -> Vec<&str> {
+    let intro = core_header.lines().next().unwrap_or("");
+    intro
+        .split_inclusive(['.', '!', '?'])
+        .map(str::trim)
+        .filter(|s| s.chars().filter(|c| c.is_alphanumeric()).count() >= 6)
+        .collect()
+}

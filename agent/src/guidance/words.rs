@@ -1,0 +1,160 @@
+//! The language data of guidance: word stems and the words too common to count, number
+//! words, and the lines that open a turn of an invented dialogue.
+
+use std::collections::HashSet;
+
+use crate::messages::Lang;
+
+/// Words too common to tell requests apart (both languages).
+const STOP_WORDS: &[&str] = &[
+    "the",
+    "and",
+    "for",
+    "you",
+    "your",
+    "what",
+    "that",
+    "this",
+    "with",
+    "are",
+    "can",
+    "please",
+    "что",
+    "как",
+    "мне",
+    "меня",
+    "про",
+    "это",
+    "для",
+    "все",
+    "ещё",
+    "там",
+    "где",
+    "кто",
+    "пожалуйста",
+    "мой",
+    "мои",
+    "мою",
+    "моя",
+    "какой",
+    "какая",
+    "какие",
+];
+
+/// The stems of `text`'s words: lower case, the first five letters of each word of three
+/// letters or more, common words left out. Catches the same word in other forms
+/// («заметку», «заметки») the way a tiny model's embeddings often do not.
+pub(crate) fn stems(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    // Linear in the text: a long message has many distinct stems.
+    let mut seen: HashSet<String> = HashSet::new();
+    for w in text.split(|c: char| !c.is_alphanumeric()) {
+        let w = w.to_lowercase();
+        if w.chars().count() < 3 || STOP_WORDS.contains(&w.as_str()) {
+            continue;
+        }
+        let stem: String = w.chars().take(5).collect();
+        if seen.insert(stem.clone()) {
+            out.push(stem);
+        }
+    }
+    out
+}
+
+/// Lines that open a new turn in an invented dialogue (a base model's habit): a reply
+/// stops before any of them ([`crate::Technique::TurnEndStops`]).
+pub(crate) fn turn_openers(lang: Lang) -> &'static [&'static str] {
+    match lang {
+        Lang::Ru => &["\nПользователь:", "\nТы:", "\nПорфирий:"],
+        Lang::En => &["\nUser:", "\nYou:", "\nPorfiry:"],
+    }
+}
+
+/// A number the user said as a word («вторую», «third»), by the word's beginning:
+/// ordinals match every ending, cardinals only as the whole word.
+pub(crate) fn spoken_number(lang: Lang, word: &str) -> Option<i64> {
+    let w = word.to_lowercase();
+    type Words = &'static [(&'static str, i64)];
+    let (ordinals, cardinals): (Words, Words) = match lang {
+        Lang::Ru => (
+            &[
+                ("перв", 1),
+                ("втор", 2),
+                ("трет", 3),
+                ("четвёрт", 4),
+                ("четверт", 4),
+                ("пят", 5),
+                ("шест", 6),
+                ("седьм", 7),
+                ("восьм", 8),
+                ("девят", 9),
+                ("десят", 10),
+                ("последн", -1),
+            ],
+            &[
+                ("один", 1),
+                ("одну", 1),
+                ("два", 2),
+                ("две", 2),
+                ("три", 3),
+                ("четыре", 4),
+                ("пять", 5),
+                ("шесть", 6),
+                ("семь", 7),
+                ("восемь", 8),
+                ("девять", 9),
+                ("десять", 10),
+            ],
+        ),
+        Lang::En => (
+            &[
+                ("first", 1),
+                ("second", 2),
+                ("third", 3),
+                ("fourth", 4),
+                ("fifth", 5),
+                ("sixth", 6),
+                ("seventh", 7),
+                ("eighth", 8),
+                ("ninth", 9),
+                ("tenth", 10),
+                ("last", -1),
+            ],
+            &[
+                ("one", 1),
+                ("two", 2),
+                ("three", 3),
+                ("four", 4),
+                ("five", 5),
+                ("six", 6),
+                ("seven", 7),
+                ("eight", 8),
+                ("nine", 9),
+                ("ten", 10),
+            ],
+        ),
+    };
+    ordinals
+        .iter()
+        .find(|(p, _)| w.starts_with(p))
+        .or_else(|| cardinals.iter().find(|(p, _)| w == *p))
+        .map(|(_, n)| *n)
+        .filter(|n| *n > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spoken_numbers() {
+        let (ru, en) = (Lang::Ru, Lang::En);
+        assert_eq!(spoken_number(ru, "Вторую"), Some(2));
+        assert_eq!(spoken_number(ru, "третьей"), Some(3));
+        assert_eq!(spoken_number(ru, "два"), Some(2));
+        assert_eq!(spoken_number(ru, "двадцать"), None);
+        assert_eq!(spoken_number(ru, "последнюю"), None);
+        assert_eq!(spoken_number(en, "second"), Some(2));
+        assert_eq!(spoken_number(en, "someone"), None);
+    }
+}
