@@ -24,105 +24,19 @@
 //! is what the model reads when it loads an entry.
 
 use std::borrow::Cow;
-use std::fmt;
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::error::DocumentError;
+use crate::vocab::{Area, Kind};
 use crate::yaml;
 
 /// The largest document accepted, in bytes (UTF-8, before line endings are normalised).
 pub const MAX_DOCUMENT_BYTES: usize = 256 * 1024;
 /// The longest name, in characters.
 pub const NAME_LIMIT: usize = 64;
-
-/// Skill or protocol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    /// How to approach a kind of task: advice, injected as instructions.
-    Skill,
-    /// A strict, pre-agreed order of actions with checks and an explicit, reported finish.
-    Protocol,
-}
-
-impl Kind {
-    /// Both kinds.
-    pub const ALL: [Kind; 2] = [Kind::Skill, Kind::Protocol];
-
-    /// `skill` or `protocol`, as written in documents and stored.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Skill => "skill",
-            Kind::Protocol => "protocol",
-        }
-    }
-
-    /// The kind written `text` (ASCII case and surrounding spaces ignored).
-    pub fn parse(text: &str) -> Option<Kind> {
-        let text = text.trim();
-        Kind::ALL
-            .into_iter()
-            .find(|k| k.as_str().eq_ignore_ascii_case(text))
-    }
-}
-
-impl fmt::Display for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Where an entry belongs (a search filter).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Area {
-    /// Home and personal life.
-    Home,
-    /// Servers, networks, devices.
-    Infrastructure,
-    /// Work processes.
-    Workflows,
-    /// Anything else (the default).
-    #[default]
-    General,
-}
-
-impl Area {
-    /// Every area, in the format's order.
-    pub const ALL: [Area; 4] = [
-        Area::Home,
-        Area::Infrastructure,
-        Area::Workflows,
-        Area::General,
-    ];
-
-    /// The area as written in documents and stored.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Area::Home => "home",
-            Area::Infrastructure => "infrastructure",
-            Area::Workflows => "workflows",
-            Area::General => "general",
-        }
-    }
-
-    /// The area written `text` (ASCII case and surrounding spaces ignored).
-    pub fn parse(text: &str) -> Option<Area> {
-        let text = text.trim();
-        Area::ALL
-            .into_iter()
-            .find(|a| a.as_str().eq_ignore_ascii_case(text))
-    }
-}
-
-impl fmt::Display for Area {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// What only a protocol has.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]

@@ -3,11 +3,8 @@
 
 use std::path::PathBuf;
 
-use crate::document::{Area, Kind};
 use crate::ids::{EntryId, ProposalId, RunId};
-use crate::proposals::ProposalStatus;
-use crate::runs::RunStatus;
-use crate::store::Owner;
+use crate::vocab::{Area, Kind, Owner, ProposalStatus, RunStatus};
 
 /// Why a document was refused. The `Display` text is meant to be shown verbatim (the app's
 /// editor, the CLI's `check`, a tool reply).

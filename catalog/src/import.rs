@@ -12,13 +12,14 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{params, OptionalExtension};
 
-use crate::document::{name_key, Kind, MAX_DOCUMENT_BYTES};
+use crate::document::{name_key, MAX_DOCUMENT_BYTES};
 use crate::error::{DocumentError, Result};
 use crate::ids::EntryId;
 use crate::store::{
-    get_entry, insert_entry, kind_of, update_entry, version_of, Authored, Catalog, EntryRef, Owner,
+    get_entry, insert_entry, kind_of, update_entry, version_of, Authored, Catalog, EntryRef,
     Prepared,
 };
+use crate::vocab::{Kind, Owner};
 
 /// The author of the versions an import writes.
 pub const IMPORT_AUTHOR: &str = "import";
