@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use rusqlite::{params, OptionalExtension};
 
 use crate::document::{name_key, MAX_DOCUMENT_BYTES};
+use porfiry_frontmatter::FrontMatterError;
+
 use crate::error::{DocumentError, Result};
 use crate::ids::EntryId;
 use crate::store::{
@@ -130,10 +132,10 @@ fn read_document(path: &Path) -> Result<Prepared, ImportError> {
         let size = fs::metadata(path)
             .map(|m| m.len() as usize)
             .unwrap_or(bytes.len());
-        return Err(DocumentError::TooLarge {
+        return Err(DocumentError::FrontMatter(FrontMatterError::TooLarge {
             bytes: size.max(bytes.len()),
             limit: MAX_DOCUMENT_BYTES,
-        }
+        })
         .into());
     }
     let text = String::from_utf8(bytes).map_err(|_| DocumentError::NotUtf8)?;

@@ -71,7 +71,6 @@ mod schema;
 mod search;
 mod store;
 mod vocab;
-mod yaml;
 
 pub use clock::{Clock, ManualClock, SystemClock, Timestamp};
 pub use document::{
@@ -81,10 +80,12 @@ pub use document::{
 pub use error::{CatalogError, DocumentError, Result};
 pub use ids::{EntryId, ProposalId, RunId};
 pub use import::{ImportError, ImportProblem, ImportReport, Override, IMPORT_AUTHOR};
+pub use porfiry_frontmatter::{
+    FrontMatterError, MAX_FLOW_OPENINGS, MAX_YAML_DEPTH, MAX_YAML_NODES,
+};
 pub use proposals::{NewProposal, Proposal};
 pub use runs::{Run, RunEnd, RunStep, StepMark, StepStatus};
 pub use schema::{Opened, APPLICATION_ID, SCHEMA_VERSION};
 pub use search::{EntrySummary, Query, DEFAULT_SEARCH_LIMIT};
 pub use store::{Catalog, Entry, EntryRef, Update, Version, BUSY_TIMEOUT};
 pub use vocab::{Area, Kind, Owner, ProposalStatus, RunStatus};
-pub use yaml::{MAX_FLOW_OPENINGS, MAX_YAML_DEPTH, MAX_YAML_NODES};
