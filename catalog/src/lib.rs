@@ -55,8 +55,10 @@
 //!   non-text keys, infinities) are refused rather than changed. The document text as
 //!   written is stored too, for the editor and the hash.
 //! - **Time is injected** ([`Clock`]), so tests pin every timestamp and the search order.
-//! - **No workspace dependencies.** The catalog knows nothing about the agent or the
-//!   model; hosts reach it through the runtime. Texts the model reads are plain data here
+//! - **No workspace dependencies but the front matter.** The catalog knows nothing about
+//!   the agent or the model; hosts reach it through the runtime. Documents are read by
+//!   `porfiry-frontmatter`, the reading the agent's skill folders use too: both split,
+//!   bound and read a front matter the same way. Texts the model reads are plain data here
 //!   ([`Document::render_compact`] takes its headings from the caller's message catalog).
 #![deny(missing_docs)]
 
