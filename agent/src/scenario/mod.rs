@@ -76,6 +76,12 @@
 //! one token per word and stops at the reply limit or where the context is full. A request
 //! over N tokens fails the step (`the agent sent a request that does not fit`), even with
 //! `stop: model_error`: scenarios prove the agent never sends one.
+//!
+//! [`Agent`]: crate::Agent
+//! [`ScriptedModel`]: crate::ScriptedModel
+//! [`ScriptedModel::with_context`]: crate::ScriptedModel::with_context
+//! [`ScriptedModel::tokens_of`]: crate::ScriptedModel::tokens_of
+//! [`render_history`]: crate::render_history
 
 mod checks;
 mod host;

@@ -7,6 +7,11 @@ use std::path::PathBuf;
 use serde::Deserialize;
 
 use crate::catalog::Lang;
+#[cfg(doc)]
+use {
+    super::ScenarioDefaults,
+    crate::{merged_input, AgentConfig, ScriptedModel},
+};
 
 /// A host tool stand-in: the reply text, or an error.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
