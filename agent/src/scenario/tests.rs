@@ -103,6 +103,18 @@ fn check_yaml(yaml: &str) -> Result<(), String> {
     check(&observed, &expect(yaml))
 }
 
+/// Each row: `check` accepts the first expectation, and refuses the second with a reason
+/// that contains the third.
+fn pass_and_fail(table: &[(&str, &str, &str)], check: impl Fn(&str) -> Result<(), String>) {
+    for (accepted, refused, says) in table {
+        assert_eq!(check(accepted), Ok(()), "{accepted}");
+        match check(refused) {
+            Ok(()) => panic!("{refused:?} passed"),
+            Err(why) => assert!(why.contains(says), "{refused:?}: {why}"),
+        }
+    }
+}
+
 #[test]
 fn each_expectation_passes_on_a_match_and_fails_on_a_mismatch() {
     // (accepted, refused, what the refusal says)
@@ -220,13 +232,7 @@ fn each_expectation_passes_on_a_match_and_fails_on_a_mismatch() {
             "step 4 is not an earlier `user` step",
         ),
     ];
-    for (accepted, refused, says) in table {
-        assert_eq!(check_yaml(accepted), Ok(()), "{accepted}");
-        match check_yaml(refused) {
-            Ok(()) => panic!("{refused:?} passed"),
-            Err(why) => assert!(why.contains(says), "{refused:?}: {why}"),
-        }
-    }
+    pass_and_fail(table, check_yaml);
 }
 
 #[test]
@@ -338,13 +344,7 @@ fn catalog_expectations_pass_on_a_match_and_fail_on_a_mismatch() {
             "expected \"no steps\"",
         ),
     ];
-    for (accepted, refused, says) in table {
-        assert_eq!(c(accepted), Ok(()), "{accepted}");
-        match c(refused) {
-            Ok(()) => panic!("{refused:?} passed"),
-            Err(why) => assert!(why.contains(says), "{refused:?}: {why}"),
-        }
-    }
+    pass_and_fail(table, c);
     // A session without a run is `none`.
     let idle = FixedCatalog {
         run: None,
