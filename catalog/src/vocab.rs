@@ -111,6 +111,8 @@ impl Owner {
         }
     }
 
+    /// The value stored as `text` (exactly [`Self::as_str`]); `None` for anything else: a
+    /// damaged row.
     pub(crate) fn from_stored(text: &str) -> Option<Owner> {
         match text {
             "shared" => Some(Owner::Shared),
@@ -148,6 +150,8 @@ impl ProposalStatus {
         }
     }
 
+    /// The value stored as `text` (exactly [`Self::as_str`]); `None` for anything else: a
+    /// damaged row.
     pub(crate) fn from_stored(text: &str) -> Option<ProposalStatus> {
         match text {
             "pending" => Some(ProposalStatus::Pending),
@@ -189,6 +193,8 @@ impl RunStatus {
         }
     }
 
+    /// The value stored as `text` (exactly [`Self::as_str`]); `None` for anything else: a
+    /// damaged row.
     pub(crate) fn from_stored(text: &str) -> Option<RunStatus> {
         match text {
             "running" => Some(RunStatus::Running),
