@@ -52,10 +52,13 @@ fn crates_depend_only_as_the_architecture_says() {
     let allowed: &[(&str, &[&str])] = &[
         ("porfiry-model", &[]),
         ("porfiry-models", &[]),
-        ("porfiry-agent", &["porfiry-model"]),
-        // The catalog (skills and protocols in SQLite) stands alone; hosts reach it through
-        // the runtime.
-        ("porfiry-catalog", &[]),
+        // The front matter of skill and protocol documents: one reading for the agent's
+        // skill folders and the catalog.
+        ("porfiry-frontmatter", &[]),
+        ("porfiry-agent", &["porfiry-model", "porfiry-frontmatter"]),
+        // The catalog (skills and protocols in SQLite) stands apart from the agent and the
+        // model; hosts reach it through the runtime.
+        ("porfiry-catalog", &["porfiry-frontmatter"]),
         // The engine knows the model seam, never the agent (skills, toolsets, prompts).
         ("porfiry-engine", &["porfiry-model"]),
         // Only the runtime uses the models crate and the engine together; it executes the

@@ -6,6 +6,8 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use porfiry_frontmatter::FrontMatterError;
+
 use crate::diag::{Diagnostic, Problem};
 
 /// The entries of a folder whose names do not start with `.`, sorted.
@@ -29,25 +31,43 @@ pub(crate) fn has_extension(path: &Path, extensions: &[&str]) -> bool {
         .is_some_and(|e| extensions.iter().any(|x| e.eq_ignore_ascii_case(x)))
 }
 
-/// Largest skill or toolset file the loader reads: the catalog's document limit. A bigger
-/// file is a [`Problem::TooLarge`] diagnostic, decided by its size before it is read.
-pub const MAX_FILE_BYTES: u64 = 256 * 1024;
+/// Largest skill or toolset file the loader reads: the document limit of the front matter
+/// format (the catalog's too). A bigger file is a [`Problem::TooLarge`] diagnostic, decided
+/// by its size before it is read.
+pub const MAX_FILE_BYTES: u64 = porfiry_frontmatter::MAX_DOCUMENT_BYTES as u64;
 
 /// Most flow collections (`[`, `{`, counted as characters, quoted or not) a skill's front
-/// matter, a toolset or a scenario may open before its YAML is parsed: libyaml's scanner
-/// time grows with tokens × flow nesting (100,000 nested `[` take minutes). The shipped and
-/// test files open at most 64.
-pub const MAX_FLOW_OPENINGS: usize = 256;
+/// matter, a toolset or a scenario may open before its YAML is parsed: the front matter
+/// format's limit (the catalog's too), which says why.
+pub use porfiry_frontmatter::MAX_FLOW_OPENINGS;
 
 /// Refuses YAML with more than [`MAX_FLOW_OPENINGS`] flow openings.
 pub(crate) fn check_flow(yaml: &str) -> Result<(), Problem> {
-    let openings = yaml.bytes().filter(|b| matches!(b, b'[' | b'{')).count();
-    if openings > MAX_FLOW_OPENINGS {
-        return Err(Problem::TooManyBrackets {
-            limit: MAX_FLOW_OPENINGS,
-        });
+    porfiry_frontmatter::check_flow(yaml).map_err(front_matter_problem)
+}
+
+/// A refusal of the front matter format as a load problem: each as the problem of the same
+/// name; the bounds of the YAML reading (values, depth, what JSON cannot hold, a key twice)
+/// as YAML errors.
+pub(crate) fn front_matter_problem(e: FrontMatterError) -> Problem {
+    match e {
+        FrontMatterError::TooLarge { bytes, limit } => Problem::TooLarge {
+            bytes: bytes as u64,
+            limit: limit as u64,
+        },
+        FrontMatterError::NoFrontMatter => Problem::NoFrontMatter,
+        FrontMatterError::UnclosedFrontMatter => Problem::UnclosedFrontMatter,
+        FrontMatterError::Yaml { line, message } => Problem::Yaml { line, message },
+        FrontMatterError::TooManyBrackets { limit } => Problem::TooManyBrackets { limit },
+        FrontMatterError::NotAMapping => Problem::NotAMapping,
+        other @ (FrontMatterError::TooManyNodes { .. }
+        | FrontMatterError::TooDeep { .. }
+        | FrontMatterError::Unsupported { .. }
+        | FrontMatterError::DuplicateKey { .. }) => Problem::Yaml {
+            line: None,
+            message: other.to_string(),
+        },
     }
-    Ok(())
 }
 
 /// A file's contents as UTF-8 text: only a regular file (a FIFO would block, a device

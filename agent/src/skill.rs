@@ -17,17 +17,19 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_norway::{Mapping, Value};
+use serde_json::{Map, Value};
 
 use crate::diag::{Loaded, Problem};
 use crate::load::{
-    has_extension, insert_sorted, load_folder, report_override, visible_entries, ItemFormat,
+    front_matter_problem, has_extension, insert_sorted, load_folder, report_override,
+    visible_entries, ItemFormat,
 };
+
+pub use porfiry_frontmatter::check_name as check_skill_name;
+pub use porfiry_frontmatter::{name_key, NAME_LIMIT};
 
 /// Descriptions longer than this many characters get a warning.
 pub const DESCRIPTION_LIMIT: usize = 160;
-/// The longest allowed skill name, in characters.
-pub const NAME_LIMIT: usize = 64;
 
 /// One skill.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,40 +44,12 @@ pub struct Skill {
     pub body: String,
     /// The file it came from.
     pub path: PathBuf,
-    /// Front matter keys other than `name`, `description` and `toolset`, kept as written.
-    pub extra: Mapping,
+    /// Front matter keys other than `name`, `description` and `toolset`, kept with their
+    /// values.
+    pub extra: Map<String, Value>,
 }
 
-/// The lookup key of a name: lower case, runs of whitespace collapsed to one space.
-pub fn name_key(name: &str) -> String {
-    name.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
-}
-
-/// Check a skill name: non-empty, at most [`NAME_LIMIT`] characters, no `|`, no line
-/// break, no surrounding spaces. Returns the broken rule.
-pub fn check_skill_name(name: &str) -> Result<(), &'static str> {
-    if name.is_empty() {
-        return Err("empty");
-    }
-    if name.chars().count() > NAME_LIMIT {
-        return Err("longer than 64 characters");
-    }
-    if name.contains('|') {
-        return Err("contains |");
-    }
-    if name.contains('\n') || name.contains('\r') {
-        return Err("contains a line break");
-    }
-    if name.trim() != name {
-        return Err("surrounding spaces");
-    }
-    Ok(())
-}
-
-fn text_field(map: &Mapping, key: &'static str) -> Result<Option<String>, Problem> {
+fn text_field(map: &Map<String, Value>, key: &'static str) -> Result<Option<String>, Problem> {
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -86,38 +60,10 @@ fn text_field(map: &Mapping, key: &'static str) -> Result<Option<String>, Proble
 /// Parse one skill file's text. Returns the skill and its warnings, or the error that
 /// keeps it from loading.
 pub fn parse_skill(text: &str, path: &Path) -> Result<(Skill, Vec<Problem>), Problem> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let text = text.replace("\r\n", "\n").replace('\r', "\n");
-    let mut lines = text.split('\n');
-    match lines.next() {
-        Some(first) if first.trim_end() == "---" => {}
-        _ => return Err(Problem::NoFrontMatter),
-    }
-    let mut yaml = Vec::new();
-    let mut closed = false;
-    for line in lines.by_ref() {
-        if line.trim_end() == "---" {
-            closed = true;
-            break;
-        }
-        yaml.push(line);
-    }
-    if !closed {
-        return Err(Problem::UnclosedFrontMatter);
-    }
-    let body_lines: Vec<&str> = lines.collect();
-    let yaml = yaml.join("\n");
-    crate::load::check_flow(&yaml)?;
-    let value: Value = serde_norway::from_str(&yaml).map_err(|e| Problem::Yaml {
-        // The front matter starts on the file's second line.
-        line: e.location().map(|l| l.line() + 1),
-        message: e.to_string(),
-    })?;
-    let mut map = match value {
-        Value::Mapping(m) => m,
-        Value::Null => return Err(Problem::MissingField("name")),
-        _ => return Err(Problem::NotAMapping),
-    };
+    let porfiry_frontmatter::Parsed {
+        fields: mut map,
+        body,
+    } = porfiry_frontmatter::parse(text).map_err(front_matter_problem)?;
     let name = text_field(&map, "name")?.ok_or(Problem::MissingField("name"))?;
     check_skill_name(&name).map_err(|why| Problem::BadName {
         name: name.clone(),
@@ -132,7 +78,7 @@ pub fn parse_skill(text: &str, path: &Path) -> Result<(Skill, Vec<Problem>), Pro
     let toolset = text_field(&map, "toolset")?
         .map(|s| s.trim().to_lowercase())
         .filter(|s| !s.is_empty());
-    let body = body_lines.join("\n").trim().to_string();
+    let body = body.trim().to_string();
     if body.is_empty() {
         return Err(Problem::EmptyBody);
     }
@@ -427,6 +373,41 @@ mod tests {
     }
 
     #[test]
+    fn the_bounds_of_the_yaml_reading_are_yaml_errors() {
+        // (front matter line, what the error says)
+        let table: &[(&str, &str)] = &[
+            ("x: !tag y", "a YAML tag is not supported"),
+            ("1: x", "a key that is not text is not supported"),
+            ("x: .inf", "not finite"),
+            ("name: b", "the key `name` appears twice"),
+            (
+                "x: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+                "deeper than 32",
+            ),
+        ];
+        for (line, says) in table {
+            let text = format!("---\nname: a\ndescription: d\n{line}\n---\nb");
+            match parse(&text) {
+                Err(Problem::Yaml {
+                    line: None,
+                    message,
+                }) => assert!(message.contains(says), "{line}: {message}"),
+                other => panic!("{line}: {other:?}"),
+            }
+        }
+        let brackets = format!(
+            "---\nname: a\ndescription: d\nx: '{}'\n---\nb",
+            "[".repeat(129)
+        );
+        assert_eq!(
+            parse(&brackets).err(),
+            Some(Problem::TooManyBrackets {
+                limit: crate::MAX_FLOW_OPENINGS
+            })
+        );
+    }
+
+    #[test]
     fn long_name_and_long_description() {
         let long = "x".repeat(65);
         assert_eq!(check_skill_name(&long), Err("longer than 64 characters"));
@@ -542,7 +523,7 @@ mod tests {
             toolset: toolset.map(str::to_string),
             body: "b".into(),
             path: PathBuf::from(name),
-            extra: Mapping::new(),
+            extra: Map::new(),
         };
         let reg = SkillRegistry::from_skills([
             mk("media", None),

@@ -23,106 +23,16 @@
 //! (same meaning: parsing the rendering gives an equal document); [`Document::render_compact`]
 //! is what the model reads when it loads an entry.
 
-use std::borrow::Cow;
-use std::fmt;
-
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+use porfiry_frontmatter::FrontMatterError;
+
 use crate::error::DocumentError;
-use crate::yaml;
+use crate::vocab::{Area, Kind};
 
-/// The largest document accepted, in bytes (UTF-8, before line endings are normalised).
-pub const MAX_DOCUMENT_BYTES: usize = 256 * 1024;
-/// The longest name, in characters.
-pub const NAME_LIMIT: usize = 64;
-
-/// Skill or protocol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    /// How to approach a kind of task: advice, injected as instructions.
-    Skill,
-    /// A strict, pre-agreed order of actions with checks and an explicit, reported finish.
-    Protocol,
-}
-
-impl Kind {
-    /// Both kinds.
-    pub const ALL: [Kind; 2] = [Kind::Skill, Kind::Protocol];
-
-    /// `skill` or `protocol`, as written in documents and stored.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Skill => "skill",
-            Kind::Protocol => "protocol",
-        }
-    }
-
-    /// The kind written `text` (ASCII case and surrounding spaces ignored).
-    pub fn parse(text: &str) -> Option<Kind> {
-        let text = text.trim();
-        Kind::ALL
-            .into_iter()
-            .find(|k| k.as_str().eq_ignore_ascii_case(text))
-    }
-}
-
-impl fmt::Display for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Where an entry belongs (a search filter).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Area {
-    /// Home and personal life.
-    Home,
-    /// Servers, networks, devices.
-    Infrastructure,
-    /// Work processes.
-    Workflows,
-    /// Anything else (the default).
-    #[default]
-    General,
-}
-
-impl Area {
-    /// Every area, in the format's order.
-    pub const ALL: [Area; 4] = [
-        Area::Home,
-        Area::Infrastructure,
-        Area::Workflows,
-        Area::General,
-    ];
-
-    /// The area as written in documents and stored.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Area::Home => "home",
-            Area::Infrastructure => "infrastructure",
-            Area::Workflows => "workflows",
-            Area::General => "general",
-        }
-    }
-
-    /// The area written `text` (ASCII case and surrounding spaces ignored).
-    pub fn parse(text: &str) -> Option<Area> {
-        let text = text.trim();
-        Area::ALL
-            .into_iter()
-            .find(|a| a.as_str().eq_ignore_ascii_case(text))
-    }
-}
-
-impl fmt::Display for Area {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use porfiry_frontmatter::{check_name, name_key, normalize, MAX_DOCUMENT_BYTES, NAME_LIMIT};
 
 /// What only a protocol has.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -208,50 +118,10 @@ const PROTOCOL_KEYS: [&str; 6] = [
     "on_already_done",
 ];
 
-/// Line endings normalised to `\n`, a leading byte-order mark dropped: the form a document
-/// is stored, hashed and parsed in.
-pub fn normalize(text: &str) -> Cow<'_, str> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if text.contains('\r') {
-        Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n"))
-    } else {
-        Cow::Borrowed(text)
-    }
-}
-
 /// The SHA-256 of a document (of its [`normalize`]d text), as 64 lower-case hex digits.
 pub fn content_hash(text: &str) -> String {
     let digest = Sha256::digest(normalize(text).as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// The lookup key of a name: lower case, runs of whitespace collapsed to one space.
-pub fn name_key(name: &str) -> String {
-    name.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
-}
-
-/// Check a name: non-empty, at most [`NAME_LIMIT`] characters, no `|` (it would break a
-/// `TOOL_CALL:` line), no line break, no surrounding spaces. Returns the broken rule.
-pub fn check_name(name: &str) -> Result<(), &'static str> {
-    if name.is_empty() {
-        return Err("empty");
-    }
-    if name.chars().count() > NAME_LIMIT {
-        return Err("longer than 64 characters");
-    }
-    if name.contains('|') {
-        return Err("contains |");
-    }
-    if name.contains('\n') || name.contains('\r') {
-        return Err("contains a line break");
-    }
-    if name.trim() != name {
-        return Err("surrounding spaces");
-    }
-    Ok(())
 }
 
 fn fold(text: &str) -> String {
@@ -299,24 +169,6 @@ fn take_list(
     }
 }
 
-/// The front matter (with its opening `---` line, so the YAML parser's line numbers are
-/// the document's) and the body of a normalised document.
-fn split(text: &str) -> Result<(&str, &str), DocumentError> {
-    let start = match text.split_once('\n') {
-        Some((first, _)) if first.trim_end() == "---" => first.len() + 1,
-        None if text.trim_end() == "---" => return Err(DocumentError::UnclosedFrontMatter),
-        _ => return Err(DocumentError::NoFrontMatter),
-    };
-    let mut offset = start;
-    for line in text[start..].split_inclusive('\n') {
-        if line.trim_end() == "---" {
-            return Ok((&text[..offset], &text[offset + line.len()..]));
-        }
-        offset += line.len();
-    }
-    Err(DocumentError::UnclosedFrontMatter)
-}
-
 /// The body as kept: leading blank lines and trailing whitespace dropped.
 fn clean_body(body: &str) -> String {
     let mut start = 0;
@@ -333,19 +185,10 @@ impl Document {
     /// Parse and validate a document. `text` may use any line endings and start with a
     /// byte-order mark.
     pub fn parse(text: &str) -> Result<Document, DocumentError> {
-        if text.len() > MAX_DOCUMENT_BYTES {
-            return Err(DocumentError::TooLarge {
-                bytes: text.len(),
-                limit: MAX_DOCUMENT_BYTES,
-            });
-        }
-        let text = normalize(text);
-        let (front, body) = split(&text)?;
-        let mut map = match yaml::to_json(front)? {
-            Value::Null => Map::new(),
-            Value::Object(map) => map,
-            _ => return Err(DocumentError::NotAMapping),
-        };
+        let porfiry_frontmatter::Parsed {
+            fields: mut map,
+            body,
+        } = porfiry_frontmatter::parse(text)?;
         let kind = match take_text(&mut map, "kind")? {
             None => Kind::Skill,
             Some(k) => Kind::parse(&k).ok_or(DocumentError::BadKind(k))?,
@@ -385,7 +228,7 @@ impl Document {
             tags,
             area,
             protocol,
-            body: clean_body(body),
+            body: clean_body(&body),
             extra: map,
         };
         doc.validate()?;
@@ -395,10 +238,10 @@ impl Document {
     /// Parse a document from bytes (a file): the size is checked before anything else.
     pub fn parse_bytes(bytes: &[u8]) -> Result<Document, DocumentError> {
         if bytes.len() > MAX_DOCUMENT_BYTES {
-            return Err(DocumentError::TooLarge {
+            return Err(DocumentError::FrontMatter(FrontMatterError::TooLarge {
                 bytes: bytes.len(),
                 limit: MAX_DOCUMENT_BYTES,
-            });
+            }));
         }
         let text = std::str::from_utf8(bytes).map_err(|_| DocumentError::NotUtf8)?;
         Document::parse(text)
@@ -457,9 +300,9 @@ impl Document {
             return Err(DocumentError::EmptyBody);
         }
         if let Some(key) = KNOWN_KEYS.iter().find(|k| self.extra.contains_key(**k)) {
-            return Err(DocumentError::DuplicateKey {
+            return Err(DocumentError::FrontMatter(FrontMatterError::DuplicateKey {
                 key: (*key).to_string(),
-            });
+            }));
         }
         Ok(())
     }

@@ -3,76 +3,22 @@
 
 use std::path::PathBuf;
 
-use crate::document::{Area, Kind};
+use porfiry_frontmatter::FrontMatterError;
+
 use crate::ids::{EntryId, ProposalId, RunId};
-use crate::proposals::ProposalStatus;
-use crate::runs::RunStatus;
-use crate::store::Owner;
+use crate::vocab::{Area, Kind, Owner, ProposalStatus, RunStatus};
 
 /// Why a document was refused. The `Display` text is meant to be shown verbatim (the app's
 /// editor, the CLI's `check`, a tool reply).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum DocumentError {
-    /// The document is bigger than [`MAX_DOCUMENT_BYTES`](crate::MAX_DOCUMENT_BYTES).
-    #[error("the document is {bytes} bytes, more than the limit of {limit} bytes")]
-    TooLarge {
-        /// Its size (at least; reading stops past the limit).
-        bytes: usize,
-        /// The limit.
-        limit: usize,
-    },
+    /// The front matter format refused the document: its size, its `---` block, or its
+    /// YAML (the format's limits, values JSON cannot hold, a key twice).
+    #[error(transparent)]
+    FrontMatter(#[from] FrontMatterError),
     /// The bytes are not UTF-8 text.
     #[error("the document is not UTF-8 text")]
     NotUtf8,
-    /// The first line is not `---`.
-    #[error("the document does not start with a `---` front matter line")]
-    NoFrontMatter,
-    /// No closing `---` line after the front matter.
-    #[error("the front matter is not closed by a `---` line")]
-    UnclosedFrontMatter,
-    /// The front matter is not valid YAML.
-    #[error("front matter YAML{}: {message}", line.map(|l| format!(" (line {l})")).unwrap_or_default())]
-    Yaml {
-        /// The line in the document, when the parser knows it.
-        line: Option<usize>,
-        /// The parser's message.
-        message: String,
-    },
-    /// The front matter holds more YAML nodes than [`MAX_YAML_NODES`](crate::MAX_YAML_NODES)
-    /// (after expanding aliases: this is what stops alias bombs).
-    #[error("the front matter has more than {limit} YAML values (aliases counted expanded)")]
-    TooManyNodes {
-        /// The limit.
-        limit: usize,
-    },
-    /// The front matter nests deeper than [`MAX_YAML_DEPTH`](crate::MAX_YAML_DEPTH).
-    #[error("the front matter nests deeper than {limit} levels")]
-    TooDeep {
-        /// The limit.
-        limit: usize,
-    },
-    /// The front matter holds more than [`MAX_FLOW_OPENINGS`](crate::MAX_FLOW_OPENINGS) `[`
-    /// and `{` characters (flow collections cost the YAML parser time by their nesting).
-    #[error("the front matter has more than {limit} `[` and `{{` characters; write long lists as `- item` lines")]
-    TooManyBrackets {
-        /// The limit.
-        limit: usize,
-    },
-    /// The front matter is YAML but not a mapping of keys to values.
-    #[error("the front matter is not a mapping of keys to values")]
-    NotAMapping,
-    /// The front matter holds a value the store cannot keep with the same meaning.
-    #[error("front matter: {what} is not supported")]
-    Unsupported {
-        /// What it was: "a YAML tag", "a key that is not text", "a number that is not finite"…
-        what: &'static str,
-    },
-    /// The same key twice in one mapping.
-    #[error("front matter: the key `{key}` appears twice")]
-    DuplicateKey {
-        /// The key.
-        key: String,
-    },
     /// Required keys are missing (or empty). One error names every missing key.
     #[error("a {kind} needs {}: missing {}", if keys.len() == 1 { "this key" } else { "these keys" }, keys.join(", "))]
     MissingKeys {

@@ -12,13 +12,16 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{params, OptionalExtension};
 
-use crate::document::{name_key, Kind, MAX_DOCUMENT_BYTES};
+use crate::document::{name_key, MAX_DOCUMENT_BYTES};
+use porfiry_frontmatter::FrontMatterError;
+
 use crate::error::{DocumentError, Result};
 use crate::ids::EntryId;
 use crate::store::{
-    get_entry, insert_entry, kind_of, update_entry, version_of, Authored, Catalog, EntryRef, Owner,
+    get_entry, insert_entry, kind_of, update_entry, version_of, Authored, Catalog, EntryRef,
     Prepared,
 };
+use crate::vocab::{Kind, Owner};
 
 /// The author of the versions an import writes.
 pub const IMPORT_AUTHOR: &str = "import";
@@ -129,10 +132,10 @@ fn read_document(path: &Path) -> Result<Prepared, ImportError> {
         let size = fs::metadata(path)
             .map(|m| m.len() as usize)
             .unwrap_or(bytes.len());
-        return Err(DocumentError::TooLarge {
+        return Err(DocumentError::FrontMatter(FrontMatterError::TooLarge {
             bytes: size.max(bytes.len()),
             limit: MAX_DOCUMENT_BYTES,
-        }
+        })
         .into());
     }
     let text = String::from_utf8(bytes).map_err(|_| DocumentError::NotUtf8)?;

@@ -55,8 +55,10 @@
 //!   non-text keys, infinities) are refused rather than changed. The document text as
 //!   written is stored too, for the editor and the hash.
 //! - **Time is injected** ([`Clock`]), so tests pin every timestamp and the search order.
-//! - **No workspace dependencies.** The catalog knows nothing about the agent or the
-//!   model; hosts reach it through the runtime. Texts the model reads are plain data here
+//! - **No workspace dependencies but the front matter.** The catalog knows nothing about
+//!   the agent or the model; hosts reach it through the runtime. Documents are read by
+//!   `porfiry-frontmatter`, the reading the agent's skill folders use too: both split,
+//!   bound and read a front matter the same way. Texts the model reads are plain data here
 //!   ([`Document::render_compact`] takes its headings from the caller's message catalog).
 #![deny(missing_docs)]
 
@@ -70,19 +72,22 @@ mod runs;
 mod schema;
 mod search;
 mod store;
-mod yaml;
+mod vocab;
 
 pub use clock::{Clock, ManualClock, SystemClock, Timestamp};
 pub use document::{
-    check_name, content_hash, name_key, normalize, Area, CompactLabels, Document, Kind, Protocol,
+    check_name, content_hash, name_key, normalize, CompactLabels, Document, Protocol,
     MAX_DOCUMENT_BYTES, NAME_LIMIT,
 };
 pub use error::{CatalogError, DocumentError, Result};
 pub use ids::{EntryId, ProposalId, RunId};
 pub use import::{ImportError, ImportProblem, ImportReport, Override, IMPORT_AUTHOR};
-pub use proposals::{NewProposal, Proposal, ProposalStatus};
-pub use runs::{Run, RunEnd, RunStatus, RunStep, StepMark, StepStatus};
+pub use porfiry_frontmatter::{
+    FrontMatterError, MAX_FLOW_OPENINGS, MAX_YAML_DEPTH, MAX_YAML_NODES,
+};
+pub use proposals::{NewProposal, Proposal};
+pub use runs::{Run, RunEnd, RunStep, StepMark, StepStatus};
 pub use schema::{Opened, APPLICATION_ID, SCHEMA_VERSION};
 pub use search::{EntrySummary, Query, DEFAULT_SEARCH_LIMIT};
-pub use store::{Catalog, Entry, EntryRef, Owner, Update, Version, BUSY_TIMEOUT};
-pub use yaml::{MAX_FLOW_OPENINGS, MAX_YAML_DEPTH, MAX_YAML_NODES};
+pub use store::{Catalog, Entry, EntryRef, Update, Version, BUSY_TIMEOUT};
+pub use vocab::{Area, Kind, Owner, ProposalStatus, RunStatus};

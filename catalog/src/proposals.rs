@@ -7,56 +7,17 @@
 //! say) stays pending with the reason on the row. Pending proposals are not entries: they
 //! never appear in search or load.
 
-use std::fmt;
-
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use crate::clock::Timestamp;
-use crate::document::{name_key, Document, Kind};
+use crate::document::{name_key, Document};
 use crate::error::{CatalogError, DocumentError, Result};
 use crate::ids::{EntryId, ProposalId};
 use crate::store::{
     corrupt, get_entry, insert_entry, kind_of, require, update_entry, Authored, Catalog, Entry,
-    EntryRef, Owner, Prepared, RawEntry, ENTRY_COLUMNS,
+    EntryRef, Prepared, RawEntry, ENTRY_COLUMNS,
 };
-
-/// Where a proposal stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ProposalStatus {
-    /// Waiting for the user.
-    Pending,
-    /// Accepted: the entry was written.
-    Accepted,
-    /// Rejected: the catalog was left as it was.
-    Rejected,
-}
-
-impl ProposalStatus {
-    /// As stored: `pending`, `accepted`, `rejected`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProposalStatus::Pending => "pending",
-            ProposalStatus::Accepted => "accepted",
-            ProposalStatus::Rejected => "rejected",
-        }
-    }
-
-    fn parse(text: &str) -> Result<ProposalStatus> {
-        match text {
-            "pending" => Ok(ProposalStatus::Pending),
-            "accepted" => Ok(ProposalStatus::Accepted),
-            "rejected" => Ok(ProposalStatus::Rejected),
-            _ => Err(corrupt("proposals.status", text)),
-        }
-    }
-}
-
-impl fmt::Display for ProposalStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use crate::vocab::{Kind, Owner, ProposalStatus};
 
 /// What [`Catalog::propose`] takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,7 +151,8 @@ fn into_proposal(raw: RawProposal) -> Result<Proposal> {
         replaces: replaces.map(EntryId),
         author,
         reason,
-        status: ProposalStatus::parse(&status)?,
+        status: ProposalStatus::from_stored(&status)
+            .ok_or_else(|| corrupt("proposals.status", &status))?,
         entry: entry.map(EntryId),
         error,
         decision_reason,

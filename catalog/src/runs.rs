@@ -15,48 +15,7 @@ use crate::clock::Timestamp;
 use crate::error::{CatalogError, Result};
 use crate::ids::{EntryId, RunId};
 use crate::store::{corrupt, from_json, get_entry, require, to_json, version_of, Catalog};
-
-/// Where a run stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RunStatus {
-    /// Started, not finished.
-    Running,
-    /// Finished with a report.
-    Done,
-    /// Ended as failed, with a reason.
-    Failed,
-    /// Cancelled, with a reason.
-    Cancelled,
-}
-
-impl RunStatus {
-    /// As stored: `running`, `done`, `failed`, `cancelled`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RunStatus::Running => "running",
-            RunStatus::Done => "done",
-            RunStatus::Failed => "failed",
-            RunStatus::Cancelled => "cancelled",
-        }
-    }
-
-    fn parse(text: &str) -> Result<RunStatus> {
-        match text {
-            "running" => Ok(RunStatus::Running),
-            "done" => Ok(RunStatus::Done),
-            "failed" => Ok(RunStatus::Failed),
-            "cancelled" => Ok(RunStatus::Cancelled),
-            _ => Err(corrupt("runs.status", text)),
-        }
-    }
-}
-
-impl fmt::Display for RunStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use crate::vocab::RunStatus;
 
 /// Where a step of a run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -280,7 +239,7 @@ fn load_run(conn: &Connection, id: RunId) -> Result<Option<Run>> {
         protocol_content: content,
         steps,
         post_checks: from_json("runs.post_checks", &post_checks)?,
-        status: RunStatus::parse(&status)?,
+        status: RunStatus::from_stored(&status).ok_or_else(|| corrupt("runs.status", &status))?,
         report,
         reason,
         started_at: Timestamp(started),

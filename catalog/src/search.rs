@@ -3,10 +3,10 @@
 use rusqlite::types::Value as Sql;
 
 use crate::clock::Timestamp;
-use crate::document::{Area, Kind};
 use crate::error::Result;
 use crate::ids::EntryId;
-use crate::store::{from_json, kind_of, version_of, Catalog, Owner};
+use crate::store::{from_json, kind_of, version_of, Catalog};
+use crate::vocab::{Area, Kind, Owner};
 
 /// How many results a query returns when it does not say.
 pub const DEFAULT_SEARCH_LIMIT: usize = 20;
@@ -134,7 +134,8 @@ impl Catalog {
             let (id, owner, kind, name, description, tags, area, version, updated_at) = row?;
             Ok(EntrySummary {
                 id: EntryId(id),
-                owner: Owner::parse(&owner)?,
+                owner: Owner::from_stored(&owner)
+                    .ok_or_else(|| crate::store::corrupt("entries.owner", &owner))?,
                 kind: kind_of("entries.kind", &kind)?,
                 name,
                 description,

@@ -9,47 +9,14 @@ use rusqlite::{params, Connection, OptionalExtension, Row, TransactionBehavior};
 use serde::de::DeserializeOwned;
 
 use crate::clock::{Clock, SystemClock, Timestamp};
-use crate::document::{content_hash, name_key, normalize, Area, Document, Kind, Protocol};
+use crate::document::{content_hash, name_key, normalize, Document, Protocol};
 use crate::error::{CatalogError, DocumentError, Result};
 use crate::ids::EntryId;
 use crate::schema::{self, Opened};
+use crate::vocab::{Area, Kind, Owner};
 
 /// How long a write waits for another connection's write to end before it fails.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// Who an entry belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Owner {
-    /// Imported from the skill folders (the shipped `skills/`, the user's folders): read-only.
-    Shared,
-    /// Written by the user or the agent on this device.
-    Personal,
-}
-
-impl Owner {
-    /// `shared` or `personal`, as stored.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Owner::Shared => "shared",
-            Owner::Personal => "personal",
-        }
-    }
-
-    pub(crate) fn parse(text: &str) -> Result<Owner> {
-        match text {
-            "shared" => Ok(Owner::Shared),
-            "personal" => Ok(Owner::Personal),
-            _ => Err(corrupt("entries.owner", text)),
-        }
-    }
-}
-
-impl fmt::Display for Owner {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// An entry as a write left it: enough to name it in a reply.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -266,7 +233,8 @@ impl RawEntry {
         };
         Ok(Entry {
             id: EntryId(self.id),
-            owner: Owner::parse(&self.owner)?,
+            owner: Owner::from_stored(&self.owner)
+                .ok_or_else(|| corrupt("entries.owner", &self.owner))?,
             document,
             content: self.content,
             content_hash: self.content_hash,

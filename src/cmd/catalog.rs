@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use porfiry_catalog::{
-    Area, Catalog, CatalogError, Document, DocumentError, Entry, EntrySummary, ImportReport, Kind,
-    Proposal, ProposalId, ProposalStatus, Query, Run, RunStatus, StepStatus, Timestamp, Update,
-    MAX_DOCUMENT_BYTES,
+    Area, Catalog, CatalogError, Document, DocumentError, Entry, EntrySummary, FrontMatterError,
+    ImportReport, Kind, Proposal, ProposalId, ProposalStatus, Query, Run, RunStatus, StepStatus,
+    Timestamp, Update, MAX_DOCUMENT_BYTES,
 };
 
 /// Who the CLI writes and decides as (the user at the keyboard).
@@ -511,10 +511,10 @@ fn read_document(path: &Path) -> Result<String, Failure> {
         let bytes = std::fs::metadata(path)
             .map(|m| m.len() as usize)
             .unwrap_or(bytes.len());
-        let e = DocumentError::TooLarge {
+        let e = DocumentError::FrontMatter(FrontMatterError::TooLarge {
             bytes,
             limit: MAX_DOCUMENT_BYTES,
-        };
+        });
         return Err(Failure(format!("{shown}: {e}")));
     }
     String::from_utf8(bytes).map_err(|_| Failure(format!("{shown}: {}", DocumentError::NotUtf8)))

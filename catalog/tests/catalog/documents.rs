@@ -1,8 +1,8 @@
 //! The document format: parse, validate, render, compact rendering, bounds.
 
 use porfiry_catalog::{
-    Area, CompactLabels, Document, DocumentError, Kind, Protocol, MAX_DOCUMENT_BYTES,
-    MAX_FLOW_OPENINGS, MAX_YAML_DEPTH, MAX_YAML_NODES,
+    Area, CompactLabels, Document, DocumentError, FrontMatterError, Kind, Protocol,
+    MAX_DOCUMENT_BYTES, MAX_FLOW_OPENINGS, MAX_YAML_DEPTH, MAX_YAML_NODES,
 };
 use serde_json::json;
 
@@ -138,13 +138,22 @@ fn a_protocol_missing_keys_names_every_missing_key_in_one_error() {
 fn refusals_name_the_problem() {
     let long = format!("---\nname: {}\n---\nx", "n".repeat(65));
     let cases: Vec<(String, DocumentError)> = vec![
-        ("no front matter".into(), DocumentError::NoFrontMatter),
+        (
+            "no front matter".into(),
+            DocumentError::FrontMatter(FrontMatterError::NoFrontMatter),
+        ),
         (
             "---\nname: x\nbody".into(),
-            DocumentError::UnclosedFrontMatter,
+            DocumentError::FrontMatter(FrontMatterError::UnclosedFrontMatter),
         ),
-        ("---".into(), DocumentError::UnclosedFrontMatter),
-        ("---\n- a\n- b\n---\nx".into(), DocumentError::NotAMapping),
+        (
+            "---".into(),
+            DocumentError::FrontMatter(FrontMatterError::UnclosedFrontMatter),
+        ),
+        (
+            "---\n- a\n- b\n---\nx".into(),
+            DocumentError::FrontMatter(FrontMatterError::NotAMapping),
+        ),
         (
             "---\n---\nx".into(),
             DocumentError::MissingKeys {
@@ -213,17 +222,17 @@ fn refusals_name_the_problem() {
         ),
         (
             "---\nname: x\nname: y\n---\nx".into(),
-            DocumentError::DuplicateKey { key: "name".into() },
+            DocumentError::FrontMatter(FrontMatterError::DuplicateKey { key: "name".into() }),
         ),
         (
             "---\nname: x\n7: seven\n---\nx".into(),
-            DocumentError::Unsupported {
+            DocumentError::FrontMatter(FrontMatterError::Unsupported {
                 what: "a key that is not text",
-            },
+            }),
         ),
         (
             "---\nname: x\nwhen: !date 2024-01-01\n---\nx".into(),
-            DocumentError::Unsupported { what: "a YAML tag" },
+            DocumentError::FrontMatter(FrontMatterError::Unsupported { what: "a YAML tag" }),
         ),
     ];
     for (text, expected) in cases {
@@ -231,7 +240,10 @@ fn refusals_name_the_problem() {
     }
     let e = refused("---\nname: x\nlist:\n\t- a\n---\nx");
     assert!(
-        matches!(e, DocumentError::Yaml { line: Some(4), .. }),
+        matches!(
+            e,
+            DocumentError::FrontMatter(FrontMatterError::Yaml { line: Some(4), .. })
+        ),
         "{e:?}"
     );
     println!("{e}");
@@ -257,14 +269,16 @@ fn a_document_over_the_limit_is_refused_before_parsing() {
     let big = format!("---\nname: big\n---\n{}", "x".repeat(MAX_DOCUMENT_BYTES));
     assert!(matches!(
         Document::parse(&big),
-        Err(DocumentError::TooLarge {
+        Err(DocumentError::FrontMatter(FrontMatterError::TooLarge {
             limit: MAX_DOCUMENT_BYTES,
             ..
-        })
+        }))
     ));
     assert!(matches!(
         Document::parse_bytes(big.as_bytes()),
-        Err(DocumentError::TooLarge { .. })
+        Err(DocumentError::FrontMatter(
+            FrontMatterError::TooLarge { .. }
+        ))
     ));
     let fits = format!(
         "---\nname: big\n---\n{}",
@@ -290,9 +304,9 @@ fn a_billion_laughs_document_is_refused_without_blowing_up() {
     yaml.push_str("---\nha\n");
     assert_eq!(
         Document::parse(&yaml),
-        Err(DocumentError::TooManyNodes {
+        Err(DocumentError::FrontMatter(FrontMatterError::TooManyNodes {
             limit: MAX_YAML_NODES
-        })
+        }))
     );
     // The quadratic variant serde_norway's own alias guard lets through: one anchored list
     // referenced many times, all inside the size limit.
@@ -302,9 +316,9 @@ fn a_billion_laughs_document_is_refused_without_blowing_up() {
     assert!(wide.len() < MAX_DOCUMENT_BYTES);
     assert_eq!(
         Document::parse(&wide),
-        Err(DocumentError::TooManyNodes {
+        Err(DocumentError::FrontMatter(FrontMatterError::TooManyNodes {
             limit: MAX_YAML_NODES
-        })
+        }))
     );
     // A few aliases within the budget are fine.
     let d =
@@ -318,9 +332,9 @@ fn deep_nesting_is_refused_quickly() {
     let deep = format!("---\nname: deep\nx:\n  {}1\n---\nx", "- ".repeat(10_000));
     assert_eq!(
         Document::parse(&deep),
-        Err(DocumentError::TooDeep {
+        Err(DocumentError::FrontMatter(FrontMatterError::TooDeep {
             limit: MAX_YAML_DEPTH
-        })
+        }))
     );
     let flow = format!(
         "---\nname: deep\nx: {}1{}\n---\nx",
@@ -329,9 +343,9 @@ fn deep_nesting_is_refused_quickly() {
     );
     assert_eq!(
         Document::parse(&flow),
-        Err(DocumentError::TooDeep {
+        Err(DocumentError::FrontMatter(FrontMatterError::TooDeep {
             limit: MAX_YAML_DEPTH
-        })
+        }))
     );
     // Unclosed flow nesting as big as a document may be: libyaml's scanner would take
     // minutes on it; it is refused before parsing.
@@ -339,9 +353,11 @@ fn deep_nesting_is_refused_quickly() {
     assert!(unclosed.len() < MAX_DOCUMENT_BYTES);
     assert_eq!(
         Document::parse(&unclosed),
-        Err(DocumentError::TooManyBrackets {
-            limit: MAX_FLOW_OPENINGS
-        })
+        Err(DocumentError::FrontMatter(
+            FrontMatterError::TooManyBrackets {
+                limit: MAX_FLOW_OPENINGS
+            }
+        ))
     );
     let fits = format!(
         "---\nname: many\nx: [{}]\n---\nx",
@@ -432,9 +448,9 @@ fn validate_checks_documents_built_in_code() {
     d.extra.insert("steps".into(), json!("x"));
     assert_eq!(
         d.validate(),
-        Err(DocumentError::DuplicateKey {
+        Err(DocumentError::FrontMatter(FrontMatterError::DuplicateKey {
             key: "steps".into()
-        })
+        }))
     );
     let skill = Document {
         name: "s".into(),

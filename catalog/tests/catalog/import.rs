@@ -1,6 +1,8 @@
 //! Importing folders as shared entries: add, update by hash, sync, problems, overrides.
 
-use porfiry_catalog::{DocumentError, ImportError, Kind, Owner, IMPORT_AUTHOR, MAX_DOCUMENT_BYTES};
+use porfiry_catalog::{
+    DocumentError, FrontMatterError, ImportError, Kind, Owner, IMPORT_AUTHOR, MAX_DOCUMENT_BYTES,
+};
 
 use crate::common::{protocol, skill, Fixture};
 
@@ -144,10 +146,10 @@ fn an_oversized_file_is_reported_not_read_whole() {
     assert_eq!(names(&report.added), ["ok"]);
     assert_eq!(
         report.problems[0].error,
-        ImportError::Document(DocumentError::TooLarge {
+        ImportError::Document(DocumentError::FrontMatter(FrontMatterError::TooLarge {
             bytes: big.len(),
             limit: MAX_DOCUMENT_BYTES
-        })
+        }))
     );
 }
 

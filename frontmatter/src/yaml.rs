@@ -1,4 +1,4 @@
-//! Front matter YAML → JSON, bounded.
+//! Front matter YAML → JSON, bounded in time and memory.
 //!
 //! The YAML is deserialized straight into a `serde_json::Value` through a seed that counts
 //! every value it builds (aliases count once per expansion) and every level it descends.
@@ -20,7 +20,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
-use crate::error::DocumentError;
+use crate::error::FrontMatterError;
 
 /// The most YAML values a front matter may build (aliases counted expanded).
 pub const MAX_YAML_NODES: usize = 100_000;
@@ -28,19 +28,41 @@ pub const MAX_YAML_NODES: usize = 100_000;
 /// level 1).
 pub const MAX_YAML_DEPTH: usize = 32;
 
-/// The most `[` and `{` characters a front matter may hold (anywhere, quoted or not: the
-/// count is made before parsing, so it cannot be fooled).
+/// The most `[` and `{` characters a front matter (or another YAML file the agent reads:
+/// a toolset, a scenario) may hold, anywhere, quoted or not: the count is made before
+/// parsing, so it cannot be fooled.
+///
+/// Why 128: the worst a document of [`MAX_DOCUMENT_BYTES`](crate::MAX_DOCUMENT_BYTES) can
+/// do at this limit (every opening nested, the rest of the document tokens inside them)
+/// costs the scanner 0.15 s in an optimised x86 build, against 0.32 s at 256; the shipped
+/// and test files open at most 64 (a long scenario), and every document a catalog has
+/// stored was accepted under 128 already.
 pub const MAX_FLOW_OPENINGS: usize = 128;
+
+/// Refuses YAML with more than [`MAX_FLOW_OPENINGS`] `[` and `{` characters, before any
+/// parser sees it.
+///
+/// # Errors
+/// [`FrontMatterError::TooManyBrackets`].
+pub fn check_flow(yaml: &str) -> Result<(), FrontMatterError> {
+    let openings = yaml.bytes().filter(|b| matches!(b, b'[' | b'{')).count();
+    if openings > MAX_FLOW_OPENINGS {
+        return Err(FrontMatterError::TooManyBrackets {
+            limit: MAX_FLOW_OPENINGS,
+        });
+    }
+    Ok(())
+}
 
 /// The shared state of one deserialization: values built so far, and the refusal that
 /// stopped it (serde's errors are strings; the typed reason waits here).
 struct Budget {
     nodes: Cell<usize>,
-    refusal: RefCell<Option<DocumentError>>,
+    refusal: RefCell<Option<FrontMatterError>>,
 }
 
 impl Budget {
-    fn refuse<E: de::Error>(&self, why: DocumentError) -> E {
+    fn refuse<E: de::Error>(&self, why: FrontMatterError) -> E {
         let message = why.to_string();
         self.refusal.borrow_mut().get_or_insert(why);
         E::custom(message)
@@ -50,7 +72,7 @@ impl Budget {
         let n = self.nodes.get() + 1;
         self.nodes.set(n);
         if n > MAX_YAML_NODES {
-            return Err(self.refuse(DocumentError::TooManyNodes {
+            return Err(self.refuse(FrontMatterError::TooManyNodes {
                 limit: MAX_YAML_NODES,
             }));
         }
@@ -58,15 +80,15 @@ impl Budget {
     }
 }
 
-/// Parse `yaml` (the front matter from the document's first line, so line numbers are the
-/// document's) into a JSON value.
-pub(crate) fn to_json(yaml: &str) -> Result<Value, DocumentError> {
-    let openings = yaml.bytes().filter(|b| matches!(b, b'[' | b'{')).count();
-    if openings > MAX_FLOW_OPENINGS {
-        return Err(DocumentError::TooManyBrackets {
-            limit: MAX_FLOW_OPENINGS,
-        });
-    }
+/// Reads `yaml` (a front matter from the document's first line, so line numbers are the
+/// document's) into a JSON value: [`check_flow`] first, then the counted parse.
+///
+/// # Errors
+/// [`FrontMatterError::TooManyBrackets`], [`FrontMatterError::TooManyNodes`],
+/// [`FrontMatterError::TooDeep`], [`FrontMatterError::Unsupported`],
+/// [`FrontMatterError::DuplicateKey`], and the parser's [`FrontMatterError::Yaml`].
+pub fn read_yaml(yaml: &str) -> Result<Value, FrontMatterError> {
+    check_flow(yaml)?;
     let budget = Budget {
         nodes: Cell::new(0),
         refusal: RefCell::new(None),
@@ -81,7 +103,7 @@ pub(crate) fn to_json(yaml: &str) -> Result<Value, DocumentError> {
         Err(e) => Err(budget
             .refusal
             .into_inner()
-            .unwrap_or_else(|| DocumentError::Yaml {
+            .unwrap_or_else(|| FrontMatterError::Yaml {
                 line: e.location().map(|l| l.line()),
                 message: e.to_string(),
             })),
@@ -107,7 +129,7 @@ impl<'b> Node<'b> {
     /// The level inside this list or mapping; refused when this one is too deep already.
     fn inner<E: de::Error>(self) -> Result<Node<'b>, E> {
         if self.depth > MAX_YAML_DEPTH {
-            return Err(self.budget.refuse(DocumentError::TooDeep {
+            return Err(self.budget.refuse(FrontMatterError::TooDeep {
                 limit: MAX_YAML_DEPTH,
             }));
         }
@@ -145,7 +167,7 @@ impl<'de> Visitor<'de> for Node<'_> {
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
         match Number::from_f64(v) {
             Some(n) => self.scalar(Value::Number(n)),
-            None => Err(self.budget.refuse(DocumentError::Unsupported {
+            None => Err(self.budget.refuse(FrontMatterError::Unsupported {
                 what: "a number that is not finite (.inf, .nan)",
             })),
         }
@@ -187,7 +209,7 @@ impl<'de> Visitor<'de> for Node<'_> {
         let mut out = Map::new();
         while let Some(key) = map.next_key_seed(Key(self.budget))? {
             if out.contains_key(&key) {
-                return Err(self.budget.refuse(DocumentError::DuplicateKey { key }));
+                return Err(self.budget.refuse(FrontMatterError::DuplicateKey { key }));
             }
             let value = map.next_value_seed(inner)?;
             out.insert(key, value);
@@ -198,7 +220,7 @@ impl<'de> Visitor<'de> for Node<'_> {
     fn visit_enum<A: de::EnumAccess<'de>>(self, _: A) -> Result<Value, A::Error> {
         Err(self
             .budget
-            .refuse(DocumentError::Unsupported { what: "a YAML tag" }))
+            .refuse(FrontMatterError::Unsupported { what: "a YAML tag" }))
     }
 }
 
@@ -216,7 +238,7 @@ impl<'de> DeserializeSeed<'de> for Key<'_> {
 
 impl Key<'_> {
     fn refuse<E: de::Error>(self) -> E {
-        self.0.refuse(DocumentError::Unsupported {
+        self.0.refuse(FrontMatterError::Unsupported {
             what: "a key that is not text",
         })
     }
@@ -274,7 +296,7 @@ impl<'de> Visitor<'de> for Key<'_> {
     fn visit_enum<A: de::EnumAccess<'de>>(self, _: A) -> Result<String, A::Error> {
         Err(self
             .0
-            .refuse(DocumentError::Unsupported { what: "a YAML tag" }))
+            .refuse(FrontMatterError::Unsupported { what: "a YAML tag" }))
     }
 }
 
@@ -282,8 +304,8 @@ impl<'de> Visitor<'de> for Key<'_> {
 mod tests {
     use super::*;
 
-    fn json(yaml: &str) -> Result<Value, DocumentError> {
-        to_json(yaml)
+    fn json(yaml: &str) -> Result<Value, FrontMatterError> {
+        read_yaml(yaml)
     }
 
     #[test]
@@ -315,7 +337,7 @@ mod tests {
         for (yaml, what) in cases {
             assert_eq!(
                 json(yaml),
-                Err(DocumentError::Unsupported { what }),
+                Err(FrontMatterError::Unsupported { what }),
                 "{yaml}"
             );
         }
@@ -325,7 +347,7 @@ mod tests {
     fn duplicate_keys_are_refused() {
         assert_eq!(
             json("a: 1\nb: 2\na: 3"),
-            Err(DocumentError::DuplicateKey { key: "a".into() })
+            Err(FrontMatterError::DuplicateKey { key: "a".into() })
         );
     }
 
@@ -344,7 +366,7 @@ mod tests {
         );
         assert_eq!(
             json(&deep),
-            Err(DocumentError::TooDeep {
+            Err(FrontMatterError::TooDeep {
                 limit: MAX_YAML_DEPTH
             })
         );
@@ -352,7 +374,7 @@ mod tests {
         let block = format!("a:\n  {}x", "- ".repeat(100));
         assert_eq!(
             json(&block),
-            Err(DocumentError::TooDeep {
+            Err(FrontMatterError::TooDeep {
                 limit: MAX_YAML_DEPTH
             })
         );
@@ -360,10 +382,26 @@ mod tests {
         let abyss = format!("a: {}", "[".repeat(100_000));
         assert_eq!(
             json(&abyss),
-            Err(DocumentError::TooManyBrackets {
+            Err(FrontMatterError::TooManyBrackets {
                 limit: MAX_FLOW_OPENINGS
             })
         );
+    }
+
+    #[test]
+    fn flow_openings_are_counted_before_parsing() {
+        let at_limit = "[".repeat(MAX_FLOW_OPENINGS);
+        assert_eq!(check_flow(&at_limit), Ok(()));
+        let over = FrontMatterError::TooManyBrackets {
+            limit: MAX_FLOW_OPENINGS,
+        };
+        assert_eq!(check_flow(&format!("{at_limit}{{")), Err(over.clone()));
+        // Quoted ones count too: the count cannot be fooled.
+        let quoted = format!("a: '{}'", "[".repeat(MAX_FLOW_OPENINGS + 1));
+        assert_eq!(check_flow(&quoted), Err(over.clone()));
+        assert_eq!(json(&quoted), Err(over));
+        // Block collections are not counted.
+        assert_eq!(check_flow(&"- a\n".repeat(1_000)), Ok(()));
     }
 
     #[test]
@@ -375,7 +413,7 @@ mod tests {
         assert!(yaml.len() < 20_000);
         assert_eq!(
             json(&yaml),
-            Err(DocumentError::TooManyNodes {
+            Err(FrontMatterError::TooManyNodes {
                 limit: MAX_YAML_NODES
             })
         );
@@ -384,7 +422,7 @@ mod tests {
     #[test]
     fn yaml_errors_carry_the_document_line() {
         match json("---\na: 1\nb: [unclosed\n") {
-            Err(DocumentError::Yaml {
+            Err(FrontMatterError::Yaml {
                 line: Some(line), ..
             }) => assert_eq!(line, 4),
             other => panic!("expected a YAML error with a line, got {other:?}"),
