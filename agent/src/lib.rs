@@ -73,14 +73,15 @@
 
 mod agent;
 mod args;
+mod call_line;
 mod catalog;
 mod clock;
 mod diag;
 pub mod function_gemma;
 mod load;
 mod model;
+mod output;
 mod prompt;
-mod protocol;
 mod route;
 pub mod scenario;
 mod scripted;
@@ -95,6 +96,7 @@ pub use agent::{
     LOW_WATER_PERCENT,
 };
 pub use args::{validate_args, ArgDecl, ArgType, ArgValue, Args, RawArgs};
+pub use call_line::{parse_output, parse_output_as, RepeatGuard, VisibleTextFilter};
 pub use catalog::{ArgProblem, Lang, Texts, UnknownLang};
 pub use clock::{iso8601, parse_duration, BadDuration, Clock, ManualClock, SystemClock, Timestamp};
 pub use diag::{Diagnostic, Loaded, Problem, Severity};
@@ -104,12 +106,10 @@ pub use model::{
     GenerationStats, Message, Model, ModelError, ModelErrorKind, ModelRequest, ReplyGuide, Role,
     StopReason,
 };
+pub use output::{ParsedOutput, Segment, ToolCall};
 pub use prompt::{
     build_prompt, build_prompt_for, build_prompt_with, Prompt, PromptLayout, Section, SectionKind,
     SECTION_SEPARATOR,
-};
-pub use protocol::{
-    parse_output, parse_output_as, ParsedOutput, RepeatGuard, Segment, ToolCall, VisibleTextFilter,
 };
 pub use route::{Route, RouteExample};
 pub use scripted::{RecordedRequest, ScriptedModel};

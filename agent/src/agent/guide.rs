@@ -8,9 +8,9 @@ use crate::args::{ArgDecl, ArgType, RawArgs};
 use crate::catalog::{Texts, PLAIN_REPLY};
 use crate::function_gemma;
 use crate::model::{
-    ArgKind, ArgSpec, CallSpec, CallSyntax, Message, Model, ModelError, ReplyGuide, Role,
+    ArgKind, ArgSpec, CallLine, CallSpec, CallSyntax, Message, Model, ModelError, ReplyGuide, Role,
 };
-use crate::protocol::ToolCall;
+use crate::output::ToolCall;
 use crate::route::{stems, word_overlap, Route, RouteExample};
 use crate::tools::CoreTool;
 
@@ -24,6 +24,7 @@ pub(super) struct Guide {
     calls: Option<Vec<CallSpec>>,
     max_sentences: Option<usize>,
     words: Option<Vec<String>>,
+    call_line: CallLine,
 }
 
 impl Guide {
@@ -42,6 +43,7 @@ impl Guide {
             calls: self.calls.as_deref(),
             max_sentences: self.max_sentences,
             words: self.words.as_deref(),
+            call_line: self.call_line,
         }
     }
 }
@@ -220,7 +222,7 @@ fn best_named<'a>(
 
 /// `TOOL_CALL: name` — the line a routed call starts with.
 fn call_line(name: &str) -> String {
-    format!("TOOL_CALL: {name}")
+    CallLine::TOOL_CALL.call(name)
 }
 
 impl Shared {
@@ -278,7 +280,7 @@ impl Shared {
     /// Where a reply that may not call stops: where a call would begin.
     fn call_opening(&self) -> &'static str {
         match self.syntax {
-            CallSyntax::ToolCallLine => "TOOL_CALL:",
+            CallSyntax::ToolCallLine => CallLine::TOOL_CALL.marker,
             CallSyntax::FunctionGemma => function_gemma::CALL_START,
         }
     }
@@ -463,6 +465,7 @@ impl Shared {
         let specs = self.call_specs(&active);
         let mut guide = Guide {
             max_sentences: g.max_sentences,
+            call_line: self.syntax.call_line().unwrap_or_default(),
             ..Guide::default()
         };
         if g.stop_at_turn_end {

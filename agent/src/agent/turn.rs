@@ -7,12 +7,13 @@ use super::{
     Agent, AgentError, AgentEvent, ContextReport, GenerationRecord, ReplyKind, TurnOutcome,
     TurnStop,
 };
+use crate::call_line::{parse_output_as, RepeatGuard, VisibleTextFilter};
 use crate::catalog::Texts;
 use crate::model::{
     CallSyntax, CancelToken, Generation, Message, Model, ModelError, ModelErrorKind, ModelRequest,
     StopReason,
 };
-use crate::protocol::{parse_output_as, RepeatGuard, Segment, ToolCall, VisibleTextFilter};
+use crate::output::{Segment, ToolCall};
 use crate::route::Route;
 use crate::tools::CoreTool;
 
