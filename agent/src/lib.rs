@@ -102,7 +102,7 @@ pub use clock::{iso8601, parse_duration, BadDuration, Clock, ManualClock, System
 pub use diag::{Diagnostic, Loaded, Problem, Severity};
 pub use load::{MAX_FILE_BYTES, MAX_FLOW_OPENINGS};
 pub use model::{
-    ArgKind, ArgSpec, CallSpec, CallSyntax, CancelToken, ContextWindow, Generation,
+    wire, ArgKind, ArgSpec, CallLine, CallSpec, CallSyntax, CancelToken, ContextWindow, Generation,
     GenerationStats, Message, Model, ModelError, ModelErrorKind, ModelRequest, ReplyGuide, Role,
     StopReason,
 };

@@ -4,7 +4,9 @@
 //!
 //! The agent never knows what a model is made of: the engine crate implements
 //! [`Model`] on top of llama.cpp, tests implement it with a scripted list of
-//! outputs. Everything that crosses this seam is plain data.
+//! outputs. Everything that crosses this seam is plain data; what crosses it as text — the
+//! call line, a tool result's header, the sentence rule, FunctionGemma's markers — is
+//! defined once in [`wire`].
 #![deny(missing_docs)]
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -173,7 +175,7 @@ pub struct ReplyGuide<'a> {
     pub words: Option<&'a [String]>,
     /// The words of the call-line protocol the reply's calls are written in: what a model
     /// with a tool-call grammar builds it from (its marker, its yes/no words). The agent
-    /// fills it for its model's [`CallSyntax`]; default [`CallLine::TOOL_CALL`].
+    /// fills it for its model's [`CallSyntax`]; default [`CallLine::PORFIRY`].
     pub call_line: CallLine,
 }
 
@@ -393,12 +395,12 @@ pub enum CallSyntax {
 }
 
 impl CallSyntax {
-    /// The call line of this syntax: [`CallLine::TOOL_CALL`] for
+    /// The call line of this syntax: [`CallLine::PORFIRY`] for
     /// [`CallSyntax::ToolCallLine`]; `None` for FunctionGemma, whose calls are blocks
     /// between its own markers ([`wire::function_gemma`]).
     pub fn call_line(self) -> Option<CallLine> {
         match self {
-            CallSyntax::ToolCallLine => Some(CallLine::TOOL_CALL),
+            CallSyntax::ToolCallLine => Some(CallLine::PORFIRY),
             CallSyntax::FunctionGemma => None,
         }
     }

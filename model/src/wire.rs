@@ -24,8 +24,9 @@
 //! One rule ([`sentence_ends`]) for the sentence cap of a spoken reply (where a reply is
 //! cut) and for the text-to-speech splitter (where speech pauses):
 //! - a sentence ends after a terminator (`.`, `!`, `?`, `…`, or a run of them) and the
-//!   closing quotes and brackets right after it (`«нет.»`), once whitespace follows; at the
-//!   very end of the text the next character is still to come, so it is not an end yet;
+//!   closing quotes and brackets right after it (`«нет.»`, `(вот так!)`), once whitespace
+//!   follows; at the very end of the text the next character is still to come, so it is not
+//!   an end yet;
 //! - a dot after a list number or an ordinal ([`is_list_number`]: `1.`, `12.`) is no end, so
 //!   a list said back is not cut to `1.`; nor is a dot after a single letter: an initial or
 //!   a one-letter abbreviation (`А. С. Пушкин`, `т. е.`), at the cost of a sentence that
@@ -64,7 +65,7 @@ pub struct CallLine {
 
 impl CallLine {
     /// Porfiry's call line: `TOOL_CALL: name|args`, results headed `TOOL_RESULT: name`.
-    pub const TOOL_CALL: CallLine = CallLine {
+    pub const PORFIRY: CallLine = CallLine {
         marker: CALL_MARKER,
         result_header: RESULT_HEADER,
         booleans: BOOLEAN_WORDS,
@@ -77,9 +78,9 @@ impl CallLine {
 }
 
 impl Default for CallLine {
-    /// [`CallLine::TOOL_CALL`].
+    /// [`CallLine::PORFIRY`].
     fn default() -> Self {
-        Self::TOOL_CALL
+        Self::PORFIRY
     }
 }
 
@@ -172,18 +173,13 @@ fn line_ends(line: &str) -> impl Iterator<Item = usize> + '_ {
                 continue;
             }
             let mut run_end = i + c.len_utf8();
+            while let Some(&(j, d)) = chars.peek().filter(|(_, d)| TERMINATORS.contains(d)) {
+                run_end = j + d.len_utf8();
+                chars.next();
+            }
             let mut end = run_end;
-            let mut closed = false;
-            while let Some(&(j, d)) = chars.peek() {
-                let terminator = TERMINATORS.contains(&d);
-                if !terminator && !CLOSERS.contains(&d) {
-                    break;
-                }
+            while let Some(&(j, d)) = chars.peek().filter(|(_, d)| CLOSERS.contains(d)) {
                 end = j + d.len_utf8();
-                closed |= !terminator;
-                if !closed {
-                    run_end = end;
-                }
                 chars.next();
             }
             if !chars.peek().is_some_and(|&(_, d)| d.is_whitespace()) {

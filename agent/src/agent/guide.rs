@@ -222,7 +222,7 @@ fn best_named<'a>(
 
 /// `TOOL_CALL: name` — the line a routed call starts with.
 fn call_line(name: &str) -> String {
-    CallLine::TOOL_CALL.call(name)
+    CallLine::PORFIRY.call(name)
 }
 
 impl Shared {
@@ -280,7 +280,7 @@ impl Shared {
     /// Where a reply that may not call stops: where a call would begin.
     fn call_opening(&self) -> &'static str {
         match self.syntax {
-            CallSyntax::ToolCallLine => CallLine::TOOL_CALL.marker,
+            CallSyntax::ToolCallLine => CallLine::PORFIRY.marker,
             CallSyntax::FunctionGemma => function_gemma::CALL_START,
         }
     }
