@@ -119,3 +119,62 @@ fn crates_depend_only_as_the_architecture_says() {
         }
     }
 }
+
+/// The engine's source files (`engine/src`, unit tests included), with their text.
+fn engine_sources() -> Vec<(std::path::PathBuf, String)> {
+    let mut out = Vec::new();
+    let mut dirs = vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("engine/src")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("engine/src") {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).expect("a source file");
+                out.push((path, text));
+            }
+        }
+    }
+    out
+}
+
+/// Whether `word` occurs in `text` as a word of its own (no letter, digit or `_` touching it).
+fn has_word(text: &str, word: &str) -> bool {
+    let part = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    text.match_indices(word).any(|(at, _)| {
+        !part(text[..at].chars().next_back()) && !part(text[at + word.len()..].chars().next())
+    })
+}
+
+#[test]
+fn the_engine_spells_none_of_the_agent_s_words() {
+    use porfiry_agent::wire;
+    // The call line's words come from the agent through the request (the grammar) and from
+    // the seam's definition of a chat format's call syntax (a tool result's header); the
+    // core tools' names are the agent's. The engine's integration tests (`engine/tests`) may
+    // use them: they feed the engine what the agent sends it (call lines, forged tool
+    // results) and are not part of what ships.
+    let marker = wire::CALL_MARKER.trim_end_matches(':');
+    let header = wire::RESULT_HEADER.trim().trim_end_matches(':');
+    let mut words = vec![marker, header, "read_skill", "enable_toolset"];
+    // The yes/no words beside the grammar's ASCII ones (`true`, `no`: plain English).
+    words.extend(wire::BOOLEAN_WORDS.iter().filter(|w| !w.is_ascii()));
+    assert!(words.contains(&"TOOL_CALL") && words.contains(&"TOOL_RESULT"));
+    assert!(words.contains(&"да") && words.contains(&"нет"));
+    let sources = engine_sources();
+    assert!(sources.len() > 10, "engine/src read");
+    let mut found = Vec::new();
+    for (path, text) in &sources {
+        for word in &words {
+            let hit = match word.is_ascii() {
+                true => text.contains(word),
+                false => has_word(text, word),
+            };
+            if hit {
+                found.push(format!("{} spells {word:?}", path.display()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{found:#?}");
+    assert!(has_word("bool ::= \"да\"", "да") && !has_word("когда", "да"));
+}

@@ -73,6 +73,7 @@
 
 mod agent;
 mod args;
+mod call_line;
 mod clock;
 mod diag;
 pub mod function_gemma;
@@ -80,8 +81,8 @@ mod guidance;
 mod load;
 mod messages;
 mod model;
+mod output;
 mod prompt;
-mod protocol;
 pub mod scenario;
 mod scripted;
 mod skill;
@@ -95,22 +96,21 @@ pub use agent::{
     RequestView, RunReminder, SharedHook, ToolReply, TurnOutcome, TurnStop, LOW_WATER_PERCENT,
 };
 pub use args::{validate_args, ArgDecl, ArgType, ArgValue, Args, RawArgs};
+pub use call_line::{parse_output, parse_output_as, RepeatGuard, VisibleTextFilter};
 pub use clock::{iso8601, parse_duration, BadDuration, Clock, ManualClock, SystemClock, Timestamp};
 pub use diag::{Diagnostic, Loaded, Problem, Severity};
 pub use guidance::{Guidance, Route, RouteExample, Technique, UnknownTechnique};
 pub use load::{MAX_FILE_BYTES, MAX_FLOW_OPENINGS};
 pub use messages::{ArgProblem, Lang, Texts, UnknownLang};
 pub use model::{
-    ArgKind, ArgSpec, CallSpec, CallSyntax, CancelToken, ContextWindow, Generation,
+    wire, ArgKind, ArgSpec, CallLine, CallSpec, CallSyntax, CancelToken, ContextWindow, Generation,
     GenerationStats, Message, Model, ModelError, ModelErrorKind, ModelRequest, ReplyGuide, Role,
     StopReason,
 };
+pub use output::{ParsedOutput, Segment, ToolCall};
 pub use prompt::{
     build_prompt, build_prompt_for, build_prompt_with, Prompt, PromptLayout, Section, SectionKind,
     SECTION_SEPARATOR,
-};
-pub use protocol::{
-    parse_output, parse_output_as, ParsedOutput, RepeatGuard, Segment, ToolCall, VisibleTextFilter,
 };
 pub use scripted::{RecordedRequest, ScriptedModel};
 pub use skill::{

@@ -1,7 +1,7 @@
 //! The model seam, re-exported from `porfiry-model` so agent code names it as before.
 
 pub use porfiry_model::{
-    is_list_number, ArgKind, ArgSpec, CallSpec, CallSyntax, CancelToken, ContextWindow, Generation,
-    GenerationStats, Message, Model, ModelError, ModelErrorKind, ModelRequest, ReplyGuide, Role,
-    StopReason,
+    is_list_number, wire, ArgKind, ArgSpec, CallLine, CallSpec, CallSyntax, CancelToken,
+    ContextWindow, Generation, GenerationStats, Message, Model, ModelError, ModelErrorKind,
+    ModelRequest, ReplyGuide, Role, StopReason,
 };

@@ -9,7 +9,8 @@ use crate::model::{
     CallSyntax, ContextWindow, Generation, GenerationStats, Message, Model, ModelError,
     ModelErrorKind, ModelRequest, ReplyGuide, StopReason,
 };
-use porfiry_model::{first_stop, sentence_end};
+use porfiry_model::first_stop;
+use porfiry_model::wire::{function_gemma, sentence_end};
 
 /// What a [`ScriptedModel`] was asked, per generation.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,8 +49,8 @@ pub struct RecordedRequest {
 /// It honours a request's [`crate::ReplyGuide`] the way an engine does: a forced reply is
 /// played instead of the script (no output is used up), an output that does not start with
 /// the prefix gets it in front, the output ends before the first stop string and after the
-/// capped number of sentences (the engine's rule: a terminator followed by whitespace, call
-/// lines not counted). [`ScriptedModel::with_embeddings`] lets it embed (by words).
+/// capped number of sentences (the one rule of the engine's stop scanner too,
+/// [`porfiry_model::wire::sentence_ends`]). [`ScriptedModel::with_embeddings`] lets it embed (by words).
 ///
 /// By default its context is unbounded. [`ScriptedModel::with_context`] makes it behave like
 /// an engine with a small context, counting tokens by a simple rule
@@ -233,7 +234,7 @@ impl Model for ScriptedModel {
                 let mut text = shaped(out, &request.guide);
                 if self.syntax == CallSyntax::FunctionGemma {
                     let prefix = request.guide.prefix.map_or(0, str::len);
-                    if let Some(cut) = first_stop(&text, prefix, FG_RESPONSE) {
+                    if let Some(cut) = first_stop(&text, prefix, function_gemma::RESPONSE_START) {
                         text.truncate(cut);
                     }
                 }
@@ -300,9 +301,6 @@ impl Model for ScriptedModel {
         self.syntax
     }
 }
-
-/// FunctionGemma's stop: where a reply after a call would invent the tool's result.
-const FG_RESPONSE: &str = "<start_function_response>";
 
 /// A scripted output as an engine would produce it under `guide`: the prefix in front
 /// (unless the output has it), cut before the first stop string found after the prefix

@@ -11,10 +11,12 @@
 //! sequence is append-only too, which is what lets the KV cache of one request serve the next.
 //!
 //! Tool results get a turn of their own with the role `tool` (Gemma has no tool role; ChatML
-//! has none in SmolLM2's template either) whose first line is `TOOL_RESULT: <name>`, mirroring
-//! the `TOOL_CALL: name|args` line the model wrote. The turn marker is a real special token,
-//! so a user cannot fake a tool result by typing `TOOL_RESULT:` into a message: in a user turn
-//! it is just text.
+//! has none in SmolLM2's template either) whose first line is the call line's result header
+//! and the tool's name, mirroring the call line the model wrote. The words are not the
+//! engine's: the format's call syntax names them ([`CallSyntax::call_line`], defined by the
+//! model seam's `wire` module), the same for every request, so a rendering depends on the
+//! conversation alone. The turn marker is a real special token, so a user cannot fake a tool
+//! result by typing the header into a message: in a user turn it is just text.
 //!
 //! FunctionGemma ([`ChatFormat::FunctionGemma`]) has a call format of its own and renders
 //! tools the way it was trained (Google's template, as LiteRT-LM ships it): the system text
@@ -27,6 +29,11 @@
 //! text, the call markers of the model's own replies, the response wrapper of a tool result.
 //! In a user message or a tool result they are plain text.
 
+use porfiry_model::wire::function_gemma::{
+    CALL_END as FG_CALL_END, CALL_START as FG_CALL_START, DECLARATION_END as FG_DECL_END,
+    DECLARATION_START as FG_DECL_START, ESCAPE as FG_ESCAPE, RESPONSE_END as FG_RESP_END,
+    RESPONSE_START as FG_RESP_START,
+};
 use porfiry_model::{CallSyntax, Message, Role};
 
 /// A chat format the engine can render.
@@ -55,7 +62,7 @@ impl ChatFormat {
     }
 
     /// How a model of this format writes a tool call: FunctionGemma its own blocks, the
-    /// others the `TOOL_CALL:` line the agent's prompt teaches.
+    /// others the call line the agent's prompt teaches.
     pub fn call_syntax(self) -> CallSyntax {
         match self {
             ChatFormat::FunctionGemma => CallSyntax::FunctionGemma,
@@ -140,17 +147,6 @@ impl PromptSegment {
     }
 }
 
-/// The role name of a tool turn, and the header that starts its text.
-const TOOL_HEADER: &str = "TOOL_RESULT: ";
-
-/// FunctionGemma's markers (special tokens in its vocabulary).
-const FG_DECL_START: &str = "<start_function_declaration>";
-const FG_DECL_END: &str = "<end_function_declaration>";
-const FG_CALL_START: &str = "<start_function_call>";
-const FG_CALL_END: &str = "<end_function_call>";
-const FG_RESP_START: &str = "<start_function_response>";
-const FG_RESP_END: &str = "<end_function_response>";
-const FG_ESCAPE: &str = "<escape>";
 /// The markers that are scaffolding in the system text (the tool declarations).
 const FG_SYSTEM_MARKERS: [&str; 3] = [FG_DECL_START, FG_DECL_END, FG_ESCAPE];
 /// The markers that are scaffolding in the model's own replies (its calls).
@@ -191,7 +187,7 @@ pub fn render_conversation(
                     }
                     Role::Tool => {
                         out.push(PromptSegment::Scaffold("<start_of_turn>tool\n"));
-                        push_tool_body(&mut out, m);
+                        push_tool_body(&mut out, format, m);
                     }
                 }
                 out.push(PromptSegment::Scaffold("<end_of_turn>\n"));
@@ -215,7 +211,7 @@ pub fn render_conversation(
                     }
                     Role::Tool => {
                         out.push(PromptSegment::Scaffold("<|im_start|>tool\n"));
-                        push_tool_body(&mut out, m);
+                        push_tool_body(&mut out, format, m);
                     }
                 }
                 out.push(PromptSegment::Scaffold("<|im_end|>\n"));
@@ -423,8 +419,11 @@ fn fg_state_after(messages: &[Message]) -> FgState {
     state
 }
 
-fn push_tool_body(out: &mut Vec<PromptSegment>, m: &Message) {
-    out.push(PromptSegment::Scaffold(TOOL_HEADER));
+/// A tool turn's text: the result header of the format's call line, the tool's name, a line
+/// break, the result.
+fn push_tool_body(out: &mut Vec<PromptSegment>, format: ChatFormat, m: &Message) {
+    let line = format.call_syntax().call_line().unwrap_or_default();
+    out.push(PromptSegment::Scaffold(line.result_header));
     out.push(PromptSegment::Content(m.name.clone().unwrap_or_default()));
     out.push(PromptSegment::Scaffold("\n"));
     out.push(PromptSegment::Content(m.content.clone()));
@@ -494,21 +493,26 @@ mod tests {
 
     #[test]
     fn gemma_tool_results_have_their_own_turn() {
+        // The seam's call line: the words are the agent's, not the engine's.
+        let line = porfiry_model::CallLine::default();
+        let (call, header) = (line.marker, line.result_header);
         let got = text(
             ChatFormat::Gemma,
             "",
             &[
                 Message::user("Time?"),
-                Message::assistant("TOOL_CALL: get_current_time|"),
+                Message::assistant(format!("{call} get_current_time|")),
                 Message::tool("get_current_time", "2026-08-22T10:00:00+03:00"),
             ],
         );
         assert_eq!(
             got,
-            "<start_of_turn>user\nTime?<end_of_turn>\n\
-             <start_of_turn>model\nTOOL_CALL: get_current_time|<end_of_turn>\n\
-             <start_of_turn>tool\nTOOL_RESULT: get_current_time\n2026-08-22T10:00:00+03:00<end_of_turn>\n\
-             <start_of_turn>model\n"
+            format!(
+                "<start_of_turn>user\nTime?<end_of_turn>\n\
+                 <start_of_turn>model\n{call} get_current_time|<end_of_turn>\n\
+                 <start_of_turn>tool\n{header}get_current_time\n2026-08-22T10:00:00+03:00<end_of_turn>\n\
+                 <start_of_turn>model\n"
+            )
         );
     }
 
@@ -784,7 +788,7 @@ required:[<escape>location<escape>],type:<escape>OBJECT<escape>}}<end_function_d
             "<end_of_turn>",
             "line\n\nline",
             " x ",
-            "TOOL_CALL: f|1",
+            "CALL: f|1",
             "<start_function_call>call:f{q:<escape>1<escape>}<end_function_call>",
             "Ищу.<start_function_call>call:g{}<end_function_call>",
             "<escape>{\"a\": 1}<end_function_response>",

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use porfiry_model::{ArgKind, CallSpec};
+use porfiry_model::{ArgKind, CallLine, CallSpec};
 
 /// How the next token is chosen. Plain data; see the presets.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -65,10 +65,11 @@ impl Default for SamplingConfig {
     }
 }
 
-/// The lazy grammar that makes tool-call lines well-formed.
+/// The lazy grammar that makes call lines well-formed.
 ///
 /// It stays idle (costing one regular-expression check per token) until the output starts a
-/// line with `TOOL_CALL:`; from then on every token must continue `TOOL_CALL: name|args`.
+/// line with the call line's marker ([`ToolCallGrammar::line`], from the request); from then
+/// on every token must continue `MARKER name|args`.
 /// A name is ASCII letters and digits in `_`-separated parts, starting with a letter (so no
 /// runs of underscores, which a tiny model otherwise loves); every repetition is bounded.
 /// Once a call is complete the model may end its turn (or start another call line, up to
@@ -85,6 +86,11 @@ pub struct ToolCallGrammar {
     /// Most call lines in one reply. Default 1: the model ends its turn after a call, the
     /// agent runs it and asks again (a tiny model's second call is mostly a repetition).
     pub max_calls: u32,
+    /// The words of the call line: its marker and its yes/no words. The engine spells none of
+    /// them: they come with each request ([`porfiry_model::ReplyGuide::call_line`]); the
+    /// default is the seam's ([`CallLine::default`]). Not part of a configuration file.
+    #[serde(skip)]
+    pub line: CallLine,
 }
 
 impl Default for ToolCallGrammar {
@@ -94,6 +100,7 @@ impl Default for ToolCallGrammar {
             max_part_len: 24,
             max_args_len: 256,
             max_calls: 1,
+            line: CallLine::default(),
         }
     }
 }
@@ -106,9 +113,10 @@ impl ToolCallGrammar {
         let more_parts = self.max_name_parts.max(1) - 1;
         let more_calls = self.max_calls.max(1) - 1;
         let part_len = self.max_part_len.max(1);
+        let marker = gbnf_escape(self.line.marker);
         format!(
             "root ::= call (\"\\n\" call){{0,{more_calls}}} \"\\n\"?\n\
-             call ::= \"TOOL_CALL:\" \" \"? name (\"|\" args)?\n\
+             call ::= \"{marker}\" \" \"? name (\"|\" args)?\n\
              name ::= [a-zA-Z] [a-zA-Z0-9]{{0,{part_tail}}} (\"_\" [a-zA-Z0-9]{{1,{part_len}}}){{0,{more_parts}}}\n\
              args ::= [^\\n]{{0,{}}}\n",
             self.max_args_len
@@ -119,7 +127,7 @@ impl ToolCallGrammar {
     /// followed by its positional arguments in their declared shapes (`|`-separated; enum
     /// values listed, integers as digits; optional arguments only at the end, nested).
     /// `None` when `calls` is empty: no call is allowed, so no grammar either (the caller
-    /// stops the reply at `TOOL_CALL:` instead).
+    /// stops the reply at the marker instead).
     pub fn gbnf_for(&self, calls: &[CallSpec]) -> Option<String> {
         if calls.is_empty() {
             return None;
@@ -169,15 +177,24 @@ impl ToolCallGrammar {
             rules.push_str(&format!("c{i} ::= {body}\n"));
             alternatives.push(format!("c{i}"));
         }
+        let marker = gbnf_escape(self.line.marker);
+        let booleans = match self.line.booleans {
+            [] => "text".to_owned(),
+            words => words
+                .iter()
+                .map(|w| format!("\"{}\"", gbnf_escape(w)))
+                .collect::<Vec<_>>()
+                .join(" | "),
+        };
         Some(format!(
             "root ::= call (\"\\n\" call){{0,{more_calls}}} \"\\n\"?\n\
-             call ::= \"TOOL_CALL:\" \" \"? ({})\n\
+             call ::= \"{marker}\" \" \"? ({})\n\
              {rules}\
              text ::= [^|\\n]{{1,{len}}}\n\
              text-last ::= [^\\n]{{1,{len}}}\n\
              int ::= \"-\"? [0-9]{{1,18}}\n\
              num ::= \"-\"? [0-9]{{1,15}} ([.,] [0-9]{{1,15}})?\n\
-             bool ::= \"true\" | \"false\" | \"yes\" | \"no\" | \"да\" | \"нет\"\n",
+             bool ::= {booleans}\n",
             alternatives.join(" | ")
         ))
     }
@@ -192,10 +209,10 @@ impl ToolCallGrammar {
         )
     }
 
-    /// The trigger: `TOOL_CALL:` at the start of the output or of a line. The grammar is fed
-    /// the output from the captured `TOOL_CALL:` on.
-    pub fn trigger_pattern() -> &'static str {
-        r"(?:^|\n)(TOOL_CALL:)"
+    /// The trigger: the marker, exactly, at the start of the output or of a line. The grammar
+    /// is fed the output from the captured marker on.
+    pub fn trigger_pattern(&self) -> String {
+        format!(r"(?:^|\n)({})", regex_escape(self.line.marker))
     }
 }
 
@@ -240,6 +257,18 @@ fn span_rules(name: &str, words: &[String], span: Span) -> String {
     rules
 }
 
+/// `s` as a regular expression matching exactly `s`.
+fn regex_escape(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// `s` as the inside of a GBNF string literal.
 fn gbnf_escape(s: &str) -> String {
     let mut out = String::new();
@@ -272,7 +301,8 @@ pub struct GenerateConfig {
     /// The calls this request may make ([`ToolCallGrammar::gbnf_for`]); `None`: any
     /// well-formed call ([`ToolCallGrammar::gbnf`]). Only with a grammar.
     pub allowed_calls: Option<Vec<CallSpec>>,
-    /// Stop after this many sentences of visible text (a `TOOL_CALL:` line is not one).
+    /// Stop after this many sentences of visible text (the seam's rule,
+    /// [`porfiry_model::wire::sentence_ends`]: a call line is not one).
     pub max_sentences: Option<usize>,
     /// The reply is made of these words only ([`ToolCallGrammar::gbnf_words`]), no call.
     pub reply_words: Option<Vec<String>>,
@@ -337,8 +367,9 @@ mod tests {
             },
         ];
         let g = ToolCallGrammar::default().gbnf_for(&calls).unwrap();
+        let marker = CallLine::default().marker;
         assert!(
-            g.contains("call ::= \"TOOL_CALL:\" \" \"? (c0 | c1 | c2 | c3)"),
+            g.contains(&format!("call ::= \"{marker}\" \" \"? (c0 | c1 | c2 | c3)")),
             "{g}"
         );
         assert!(g.contains("c0 ::= \"get_current_time\"\n"), "{g}");
@@ -366,12 +397,49 @@ mod tests {
     }
 
     #[test]
+    fn the_grammar_and_its_trigger_spell_the_request_s_call_line() {
+        let line = CallLine {
+            marker: "CALL:",
+            result_header: "RESULT: ",
+            booleans: &["ja", "nein"],
+        };
+        let g = ToolCallGrammar {
+            line,
+            ..ToolCallGrammar::default()
+        };
+        let calls = [CallSpec {
+            name: "lamp".into(),
+            args: vec![porfiry_model::ArgSpec {
+                kind: ArgKind::Boolean,
+                required: true,
+            }],
+        }];
+        let text = g.gbnf_for(&calls).unwrap();
+        assert!(text.contains("call ::= \"CALL:\" \" \"? (c0)\n"), "{text}");
+        assert!(text.contains("bool ::= \"ja\" | \"nein\"\n"), "{text}");
+        assert!(g.gbnf().contains("call ::= \"CALL:\" \" \"? name"));
+        assert_eq!(g.trigger_pattern(), r"(?:^|\n)(CALL:)");
+        // The default is the seam's call line, its marker matched exactly.
+        let marker = CallLine::default().marker;
+        assert_eq!(
+            ToolCallGrammar::default().trigger_pattern(),
+            format!(r"(?:^|\n)({marker})")
+        );
+        let booleans = CallLine::default().booleans;
+        let want: Vec<String> = booleans.iter().map(|w| format!("\"{w}\"")).collect();
+        let default = ToolCallGrammar::default().gbnf_for(&calls).unwrap();
+        assert!(default.contains(&format!("bool ::= {}\n", want.join(" | "))));
+        assert_eq!(regex_escape("a.b*(c)"), r"a\.b\*\(c\)");
+    }
+
+    #[test]
     fn grammar_text_bounds_every_repetition() {
         let g = ToolCallGrammar {
             max_name_parts: 3,
             max_part_len: 10,
             max_args_len: 20,
             max_calls: 2,
+            ..ToolCallGrammar::default()
         }
         .gbnf();
         assert!(g.contains("[a-zA-Z0-9]{0,9}"), "{g}");

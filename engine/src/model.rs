@@ -139,8 +139,9 @@ impl Model for EngineModel {
 /// `config` with a request's [`ReplyGuide`] on top: its stop strings added, its calls
 /// constraining the grammar, its sentence cap (the tighter one when both set one); the
 /// turn's `time_left` becomes the generation's deadline (the earlier one when both set one).
-/// The chat `format` adds its own stop strings ([`ChatFormat::stop_strings`]); for
-/// FunctionGemma the tool-call grammar is off — it spells `TOOL_CALL:` lines and is
+/// The request's call line gives the grammar its words (marker, yes/no words). The chat
+/// `format` adds its own stop strings ([`ChatFormat::stop_strings`]); for a format without
+/// a call line (FunctionGemma) the tool-call grammar is off — it spells call lines and is
 /// triggered by them, which that model never writes (its calls are parsed as written).
 fn guided(
     config: &GenerateConfig,
@@ -154,8 +155,10 @@ fn guided(
             c.stop.push((*stop).to_owned());
         }
     }
-    if format.call_syntax() != CallSyntax::ToolCallLine {
-        c.tool_call_grammar = None;
+    match (format.call_syntax().call_line(), &mut c.tool_call_grammar) {
+        (None, grammar) => *grammar = None,
+        (Some(_), Some(grammar)) => grammar.line = guide.call_line,
+        (Some(_), None) => {}
     }
     c.deadline = match (c.deadline, time_left) {
         (Some(a), Some(b)) => Some(a.min(b)),
@@ -208,6 +211,18 @@ mod tests {
         let c = guided(&config, ChatFormat::FunctionGemma, &guide, None);
         assert_eq!(c.stop, ["<start_function_response>", "\n"]);
         assert_eq!(c.tool_call_grammar, None);
+        // The grammar's words come with the request.
+        let line = porfiry_model::CallLine {
+            marker: "CALL:",
+            result_header: "RESULT: ",
+            booleans: &["ja", "nein"],
+        };
+        let guide = ReplyGuide {
+            call_line: line,
+            ..ReplyGuide::default()
+        };
+        let c = guided(&config, ChatFormat::Gemma, &guide, None);
+        assert_eq!(c.tool_call_grammar.map(|g| g.line), Some(line));
     }
 
     #[test]

@@ -88,7 +88,8 @@ impl StopScanner {
         }
     }
 
-    /// The same scanner, also stopping after `n` sentences ([`sentence_end`]; `None`: no cap).
+    /// The same scanner, also stopping after `n` sentences (the seam's one sentence rule,
+    /// [`sentence_end`]; `None`: no cap).
     pub fn with_sentence_cap(mut self, n: Option<usize>) -> Self {
         self.max_sentences = n.filter(|n| *n > 0);
         self

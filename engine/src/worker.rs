@@ -520,7 +520,11 @@ impl Samplers {
                     model,
                     &text,
                     "root",
-                    &[crate::config::ToolCallGrammar::trigger_pattern().to_owned()],
+                    &[config
+                        .tool_call_grammar
+                        .as_ref()
+                        .map(crate::config::ToolCallGrammar::trigger_pattern)
+                        .unwrap_or_default()],
                     &[],
                 )
                 .map_err(|e| EngineError::Sampler(format!("tool-call grammar: {e}")))?,

@@ -4,12 +4,18 @@
 //!
 //! The agent never knows what a model is made of: the engine crate implements
 //! [`Model`] on top of llama.cpp, tests implement it with a scripted list of
-//! outputs. Everything that crosses this seam is plain data.
+//! outputs. Everything that crosses this seam is plain data; what crosses it as text — the
+//! call line, a tool result's header, the sentence rule, FunctionGemma's markers — is
+//! defined once in [`wire`].
 #![deny(missing_docs)]
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+
+pub mod wire;
+
+pub use wire::{is_list_number, sentence_end, CallLine};
 
 /// Who wrote a message of the conversation history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -161,66 +167,16 @@ pub struct ReplyGuide<'a> {
     /// a grammar lets a `TOOL_CALL:` line name only these tools, with arguments of these
     /// shapes. `Some(&[])`: no call at all. `None`: any well-formed call line.
     pub calls: Option<&'a [CallSpec]>,
-    /// The most sentences of visible text (a spoken reply); `None`: no cap.
+    /// The most sentences of visible text (a spoken reply; the rule: [`wire::sentence_ends`]);
+    /// `None`: no cap.
     pub max_sentences: Option<usize>,
     /// The reply is plain text: these words from the first one on, as far as the model
     /// goes (what a tool replied, said back), no call. `None`: free.
     pub words: Option<&'a [String]>,
-}
-
-/// Where the `n`th sentence of `text` ends — the rule of [`ReplyGuide::max_sentences`]: the byte just after its terminator (`.`, `!`,
-/// `?`, `…`, or a run of them) once whitespace follows it. A dot right after a word of one to
-/// three digits (`1.`, `12.`) numbers a list item or is an ordinal: no end (a tool's list
-/// said back is not cut to `1.`). Lines that start with
-/// `TOOL_CALL:` are calls, not sentences. `None` while fewer than `n` sentences have ended
-/// (or `n` is 0).
-pub fn sentence_end(text: &str, n: usize) -> Option<usize> {
-    if n == 0 {
-        return None;
-    }
-    let mut count = 0;
-    let mut line_start = 0;
-    for line in text.split_inclusive('\n') {
-        let is_call = line.trim_start().starts_with("TOOL_CALL:");
-        if !is_call {
-            let mut chars = line.char_indices().peekable();
-            while let Some((i, c)) = chars.next() {
-                if !matches!(c, '.' | '!' | '?' | '…') {
-                    continue;
-                }
-                let mut end = i + c.len_utf8();
-                while let Some(&(j, d)) = chars.peek() {
-                    if matches!(d, '.' | '!' | '?' | '…') {
-                        end = j + d.len_utf8();
-                        chars.next();
-                    } else {
-                        break;
-                    }
-                }
-                // `1. купить хлеб 2. позвонить`: a list number or an ordinal, not an end.
-                let word = line[..end].rsplit(char::is_whitespace).next().unwrap_or("");
-                let numbering = c == '.' && is_list_number(word);
-                if !numbering && chars.peek().is_some_and(|&(_, d)| d.is_whitespace()) {
-                    count += 1;
-                    if count == n {
-                        return Some(line_start + end);
-                    }
-                }
-            }
-        }
-        line_start += line.len();
-    }
-    None
-}
-
-/// Whether `word` numbers a list item (or is an ordinal): one to three ASCII digits and a
-/// `.` or `)` — `1.`, `12)`. The one rule of [`sentence_end`] (no end after it) and of the
-/// agent's answers made of a tool's words (said as commas between the items).
-pub fn is_list_number(word: &str) -> bool {
-    let digits = word.trim_end_matches(['.', ')']);
-    digits.len() + 1 == word.len()
-        && (1..=3).contains(&digits.len())
-        && digits.bytes().all(|b| b.is_ascii_digit())
+    /// The words of the call-line protocol the reply's calls are written in: what a model
+    /// with a tool-call grammar builds it from (its marker, its yes/no words). The agent
+    /// fills it for its model's [`CallSyntax`]; default [`CallLine::PORFIRY`].
+    pub call_line: CallLine,
 }
 
 /// Where stop string `stop` first occurs in `text` at or after `from` — the rule of
@@ -438,6 +394,18 @@ pub enum CallSyntax {
     FunctionGemma,
 }
 
+impl CallSyntax {
+    /// The call line of this syntax: [`CallLine::PORFIRY`] for
+    /// [`CallSyntax::ToolCallLine`]; `None` for FunctionGemma, whose calls are blocks
+    /// between its own markers ([`wire::function_gemma`]).
+    pub fn call_line(self) -> Option<CallLine> {
+        match self {
+            CallSyntax::ToolCallLine => Some(CallLine::PORFIRY),
+            CallSyntax::FunctionGemma => None,
+        }
+    }
+}
+
 /// Something that continues a conversation.
 pub trait Model {
     /// Generate the assistant's next message for `request`, calling `on_text` with each
@@ -611,39 +579,5 @@ impl<W: ModelWrapper> Model for W {
 
     fn call_syntax(&self) -> CallSyntax {
         self.inner().call_syntax()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sentence_ends() {
-        let cases: &[(&str, usize, Option<usize>)] = &[
-            ("Сейчас 10:00. Хорошего дня! Ещё", 1, Some(19)),
-            ("Сейчас 10:00. Хорошего дня! Ещё", 2, Some(44)),
-            ("Сейчас 10:00. Хорошего дня! Ещё", 3, None),
-            // A terminator at the very end is not yet an end: the next character decides.
-            ("Сейчас 10.00", 1, None),
-            ("Done.", 1, None),
-            ("Done.\n", 1, Some(5)),
-            // Runs of terminators are one end; decimals are none.
-            ("Really?! Yes.", 1, Some(8)),
-            ("Pi is 3.14 today. Ok", 1, Some(17)),
-            // Call lines are not sentences.
-            ("TOOL_CALL: show_text|Hi. There. \nOk. Fine.", 1, Some(36)),
-            ("Hi. There.", 0, None),
-            // List numbers and ordinals are no ends; a year or a time is.
-            ("1. купить хлеб\n2. позвонить. Всё", 1, Some(47)),
-            ("1. купить хлеб 2. позвонить врачу. Ещё", 1, Some(58)),
-            ("Am 3. Mai. Gut", 1, Some(10)),
-            ("Это было в 2026. Потом", 1, Some(24)),
-            ("Сейчас 10:00. Ок", 1, Some(19)),
-            ("Их 12! Ок", 1, Some(8)),
-        ];
-        for (text, n, want) in cases {
-            assert_eq!(sentence_end(text, *n), *want, "{text:?} {n}");
-        }
     }
 }

@@ -30,9 +30,9 @@
 //! compaction asks the model to count a few times, not once per step.
 
 use super::session::Compacted;
+use crate::call_line::parse_output;
 use crate::messages::Texts;
 use crate::model::{ContextWindow, Message, Model, Role};
-use crate::protocol::parse_output;
 
 /// After a compaction the conversation (everything but the system text and the state
 /// message) takes at most this share, in percent, of the room it has in the budget. The

@@ -10,7 +10,7 @@ use crate::args::{tool_line, validate_args, Args};
 use crate::clock::Clock;
 use crate::messages::Texts;
 use crate::model::CancelToken;
-use crate::protocol::ToolCall;
+use crate::output::ToolCall;
 use crate::time_text::current_time;
 use crate::tools::{CoreTool, ToolInvocation, CORE_TOOL_NAMES};
 use crate::toolset::Toolset;

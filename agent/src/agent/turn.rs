@@ -7,13 +7,14 @@ use super::{
     Agent, AgentError, AgentEvent, ContextReport, GenerationRecord, ReplyKind, TurnOutcome,
     TurnStop,
 };
+use crate::call_line::{parse_output_as, RepeatGuard, VisibleTextFilter};
 use crate::guidance::{Route, Technique};
 use crate::messages::Texts;
 use crate::model::{
     CallSyntax, CancelToken, Generation, Message, Model, ModelError, ModelErrorKind, ModelRequest,
     StopReason,
 };
-use crate::protocol::{parse_output_as, RepeatGuard, Segment, ToolCall, VisibleTextFilter};
+use crate::output::{Segment, ToolCall};
 use crate::tools::CoreTool;
 
 impl Agent {

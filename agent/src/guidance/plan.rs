@@ -12,9 +12,9 @@ use crate::args::{ArgDecl, ArgType, RawArgs};
 use crate::function_gemma;
 use crate::messages::{Lang, Texts};
 use crate::model::{
-    ArgKind, ArgSpec, CallSpec, CallSyntax, Message, Model, ModelError, ReplyGuide, Role,
+    ArgKind, ArgSpec, CallLine, CallSpec, CallSyntax, Message, Model, ModelError, ReplyGuide, Role,
 };
-use crate::protocol::ToolCall;
+use crate::output::ToolCall;
 use crate::skill::SkillRegistry;
 use crate::tools::CoreTool;
 use crate::toolset::ToolsetRegistry;
@@ -30,6 +30,7 @@ pub(crate) struct ReplyPlan {
     calls: Option<Vec<CallSpec>>,
     max_sentences: Option<usize>,
     words: Option<Vec<String>>,
+    call_line: CallLine,
 }
 
 impl ReplyPlan {
@@ -49,6 +50,7 @@ impl ReplyPlan {
             calls: self.calls.as_deref(),
             max_sentences: self.max_sentences,
             words: self.words.as_deref(),
+            call_line: self.call_line,
         }
     }
 }
@@ -86,7 +88,7 @@ fn best_named<'a>(
 
 /// `TOOL_CALL: name` — the line a routed call starts with.
 fn call_line(name: &str) -> String {
-    format!("TOOL_CALL: {name}")
+    CallLine::PORFIRY.call(name)
 }
 
 /// What guidance knows of an agent when it plans a request: its guidance, language and the
@@ -166,7 +168,7 @@ impl Planner<'_> {
     /// Where a reply that may not call stops: where a call would begin.
     fn call_opening(&self) -> &'static str {
         match self.syntax {
-            CallSyntax::ToolCallLine => "TOOL_CALL:",
+            CallSyntax::ToolCallLine => CallLine::PORFIRY.marker,
             CallSyntax::FunctionGemma => function_gemma::CALL_START,
         }
     }
@@ -360,6 +362,7 @@ impl Planner<'_> {
         let specs = self.call_specs(active);
         let mut plan = ReplyPlan {
             max_sentences: g.sentence_cap(),
+            call_line: self.syntax.call_line().unwrap_or_default(),
             ..ReplyPlan::default()
         };
         let turn_end = self.on(Technique::TurnEndStops);

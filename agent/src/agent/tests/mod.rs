@@ -6,10 +6,11 @@ use std::sync::Arc;
 use std::sync::Mutex;
 
 use super::*;
-use crate::clock::ManualClock;
+use crate::call_line::parse_output;
 use crate::messages::{Lang, Texts};
+use crate::clock::ManualClock;
 use crate::model::CancelToken;
-use crate::protocol::{parse_output, ToolCall};
+use crate::output::ToolCall;
 use crate::scripted::ScriptedModel;
 use crate::skill::{parse_skill, Skill, SkillRegistry};
 use crate::tools::{ExecutorTarget, ToolInvocation};

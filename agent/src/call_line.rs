@@ -1,10 +1,10 @@
-//! The `TOOL_CALL:` protocol: parsing model output and filtering what the host may hear.
+//! The call-line protocol: parsing model output and filtering what the host may hear.
 //!
-//! The model writes a call on a line of its own: `TOOL_CALL: name|args`. Parsing is
-//! forgiving — any case of `TOOL_CALL`, spaces around tokens, backticks, markdown
-//! emphasis or a list dash before it, a code fence around it, several calls in one
-//! output — and total: every input parses, nothing panics. A line is a *call line* when,
-//! after the decoration, it starts with `TOOL_CALL` and a colon; every other line is text.
+//! The model writes a call on a line of its own: `TOOL_CALL: name|args`. What counts as a
+//! call line is the seam's one rule ([`porfiry_model::wire::line_start`]): any case of
+//! `TOOL_CALL`, spaces around tokens, backticks, markdown emphasis or a list dash before
+//! it. Parsing is forgiving beyond that — a code fence around a call, several calls in one
+//! output — and total: every input parses, nothing panics. Every other line is text.
 //!
 //! **Visible text** is what the host may show or speak: the text lines *before the first
 //! call line*, minus the code-fence lines directly around it. Text after a call was written
@@ -13,80 +13,12 @@
 //! the current line back while it could still become a call line and releases it as soon
 //! as it clearly cannot.
 
+use porfiry_model::wire::{self, LineStart};
+
 use crate::args::RawArgs;
 use crate::function_gemma;
 use crate::model::CallSyntax;
-
-/// One tool call as the model wrote it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolCall {
-    /// The tool's name, trimmed and lower-cased (may be empty or odd if the model wrote garbage;
-    /// the dispatcher answers such calls as unknown tools).
-    pub name: String,
-    /// The arguments, not yet validated.
-    pub args: RawArgs,
-    /// The line as written (without its line break).
-    pub line: String,
-}
-
-/// One line of a model output, classified.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Segment {
-    /// A text line (with its `\n` when it had one).
-    Text(String),
-    /// A code-fence line (```` ``` ```` with an optional info word), with its `\n`.
-    Fence(String),
-    /// A call line.
-    Call(ToolCall),
-}
-
-/// A model output split into lines and calls.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ParsedOutput {
-    /// The lines, in order.
-    pub segments: Vec<Segment>,
-}
-
-impl ParsedOutput {
-    /// The calls, in order.
-    pub fn calls(&self) -> impl Iterator<Item = &ToolCall> {
-        self.segments.iter().filter_map(|s| match s {
-            Segment::Call(c) => Some(c),
-            _ => None,
-        })
-    }
-
-    /// Whether the output has at least one call.
-    pub fn has_calls(&self) -> bool {
-        self.calls().next().is_some()
-    }
-
-    /// The text the host may hear: text before the first call, without the fence lines
-    /// directly before that call. Exactly what [`VisibleTextFilter`] streams.
-    pub fn visible(&self) -> String {
-        let mut out = String::new();
-        let mut fences = String::new();
-        for s in &self.segments {
-            match s {
-                Segment::Call(_) => return out,
-                Segment::Fence(f) => fences.push_str(f),
-                Segment::Text(t) => {
-                    out.push_str(&fences);
-                    fences.clear();
-                    out.push_str(t);
-                }
-            }
-        }
-        out.push_str(&fences);
-        out
-    }
-}
-
-const MARKER: &str = "tool_call";
-
-fn is_decor(c: char) -> bool {
-    c.is_whitespace() || matches!(c, '`' | '*' | '>' | '-' | '•')
-}
+use crate::output::{ParsedOutput, Segment, ToolCall};
 
 /// What a (possibly partial) line can still be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,40 +28,19 @@ enum Prefix {
     Text,
 }
 
-/// The text after `TOOL_CALL` + `:` when `line` is a call line.
-fn after_marker(line: &str) -> Result<&str, Prefix> {
-    let s = line.trim_start_matches(is_decor);
-    if s.is_empty() {
-        return Err(Prefix::Undecided);
-    }
-    let mut chars = s.char_indices();
-    for m in MARKER.chars() {
-        match chars.next() {
-            None => return Err(Prefix::Undecided),
-            Some((_, c)) if c.eq_ignore_ascii_case(&m) => {}
-            Some(_) => return Err(Prefix::Text),
-        }
-    }
-    let rest = &s[MARKER.len()..];
-    let rest = rest.trim_start_matches([' ', '\t', '*']);
-    match rest.strip_prefix(':') {
-        Some(after) => Ok(after),
-        None if rest.is_empty() => Err(Prefix::Undecided),
-        None => Err(Prefix::Text),
-    }
-}
-
 fn prefix_state(partial: &str) -> Prefix {
+    let start = wire::line_start(partial);
     if partial.trim_start().starts_with("```") {
         // A fence or a fenced call: decided only at the end of the line.
-        return match after_marker(partial) {
-            Ok(_) => Prefix::Call,
-            Err(_) => Prefix::Undecided,
+        return match start {
+            LineStart::Call { .. } => Prefix::Call,
+            LineStart::Text | LineStart::Undecided => Prefix::Undecided,
         };
     }
-    match after_marker(partial) {
-        Ok(_) => Prefix::Call,
-        Err(p) => p,
+    match start {
+        LineStart::Call { .. } => Prefix::Call,
+        LineStart::Text => Prefix::Text,
+        LineStart::Undecided => Prefix::Undecided,
     }
 }
 
@@ -202,7 +113,7 @@ pub fn parse_output(text: &str) -> ParsedOutput {
     let mut segments = Vec::new();
     for raw in text.split_inclusive('\n') {
         let line = raw.trim_end_matches(['\n', '\r']);
-        if let Ok(after) = after_marker(line) {
+        if let Some(after) = wire::call_body(line) {
             segments.push(Segment::Call(parse_call(line, after)));
         } else if is_fence(line) {
             segments.push(Segment::Fence(raw.to_string()));
@@ -295,7 +206,7 @@ impl VisibleTextFilter {
         match self.state {
             Some(Prefix::Text) => out.push('\n'),
             _ => {
-                if after_marker(&self.line).is_ok() {
+                if wire::is_call_line(&self.line) {
                     self.done = true;
                     self.held_fences.clear();
                 } else if is_fence(&self.line) {
@@ -325,7 +236,7 @@ impl VisibleTextFilter {
         if self.state == Some(Prefix::Text) {
             return String::new();
         }
-        if after_marker(&self.line).is_ok() {
+        if wire::is_call_line(&self.line) {
             return String::new();
         }
         let mut out = std::mem::take(&mut self.held_fences);
