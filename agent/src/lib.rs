@@ -77,6 +77,7 @@ mod catalog;
 mod clock;
 mod diag;
 pub mod function_gemma;
+mod judge;
 mod load;
 mod model;
 mod prompt;
@@ -98,6 +99,9 @@ pub use args::{validate_args, ArgDecl, ArgType, ArgValue, Args, RawArgs};
 pub use catalog::{ArgProblem, Lang, Texts, UnknownLang};
 pub use clock::{iso8601, parse_duration, BadDuration, Clock, ManualClock, SystemClock, Timestamp};
 pub use diag::{Diagnostic, Loaded, Problem, Severity};
+pub use judge::{
+    declines, is_refusal, judge_reply, user_lang, JudgeContext, Rule, Verdict, MAX_WORDS,
+};
 pub use load::{MAX_FILE_BYTES, MAX_FLOW_OPENINGS};
 pub use model::{
     ArgKind, ArgSpec, CallSpec, CallSyntax, CancelToken, ContextWindow, Generation,
