@@ -1,5 +1,7 @@
-//! `porfiry eval tools`: bad input is a clear error before any model loads (the runs on the
-//! real model are in `benches/tests/eval.rs`).
+//! `porfiry eval tools` / `porfiry eval talk`: bad input is a clear error before any model
+//! loads; `eval talk` reports every turn's verdict on the real model; the routing floor of the
+//! dev sets (`evals/routes.toml`) holds. The eval's mechanics on the real model are in
+//! `benches/tests/eval.rs`.
 
 use std::process::{Command, Output};
 
@@ -57,5 +59,129 @@ fn unknown_variants_and_languages_without_files_are_errors() {
     fails_with(
         &porfiry(&["eval", "tools", "--lang", "en", "evals/smoke.yaml"]),
         &["skipping evals/smoke.yaml", "no case file to run in en"],
+    );
+}
+
+/// `porfiry eval talk` on the real default model (Gemma): a small conversation file runs every
+/// turn whole, and the report has the documented shape — per turn the judge's verdict, totals
+/// with the acceptable-turn rate, failures per rule and conversations. No accuracy asserted.
+#[test]
+fn eval_talk_judges_every_turn_of_a_conversation_on_the_real_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("talk.yaml");
+    std::fs::write(
+        &file,
+        "clock: 2026-08-22T10:00:00+03:00
+cases:
+  - turns:
+      - {user: Привет!, expect: [{text: true}]}
+      - {user: Который час?, expect: [{call: get_current_time}], reply_matches: '10'}
+  - user: Вызови такси
+    expect: [{refuse: true}]
+",
+    )
+    .unwrap();
+    let o = porfiry(&["eval", "talk", "--json", file.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("eval talk: model"), "{stderr}");
+    assert!(
+        stderr.contains("talk.yaml#1.2 "),
+        "one progress line per turn: {stderr}"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON report");
+    let variant = &report["variants"][0];
+    let turns = variant["cases"].as_array().unwrap();
+    assert_eq!(turns.len(), 3);
+    for (t, (case, index)) in turns.iter().zip([(1, 1), (1, 2), (2, 1)]) {
+        assert_eq!(
+            (t["case"].as_u64(), t["turn_index"].as_u64()),
+            (Some(case), Some(index))
+        );
+        assert_eq!(t["turn"], "whole", "{t}");
+        // Every turn ran whole, so every reply is judged: a verdict, and a rule when it fails.
+        let verdict = t["verdict"]["verdict"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{t}"));
+        assert!(["acceptable", "fails"].contains(&verdict), "{t}");
+        assert_eq!(verdict == "fails", t["verdict"]["rule"].is_string(), "{t}");
+        assert!(t["judged"].is_boolean() && t["correct"].is_boolean(), "{t}");
+        if t["judged"] == true {
+            assert_eq!(
+                t["correct"], true,
+                "judged right needs the first action right: {t}"
+            );
+        }
+    }
+    assert_eq!(turns[1]["matches_ok"].is_boolean(), true);
+    assert!(turns[0]["matches_ok"].is_null());
+    let totals = &variant["totals"];
+    assert_eq!(totals["cases"], 3);
+    assert_eq!(totals["replies_judged"], 3);
+    assert_eq!(totals["conversations"], 1);
+    let failed: u64 = totals["by_rule"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(failed, 3 - totals["acceptable"].as_u64().unwrap());
+    assert!(totals["judged"].as_u64().unwrap() <= totals["correct"].as_u64().unwrap());
+}
+
+/// The routing figures recorded beside the dev sets (`evals/routes.toml`: per file, the cases
+/// whose route names the right first action on the default model): `key = number` lines, `#`
+/// comments.
+fn recorded_routes() -> Vec<(String, u64)> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("evals/routes.toml");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    text.lines()
+        .map(|l| l.split('#').next().unwrap_or_default().trim())
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let (key, value) = l.split_once('=').unwrap_or_else(|| panic!("{l:?}"));
+            let value = value
+                .trim()
+                .parse()
+                .unwrap_or_else(|e| panic!("{l:?}: {e}"));
+            (key.trim().to_string(), value)
+        })
+        .collect()
+}
+
+/// Routing can regress with every other test green: `eval tools --routes-only` over the dev
+/// sets on the real default model fails this test when a file's rightly routed cases (the
+/// first action's name: a route has no arguments) fall more than two below the figure
+/// recorded in `evals/routes.toml`. A change that moves the figure updates the record in the
+/// same commit, on purpose.
+#[test]
+fn routing_accuracy_holds_the_recorded_floor_on_the_dev_sets() {
+    let recorded = recorded_routes();
+    assert!(recorded.len() >= 4, "{recorded:?}");
+    let files: Vec<String> = recorded
+        .iter()
+        .map(|(stem, _)| format!("evals/{stem}.yaml"))
+        .collect();
+    let mut args = vec!["eval", "tools", "--routes-only", "--json"];
+    args.extend(files.iter().map(String::as_str));
+    let o = porfiry(&args);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON report");
+    let by_file = &report["variants"][0]["by_file"];
+    let mut falls = Vec::new();
+    for ((stem, floor), file) in recorded.iter().zip(&files) {
+        let correct = by_file[file]["name_correct"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("no {file} in {by_file}"));
+        if correct + 2 < *floor {
+            falls.push(format!(
+                "{stem}: {correct} route-correct cases, recorded {floor}"
+            ));
+        }
+    }
+    assert!(
+        falls.is_empty(),
+        "routing fell more than two cases below evals/routes.toml: {falls:?}"
     );
 }

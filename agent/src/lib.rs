@@ -78,6 +78,7 @@ mod clock;
 mod diag;
 pub mod function_gemma;
 mod guidance;
+mod judge;
 mod load;
 mod messages;
 mod model;
@@ -100,6 +101,9 @@ pub use call_line::{parse_output, parse_output_as, RepeatGuard, VisibleTextFilte
 pub use clock::{iso8601, parse_duration, BadDuration, Clock, ManualClock, SystemClock, Timestamp};
 pub use diag::{Diagnostic, Loaded, Problem, Severity};
 pub use guidance::{Guidance, Route, RouteExample, Technique, UnknownTechnique};
+pub use judge::{
+    declines, is_refusal, judge_reply, user_lang, JudgeContext, Rule, Verdict, MAX_WORDS,
+};
 pub use load::{MAX_FILE_BYTES, MAX_FLOW_OPENINGS};
 pub use messages::{ArgProblem, Lang, Texts, UnknownLang};
 pub use model::{

@@ -326,7 +326,7 @@ pub fn run_shift(
                 &mut seen,
                 progress,
             )?;
-            turn_base += file.cases.len();
+            turn_base += turns_of(file);
         }
         if !probe {
             reference = seen.clone();
@@ -368,7 +368,7 @@ pub fn run_shift(
     };
     let mut file_of = Vec::new();
     for f in &bench.files {
-        file_of.extend(std::iter::repeat_n(f.label(), f.cases.len()));
+        file_of.extend(std::iter::repeat_n(f.label(), turns_of(f)));
     }
     let mut shifted_in_session: BTreeMap<String, bool> = BTreeMap::new();
     for (i, ((r, c), s)) in reference.iter().zip(&control).zip(&shifted).enumerate() {
@@ -440,9 +440,15 @@ fn play_file(
     agent
         .warm_up(model)
         .map_err(|e| BenchError::Model(format!("preparing the head: {e}")))?;
-    for (n, case) in file.cases.iter().enumerate() {
+    let turns = file
+        .cases
+        .iter()
+        .flat_map(|c| c.turns.iter().enumerate().map(move |(i, t)| (c, i, t)));
+    let count = turns_of(file);
+    for (n, (case, index_in_case, case_turn)) in turns.enumerate() {
         let turn = turn_base + n;
-        for set in &case.active {
+        // A case's toolsets are enabled before its first turn.
+        for set in case.active.iter().filter(|_| index_in_case == 0) {
             agent
                 .enable_toolset(session, set)
                 .map_err(|e| BenchError::Load(format!("{}: {e}", file.label())))?;
@@ -455,23 +461,23 @@ fn play_file(
             seen,
             error: None,
         };
-        let turned = agent.turn(session, &case.user, &mut probe, &cancel, &mut |_| {});
+        let turned = agent.turn(session, &case_turn.user, &mut probe, &cancel, &mut |_| {});
         if let Some(e) = probe.error.take() {
             return Err(e);
         }
         turned.map_err(|e| BenchError::Model(format!("{} turn {}: {e}", file.label(), n + 1)))?;
-        progress(&format!(
-            "{} turn {}/{}",
-            file.label(),
-            n + 1,
-            file.cases.len()
-        ));
+        progress(&format!("{} turn {}/{count}", file.label(), n + 1));
     }
     agent.end_session(session);
     model
         .end_session(session)
         .map_err(|e| BenchError::Model(format!("ending the session: {e}")))?;
     Ok(())
+}
+
+/// Turns of a file: every turn of every case (a one-turn case is one).
+fn turns_of(file: &EvalFile) -> usize {
+    file.cases.iter().map(|c| c.turns.len()).sum()
 }
 
 fn build_agent(bench: &ShiftBench, f: &EvalFile) -> Result<porfiry_agent::Agent, BenchError> {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use porfiry_bench::builtin_dir;
 use porfiry_bench::eval::{
     find_variant, load_eval_file, parse_eval_file, run_eval, CaseDone, EvalError, EvalFile,
-    EvalModel, EvalOptions, EvalPlan, Expected, FirstAction, Totals, TurnScope, Variant,
+    EvalModel, EvalOptions, EvalPlan, EvalTurn, Expected, FirstAction, Totals, TurnScope, Variant,
 };
 
 fn evals(name: &str) -> PathBuf {
@@ -43,10 +43,15 @@ fn the_dev_set_covers_the_shipped_tools_in_both_languages() {
     assert_eq!(langs, ["ru", "en"]);
     let cases: Vec<_> = files.iter().flat_map(|f| &f.cases).collect();
     assert!(cases.len() >= 60, "{} cases", cases.len());
+    // One turn each: (the case's active sets, its turn).
+    let turns: Vec<(&[String], &EvalTurn)> = cases
+        .iter()
+        .flat_map(|c| c.turns.iter().map(|t| (c.active.as_slice(), t)))
+        .collect();
     let calls = |name: &str, active: Option<&str>| {
-        cases.iter().any(|c| {
-            active.is_none_or(|a| c.active.iter().any(|s| s == a))
-                && c.expect
+        turns.iter().any(|(set, t)| {
+            active.is_none_or(|a| set.iter().any(|s| s == a))
+                && t.expect
                     .iter()
                     .any(|e| matches!(e, Expected::Call { name: n, .. } if n == name))
         })
@@ -65,30 +70,179 @@ fn the_dev_set_covers_the_shipped_tools_in_both_languages() {
         assert!(calls(tool, None), "no case expects {tool}");
     }
     assert!(calls("notes_add", Some("notes")) && calls("media_search", Some("media")));
-    assert!(cases.iter().filter(|c| c.expects_text()).count() >= 10);
+    assert!(turns.iter().filter(|(_, t)| t.expects_text()).count() >= 10);
     assert!(
-        cases
+        turns
             .iter()
-            .filter(|c| !c.reply_contains.is_empty())
+            .filter(|(_, t)| !t.reply_contains.is_empty())
             .count()
             >= 4
     );
     for f in &files {
-        let texts = f.cases.iter().filter(|c| c.expects_text()).count();
+        let texts = f
+            .cases
+            .iter()
+            .flat_map(|c| &c.turns)
+            .filter(|t| t.expects_text())
+            .count();
         assert!(texts >= 5, "{}: {texts} plain-reply cases", f.label());
     }
     assert!((3..=6).contains(&load("smoke.yaml").cases.len()));
     // Every file fits the shipped skills and toolsets (sets, tools, argument names), the
-    // held-out sets too.
+    // second dev sets, the conversations and the sealed sets too.
     let mut all = files;
     all.push(load("smoke.yaml"));
-    for name in ["holdout_ru.yaml", "holdout_en.yaml"] {
+    for name in ["dev2_ru.yaml", "dev2_en.yaml"] {
         let f = load(name);
         assert!(f.cases.len() >= 20, "{name}: {} cases", f.cases.len());
         all.push(f);
     }
+    for name in ["sealed_ru.yaml", "sealed_en.yaml"] {
+        let f = load(name);
+        assert!(f.cases.len() >= 40, "{name}: {} cases", f.cases.len());
+        assert!(
+            f.cases.iter().all(|c| !c.conversation),
+            "{name}: one turn per case"
+        );
+        all.push(f);
+    }
+    let talk = [load("talk_ru.yaml"), load("talk_en.yaml")];
+    let langs: Vec<&str> = talk.iter().map(|f| f.lang.code()).collect();
+    assert_eq!(langs, ["ru", "en"]);
+    let conversations: Vec<_> = talk.iter().flat_map(|f| &f.cases).collect();
+    let talk_turns: Vec<&EvalTurn> = conversations.iter().flat_map(|c| &c.turns).collect();
+    assert!(
+        conversations.len() >= 30,
+        "{} conversations",
+        conversations.len()
+    );
+    assert!(conversations
+        .iter()
+        .all(|c| c.conversation && c.turns.len() >= 3));
+    assert!(talk_turns.len() >= 150, "{} turns", talk_turns.len());
+    for kind in [
+        "text",
+        "refuse",
+        "get_current_time",
+        "notes_delete",
+        "media_play",
+    ] {
+        assert!(
+            talk_turns.iter().any(|t| t
+                .expect
+                .iter()
+                .any(|e| e.to_string().split('{').next() == Some(kind))),
+            "no conversation turn expects {kind}"
+        );
+    }
+    all.extend(talk);
     EvalPlan::new(all, &[&SHORT], checkout_folders(), EvalOptions::default())
         .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Lower case words (letters and digits): how two wordings are compared.
+fn words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether `a` and `b` are the same wording or nearly: equal, the same words reordered, or —
+/// for four words or more — one word changed, added or left out.
+fn near_copy(a: &[String], b: &[String]) -> bool {
+    if a == b {
+        return true;
+    }
+    let sorted = |w: &[String]| {
+        let mut w = w.to_vec();
+        w.sort();
+        w
+    };
+    if a.len() >= 2 && sorted(a) == sorted(b) {
+        return true;
+    }
+    if a.len().max(b.len()) < 4 {
+        return false;
+    }
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    match long.len() - short.len() {
+        0 => short.iter().zip(long).filter(|(x, y)| x != y).count() <= 1,
+        1 => (0..long.len()).any(|i| long[..i].iter().chain(&long[i + 1..]).eq(short.iter())),
+        _ => false,
+    }
+}
+
+#[test]
+fn near_copies_are_caught() {
+    let w = |t: &str| words(t);
+    assert!(near_copy(&w("Который час?"), &w("который час")));
+    assert!(near_copy(
+        &w("Какой день недели сегодня"),
+        &w("Какой сегодня день недели?")
+    ));
+    assert!(near_copy(
+        &w("Erase note number five"),
+        &w("erase note number one")
+    ));
+    assert!(near_copy(
+        &w("Какое сегодня число?"),
+        &w("Подскажи, какое сегодня число?")
+    ));
+    assert!(!near_copy(&w("Включи первый"), &w("Включи второй")));
+    assert!(!near_copy(
+        &w("Найди фильм Матрица"),
+        &w("Найди мне, пожалуйста, фильм Титаник")
+    ));
+}
+
+/// The eval measures tool use on wordings the toolsets' routing examples do not contain: no
+/// case's or conversation turn's request is an example of a shipped or runtime toolset, or
+/// a near copy of one (one word changed, added, left out, or the words reordered). (The
+/// message catalog's own example requests are compared in the agent crate's tests.)
+#[test]
+fn no_eval_request_copies_a_toolset_example() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut examples = Vec::new();
+    for dir in ["toolsets", "runtime/toolsets"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let set = porfiry_agent::parse_toolset(&text, &path).unwrap();
+            for tool in set.tools {
+                examples.extend(tool.examples.into_iter().map(|(_, e)| e));
+            }
+        }
+    }
+    assert!(examples.len() > 50, "{} examples", examples.len());
+    let examples: Vec<(String, Vec<String>)> = examples
+        .into_iter()
+        .map(|e| {
+            let w = words(&e);
+            (e, w)
+        })
+        .collect();
+    let mut requests = 0;
+    let mut copies = Vec::new();
+    for entry in std::fs::read_dir(root.join("evals")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        let file = load_eval_file(&path).unwrap_or_else(|e| panic!("{e}"));
+        for turn in file.cases.iter().flat_map(|c| &c.turns) {
+            requests += 1;
+            let user = words(&turn.user);
+            for (example, w) in &examples {
+                if near_copy(&user, w) {
+                    copies.push(format!("{}: {:?} ~ {example:?}", path.display(), turn.user));
+                }
+            }
+        }
+    }
+    assert!(requests >= 400, "{requests} requests");
+    assert!(copies.is_empty(), "{copies:#?}");
 }
 
 fn plan_error(text: &str) -> String {
@@ -242,6 +396,16 @@ const TOTALS_FIELDS: &[&str] = &[
     "generations",
     "turn_ms",
     "by_expected",
+    "judged",
+    "judged_accuracy",
+    "replies_judged",
+    "acceptable",
+    "debris",
+    "by_rule",
+    "matches_cases",
+    "matches_ok",
+    "conversations",
+    "conversations_ok",
 ];
 const CASE_FIELDS: &[&str] = &[
     "file",
@@ -263,6 +427,12 @@ const CASE_FIELDS: &[&str] = &[
     "reply_ok",
     "turn_ok",
     "executed",
+    "turn_index",
+    "turns",
+    "conversation",
+    "matches_ok",
+    "verdict",
+    "judged",
     "generations",
     "prompt_tokens",
     "reused_tokens",
@@ -309,7 +479,8 @@ fn smoke_cases_run_on_the_real_model_and_are_all_scored() {
     for v in &report.variants {
         assert_eq!(v.cases.len(), n, "{}", v.variant);
         for (c, case) in v.cases.iter().zip(&smoke.cases) {
-            assert_eq!((c.case, c.user.as_str()), (case.index, case.user.as_str()));
+            let turn = &case.turns[0];
+            assert_eq!((c.case, c.user.as_str()), (case.index, turn.user.as_str()));
             assert!(
                 !matches!(c.first_action, FirstAction::NoOutput { .. }),
                 "{}: the model failed: {:?}",
@@ -326,23 +497,26 @@ fn smoke_cases_run_on_the_real_model_and_are_all_scored() {
                 "every case starts from the prepared head"
             );
             match c.turn {
-                TurnScope::Whole => assert!(!case.reply_contains.is_empty()),
+                TurnScope::Whole => assert!(!turn.reply_contains.is_empty()),
                 TurnScope::FirstGeneration => {
-                    assert!(case.reply_contains.is_empty());
+                    assert!(turn.reply_contains.is_empty());
                     assert_eq!(c.stats.generations, 1, "stopped after the first: {c:?}");
                 }
             }
-            assert_eq!(c.reply_ok.is_some(), !case.reply_contains.is_empty());
+            assert_eq!(c.reply_ok.is_some(), !turn.reply_contains.is_empty());
             assert_eq!(c.turn_ok, c.reply_ok.map(|ok| ok && c.correct));
             // Scores are consistent with the action (not a measure of it).
             assert!(!c.correct || c.name_correct);
             assert_eq!(c.malformed, c.first_action.is_malformed());
             if c.false_call {
-                assert!(case.expects_text() && matches!(c.first_action, FirstAction::Call { .. }));
+                assert!(turn.expects_text() && matches!(c.first_action, FirstAction::Call { .. }));
             }
             if matches!(c.first_action, FirstAction::Text) {
                 assert!(c.first_output.to_lowercase().find("tool_call").is_none());
+                // A plain reply is always judged; a judged-right turn has a right first action.
+                assert!(c.verdict.is_some(), "{c:?}");
             }
+            assert!(!c.judged || c.correct, "{c:?}");
         }
         // Totals add up: over the cases, per file and per expected action.
         let t = &v.totals;

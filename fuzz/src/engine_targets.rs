@@ -18,8 +18,9 @@ pub const ENGINE_TARGETS: &[(&str, fn(&[u8]))] = &[
     ("snapshot", snapshot),
 ];
 
-/// Eval case files (`evals/*.yaml`, `porfiry eval tools`): parsing never panics; an
-/// accepted file has cases, each with a user text and an expected first action.
+/// Eval case files (`evals/*.yaml`, `porfiry eval tools|talk`): parsing never panics; an
+/// accepted file has cases, each with turns, each turn a user text and an expected first
+/// action.
 pub fn eval_case(data: &[u8]) {
     let Ok(file) = parse_eval_file(&text(data), Path::new("evals/fuzz.yaml")) else {
         return;
@@ -27,8 +28,13 @@ pub fn eval_case(data: &[u8]) {
     assert!(!file.cases.is_empty());
     let _ = file.label();
     for case in &file.cases {
-        let _ = case.kind();
-        let _ = case.expects_text();
+        assert!(!case.turns.is_empty());
+        let _ = case.user();
+        for turn in &case.turns {
+            assert!(!turn.expect.is_empty());
+            let _ = turn.kind();
+            let _ = turn.expects_text();
+        }
     }
 }
 

@@ -1,5 +1,7 @@
-//! `porfiry eval tools`: does the model use its tools? Case files through the real agent loop
-//! and engine, the first action of each turn scored, variants side by side.
+//! `porfiry eval tools` and `porfiry eval talk`: does the model use its tools, and would a
+//! person accept its replies? Case files through the real agent loop and engine, the first
+//! action of each turn scored and its reply judged, variants side by side. Both run the same
+//! code; `talk` runs every turn whole, so every reply is judged.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,10 +21,55 @@ pub struct Args {
 #[derive(Debug, clap::Subcommand)]
 enum Action {
     /// Run tool-use cases (`evals/*.yaml`): each case in a fresh session, greedy, manual
-    /// clock; the first action of the turn scored (a tool call, or a plain reply), the whole
-    /// turn where a case gives `reply_contains`. One progress line per case on stderr; the
-    /// report (per case, totals per variant) on stdout.
+    /// clock; the first action of each turn scored (a tool call, or a plain reply) and every
+    /// reply there is judged (`judged` beside the first-action figure), the whole turn where
+    /// a turn checks its reply (`reply_contains`, `reply_matches`) or belongs to a
+    /// conversation. One progress line per turn on stderr; the report (per turn, totals per
+    /// variant) on stdout.
     Tools(ToolsArgs),
+    /// Run conversation cases (`evals/talk_*.yaml`, or any case file): every turn whole,
+    /// history carried over within a case, each reply judged as a person would (the judge's
+    /// rules: porfiry_agent::judge_reply). Per turn the verdict and the rule a failing reply
+    /// broke; totals: the acceptable-turn rate (`judged`), failures per rule, conversations
+    /// right in every turn. Options as `eval tools`.
+    Talk(TalkArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct TalkArgs {
+    /// Model id from the manifest or a path to a GGUF file. Default: the manifest's default.
+    #[arg(long, value_name = "ID|PATH")]
+    model: Option<String>,
+    /// Run only the case files in this language (ru or en); the others are skipped.
+    #[arg(long, value_name = "LANG")]
+    lang: Option<Lang>,
+    // Its help lists the registered variants.
+    #[arg(long = "variant", value_name = "NAME", help = variant_help())]
+    variants: Vec<String>,
+    /// CPU threads (default: the performance cores, else the physical cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<u32>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Case files (YAML); a folder runs every `*.yaml` / `*.yml` in it.
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
+}
+
+impl From<TalkArgs> for ToolsArgs {
+    fn from(a: TalkArgs) -> Self {
+        ToolsArgs {
+            model: a.model,
+            lang: a.lang,
+            variants: a.variants,
+            whole_turns: true,
+            routes_only: false,
+            threads: a.threads,
+            json: a.json,
+            files: a.files,
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -36,7 +83,7 @@ struct ToolsArgs {
     // Its help lists the registered variants.
     #[arg(long = "variant", value_name = "NAME", help = variant_help())]
     variants: Vec<String>,
-    /// Run every case's whole turn, not only the cases with `reply_contains`.
+    /// Run every case's whole turn, not only the turns that check their reply.
     #[arg(long)]
     whole_turns: bool,
     /// Measure routing alone: each case's route is scored as its first action (the tool
@@ -66,11 +113,12 @@ fn variant_help() -> String {
 /// Run `porfiry eval`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.action {
-        Action::Tools(a) => tools(a),
+        Action::Tools(a) => tools(a, "tools"),
+        Action::Talk(a) => tools(a.into(), "talk"),
     }
 }
 
-fn tools(a: ToolsArgs) -> anyhow::Result<ExitCode> {
+fn tools(a: ToolsArgs, command: &str) -> anyhow::Result<ExitCode> {
     let names = if a.variants.is_empty() {
         vec!["baseline".to_string()]
     } else {
@@ -108,21 +156,30 @@ fn tools(a: ToolsArgs) -> anyhow::Result<ExitCode> {
     let plan = EvalPlan::new(files, &variants, defaults, options)?;
     let mut model = EvalModel::open(a.model.as_deref(), a.threads)?;
     eprintln!(
-        "eval tools: model {}, {} case(s) × {} variant(s)",
+        "eval {command}: model {}, {} case(s), {} turn(s) × {} variant(s)",
         model.label(),
         plan.cases(),
+        plan.turns(),
         variants.len()
     );
     let report = run_eval(plan, &mut model, &mut |d: CaseDone<'_>| {
         let r = d.result;
+        let mark = |ok: bool| if ok { '+' } else { '-' };
+        let verdict = match r.verdict.map(|v| v.rule()) {
+            Some(Some(rule)) => format!(" reply fails {rule}"),
+            Some(None) => " reply ok".to_string(),
+            None => String::new(),
+        };
         eprintln!(
-            "[{}/{} {}] {}#{} {} {} (expected {}) {:.1} s  {:?}",
+            "[{}/{} {}] {}#{}.{} {}{} {} (expected {}){verdict} {:.1} s  {:?}",
             d.done,
             d.total,
             d.variant,
             r.file,
             r.case,
-            if r.correct { '+' } else { '-' },
+            r.turn_index,
+            mark(r.correct),
+            mark(r.judged),
             r.first_action.label(),
             r.expected.join(" | "),
             r.stats.turn_ms / 1000.0,

@@ -16,8 +16,22 @@
 //!     active: [media]                       # toolsets active before the turn
 //!     expect: [{call: media_search, args_contain: {query: Лар}}]
 //!   - user: "Привет! Как дела?"
-//!     expect: [{text: true}]                # a plain reply, no tool call
+//!     expect: [{text: true}]                # a plain reply the judge accepts, no tool call
+//!   - user: "Закажи пиццу"
+//!     expect: [{refuse: true}]              # no call; the refusal or a sane reply declining
+//!   - turns:                                # a conversation: one session, history kept
+//!       - user: "Найди фильм про Лару Крофт"
+//!         expect: [{call: enable_toolset, args: {name: media}}, {call: media_search}]
+//!       - user: "Включи первый"
+//!         expect: [{call: media_play, args: {id: tt1365519}}]
+//!         reply_matches: "tomb|запущ"       # optional: a regex over the turn's reply
 //! ```
+//!
+//! A case gives either `user` (one turn: its `expect`, `reply_contains`, `reply_matches`
+//! beside it) or `turns` (a list of them). The turns of a conversation run whole, one after
+//! another in one session, stand-ins answering the calls; each turn is scored.
+//! `reply_matches` is a regular expression, matched case-insensitively (checked when the
+//! plan is made).
 //!
 //! `expect` lists alternatives; any one matching scores. `args` are exact values (trimmed),
 //! `args_contain` substrings (case-insensitive), both per argument name. `tool_results` are
@@ -63,33 +77,60 @@ impl EvalFile {
     }
 }
 
-/// One case.
+/// One case: one turn, or a conversation of several in one session.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EvalCase {
     /// Its 1-based position in the file.
     pub index: usize,
-    /// What the user says.
-    pub user: String,
-    /// Toolsets enabled in the fresh session before the turn.
+    /// Toolsets enabled in the fresh session before the first turn.
     pub active: Vec<String>,
-    /// The right first actions (any one scores).
-    pub expect: Vec<Expected>,
-    /// Substrings the whole turn's final reply must contain (case-insensitive); empty: the
-    /// whole turn is not scored.
-    pub reply_contains: Vec<String>,
+    /// The turns, in order (at least one).
+    pub turns: Vec<EvalTurn>,
+    /// Given as `turns:`: every turn runs whole, the history carried over.
+    pub conversation: bool,
 }
 
 impl EvalCase {
-    /// Whether a plain reply is among the right first actions.
+    /// What the user says first (how the case is named in errors and reports).
+    pub fn user(&self) -> &str {
+        self.turns.first().map_or("", |t| t.user.as_str())
+    }
+}
+
+/// One turn of a case: what the user says and what is right.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvalTurn {
+    /// What the user says.
+    pub user: String,
+    /// The right first actions (any one scores).
+    pub expect: Vec<Expected>,
+    /// Substrings the whole turn's final reply must contain (case-insensitive); empty: the
+    /// whole turn is not scored by them.
+    pub reply_contains: Vec<String>,
+    /// A regular expression the turn's final reply must match (case-insensitive).
+    pub reply_matches: Option<String>,
+}
+
+impl EvalTurn {
+    /// Whether a plain reply (`text` or `refuse`) is among the right first actions.
     pub fn expects_text(&self) -> bool {
-        self.expect.iter().any(|e| matches!(e, Expected::Text))
+        self.expect
+            .iter()
+            .any(|e| matches!(e, Expected::Text | Expected::Refuse))
     }
 
-    /// The label of the first alternative (`text` or the tool's name): how cases are grouped
-    /// in [`super::Totals::by_expected`].
+    /// Whether the turn's reply is checked beyond its first action (`reply_contains` or
+    /// `reply_matches`): it runs whole.
+    pub fn checks_reply(&self) -> bool {
+        !self.reply_contains.is_empty() || self.reply_matches.is_some()
+    }
+
+    /// The label of the first alternative (`text`, `refuse` or the tool's name): how turns
+    /// are grouped in [`super::Totals::by_expected`].
     pub fn kind(&self) -> String {
         match self.expect.first() {
             Some(Expected::Call { name, .. }) => name.clone(),
+            Some(Expected::Refuse) => "refuse".to_string(),
             _ => "text".to_string(),
         }
     }
@@ -98,8 +139,12 @@ impl EvalCase {
 /// One right first action.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Expected {
-    /// A plain reply: no tool call in the first generation (`{text: true}`).
+    /// A plain reply: no tool call in the first generation (`{text: true}`); judged, it must
+    /// pass the judge of replies and not be the catch-all refusal.
     Text,
+    /// A plain reply declining (`{refuse: true}`): no tool call; judged, the catch-all
+    /// refusal or a reply the judge accepts that declines.
+    Refuse,
     /// A call of `name` (lower case).
     Call {
         /// The tool.
@@ -116,6 +161,7 @@ impl std::fmt::Display for Expected {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Expected::Text => f.write_str("text"),
+            Expected::Refuse => f.write_str("refuse"),
             Expected::Call {
                 name,
                 args,
@@ -155,12 +201,29 @@ struct RawFile {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawCase {
-    user: String,
-    expect: Vec<RawExpected>,
+    #[serde(default)]
+    user: Option<String>,
+    #[serde(default)]
+    expect: Option<Vec<RawExpected>>,
     #[serde(default)]
     active: Vec<String>,
     #[serde(default)]
+    reply_contains: Option<Vec<String>>,
+    #[serde(default)]
+    reply_matches: Option<String>,
+    #[serde(default)]
+    turns: Option<Vec<RawTurn>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTurn {
+    user: String,
+    expect: Vec<RawExpected>,
+    #[serde(default)]
     reply_contains: Vec<String>,
+    #[serde(default)]
+    reply_matches: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -170,6 +233,8 @@ struct RawExpected {
     call: Option<String>,
     #[serde(default)]
     text: Option<bool>,
+    #[serde(default)]
+    refuse: Option<bool>,
     #[serde(default)]
     args: Option<BTreeMap<String, Value>>,
     #[serde(default)]
@@ -228,6 +293,12 @@ pub fn parse_eval_file(text: &str, path: &Path) -> Result<EvalFile, EvalError> {
 fn parse_case(value: Value, index: usize, path: &Path) -> Result<EvalCase, EvalError> {
     let user = value
         .get("user")
+        .or_else(|| {
+            value
+                .get("turns")
+                .and_then(|t| t.get(0))
+                .and_then(|t| t.get("user"))
+        })
         .and_then(Value::as_str)
         .map(str::to_string);
     let bad = |reason: String| EvalError::BadCase {
@@ -237,23 +308,42 @@ fn parse_case(value: Value, index: usize, path: &Path) -> Result<EvalCase, EvalE
         reason,
     };
     let raw: RawCase = serde_norway::from_value(value).map_err(|e| bad(e.to_string()))?;
-    if raw.user.trim().is_empty() {
-        return Err(bad("empty `user`".into()));
-    }
-    if raw.expect.is_empty() {
-        return Err(bad(
-            "empty `expect`: give at least one right first action".into()
-        ));
-    }
-    let expect = raw
-        .expect
-        .into_iter()
-        .enumerate()
-        .map(|(i, e)| parse_expected(e).map_err(|why| bad(format!("expect[{i}]: {why}"))))
-        .collect::<Result<Vec<_>, _>>()?;
-    if raw.reply_contains.iter().any(|s| s.trim().is_empty()) {
-        return Err(bad("`reply_contains` has an empty entry".into()));
-    }
+    let (turns, conversation) = match (raw.user, raw.turns) {
+        (Some(_), Some(_)) => {
+            return Err(bad(
+                "`user` and `turns` together; a conversation's words go in its turns".into(),
+            ))
+        }
+        (Some(user), None) => {
+            let Some(expect) = raw.expect else {
+                return Err(bad("missing field `expect`".into()));
+            };
+            let turn = RawTurn {
+                user,
+                expect,
+                reply_contains: raw.reply_contains.unwrap_or_default(),
+                reply_matches: raw.reply_matches,
+            };
+            (vec![parse_turn(turn).map_err(bad)?], false)
+        }
+        (None, Some(turns)) => {
+            if raw.expect.is_some() || raw.reply_contains.is_some() || raw.reply_matches.is_some() {
+                return Err(bad(
+                    "`expect`, `reply_contains` and `reply_matches` belong to each turn".into(),
+                ));
+            }
+            if turns.is_empty() {
+                return Err(bad("empty `turns`".into()));
+            }
+            let turns = turns
+                .into_iter()
+                .enumerate()
+                .map(|(i, t)| parse_turn(t).map_err(|why| bad(format!("turn {}: {why}", i + 1))))
+                .collect::<Result<Vec<_>, _>>()?;
+            (turns, true)
+        }
+        (None, None) => return Err(bad("needs `user` (one turn) or `turns`".into())),
+    };
     let mut active = Vec::new();
     for a in raw.active {
         let a = a.trim().to_lowercase();
@@ -266,25 +356,66 @@ fn parse_case(value: Value, index: usize, path: &Path) -> Result<EvalCase, EvalE
     }
     Ok(EvalCase {
         index,
-        user: raw.user,
         active,
+        turns,
+        conversation,
+    })
+}
+
+fn parse_turn(raw: RawTurn) -> Result<EvalTurn, String> {
+    if raw.user.trim().is_empty() {
+        return Err("empty `user`".into());
+    }
+    if raw.expect.is_empty() {
+        return Err("empty `expect`: give at least one right first action".into());
+    }
+    let expect = raw
+        .expect
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| parse_expected(e).map_err(|why| format!("expect[{i}]: {why}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    if raw.reply_contains.iter().any(|s| s.trim().is_empty()) {
+        return Err("`reply_contains` has an empty entry".into());
+    }
+    if raw
+        .reply_matches
+        .as_ref()
+        .is_some_and(|r| r.trim().is_empty())
+    {
+        return Err("empty `reply_matches`".into());
+    }
+    Ok(EvalTurn {
+        user: raw.user,
         expect,
         reply_contains: raw.reply_contains,
+        reply_matches: raw.reply_matches,
     })
 }
 
 fn parse_expected(e: RawExpected) -> Result<Expected, String> {
-    match (e.call, e.text) {
-        (Some(_), Some(_)) => Err("`call` and `text` together; write two alternatives".into()),
-        (None, None) => Err("needs `call: TOOL` or `text: true`".into()),
-        (None, Some(false)) => {
-            Err("`text: false` means nothing; write `text: true` or a call".into())
+    let plain = match (e.text, e.refuse) {
+        (Some(_), Some(_)) => {
+            return Err("`text` and `refuse` together; write two alternatives".into())
         }
-        (None, Some(true)) => {
+        (Some(false), None) => {
+            return Err("`text: false` means nothing; write `text: true` or a call".into())
+        }
+        (None, Some(false)) => {
+            return Err("`refuse: false` means nothing; write `refuse: true` or a call".into())
+        }
+        (Some(true), None) => Some(Expected::Text),
+        (None, Some(true)) => Some(Expected::Refuse),
+        (None, None) => None,
+    };
+    match (e.call, plain) {
+        (Some(_), Some(_)) => Err("`call` and `text` together; write two alternatives".into()),
+        (None, None) => Err("needs `call: TOOL`, `text: true` or `refuse: true`".into()),
+        (None, Some(plain)) => {
             if e.args.is_some() || e.args_contain.is_some() {
                 return Err("`args`/`args_contain` belong to a `call`".into());
             }
-            Ok(Expected::Text)
+            Ok(plain)
         }
         (Some(name), None) => {
             let name = name.trim().to_lowercase();
@@ -358,23 +489,49 @@ cases:
     expect: [{call: notes_delete, args: {number: 2}}]
   - user: "Привет! Как дела?"
     expect: [{text: true}]
+  - user: "Закажи пиццу"
+    expect: [{refuse: true}]
+  - turns:
+      - user: "Найди фильм про Лару Крофт"
+        expect: [{call: enable_toolset, args: {name: media}}, {call: media_search}]
+      - user: "Включи первый"
+        expect: [{call: media_play, args: {id: tt1365519}}]
+        reply_matches: "tomb|запущ"
 "#,
         )
         .unwrap();
         assert_eq!(f.lang, Lang::Ru);
+        let pizza = &f.cases[5];
+        assert_eq!(
+            (pizza.turns[0].kind(), pizza.conversation),
+            ("refuse".into(), false)
+        );
+        assert!(pizza.turns[0].expects_text());
+        let talk = &f.cases[6];
+        assert!(talk.conversation);
+        assert_eq!(talk.user(), "Найди фильм про Лару Крофт");
+        assert_eq!(talk.turns.len(), 2);
+        assert_eq!(talk.turns[1].reply_matches.as_deref(), Some("tomb|запущ"));
+        assert!(talk.turns[1].checks_reply() && !talk.turns[0].checks_reply());
         assert_eq!(f.skills, Some(vec![PathBuf::from("evals/s")]));
         assert_eq!(f.toolsets, None);
-        assert_eq!(f.cases.len(), 5);
-        assert_eq!(f.cases[0].reply_contains, ["10:00"]);
-        assert_eq!(f.cases[1].expect[1].to_string(), "notes_add{text~хлеб}");
+        assert_eq!(f.cases.len(), 7);
+        assert_eq!(f.cases[0].turns[0].reply_contains, ["10:00"]);
         assert_eq!(
-            f.cases[1].expect[0].to_string(),
+            f.cases[1].turns[0].expect[1].to_string(),
+            "notes_add{text~хлеб}"
+        );
+        assert_eq!(
+            f.cases[1].turns[0].expect[0].to_string(),
             "enable_toolset{name=notes}"
         );
         assert_eq!(f.cases[2].active, ["media"]);
-        assert_eq!(f.cases[3].expect[0].to_string(), "notes_delete{number=2}");
-        assert!(f.cases[4].expects_text());
-        assert_eq!(f.cases[4].kind(), "text");
+        assert_eq!(
+            f.cases[3].turns[0].expect[0].to_string(),
+            "notes_delete{number=2}"
+        );
+        assert!(f.cases[4].turns[0].expects_text());
+        assert_eq!(f.cases[4].turns[0].kind(), "text");
         assert_eq!(f.cases[3].index, 4);
         assert_eq!(f.clock, "2026-08-22T10:00:00+03:00");
         assert_eq!(
@@ -438,6 +595,36 @@ cases:
                 "active",
             ),
             (": : :", "YAML"),
+            (
+                "cases: [{user: a, expect: [{refuse: false}]}]",
+                "refuse: false",
+            ),
+            (
+                "cases: [{user: a, expect: [{refuse: true, text: true}]}]",
+                "together",
+            ),
+            (
+                "cases: [{user: a, expect: [{text: true}], reply_matches: ' '}]",
+                "reply_matches",
+            ),
+            ("cases: [{active: [notes]}]", "needs `user`"),
+            (
+                "cases: [{user: a, turns: [{user: b, expect: [{text: true}]}]}]",
+                "together",
+            ),
+            ("cases: [{turns: []}]", "empty `turns`"),
+            (
+                "cases: [{turns: [{user: b, expect: [{text: true}]}], expect: [{text: true}]}]",
+                "belong to each turn",
+            ),
+            (
+                "cases: [{turns: [{user: b, expect: [{text: true}]}, {user: c, expect: []}]}]",
+                "turn 2: empty `expect`",
+            ),
+            (
+                "cases: [{turns: [{user: b, expect: [{text: true}], active: [x]}]}]",
+                "active",
+            ),
         ] {
             let e = err(text);
             assert!(e.contains(needle), "{text:?} → {e}");

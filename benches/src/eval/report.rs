@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use porfiry_agent::{Lang, Route, TurnStop};
+use porfiry_agent::{Lang, Route, TurnStop, Verdict};
 use porfiry_runtime::TurnStats;
 
 use super::score::FirstAction;
@@ -18,13 +18,19 @@ pub enum TurnScope {
     FirstGeneration,
 }
 
-/// One case under one variant.
+/// One turn of a case under one variant (a one-turn case: the case).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct CaseResult {
     /// The case file (its file name).
     pub file: String,
     /// The case's 1-based position in the file.
     pub case: usize,
+    /// The turn's 1-based position in its case.
+    pub turn_index: usize,
+    /// The case's turns.
+    pub turns: usize,
+    /// The case is a conversation (`turns:` in its file).
+    pub conversation: bool,
     /// What the user said.
     pub user: String,
     /// The file's language.
@@ -63,6 +69,17 @@ pub struct CaseResult {
     /// With `reply_contains`: the whole turn succeeded — the first action is correct and the
     /// final reply contains every substring (a lucky invention does not count); `null` without.
     pub turn_ok: Option<bool>,
+    /// With `reply_matches`: whether the final reply matches it (case-insensitive); `null`
+    /// without.
+    pub matches_ok: Option<bool>,
+    /// The judge of replies on the final reply (`{"verdict": "acceptable"}` or
+    /// `{"verdict": "fails", "rule": NAME}`); `null` when there was no reply to judge (the
+    /// turn stopped after its first generation's call).
+    pub verdict: Option<Verdict>,
+    /// The turn is right judged as a person would ([`super::ReplyScore::judged`]): the first
+    /// action right, the reply accepted by the judge, `reply_contains` / `reply_matches`
+    /// holding.
+    pub judged: bool,
     /// The tools executed during the turn, in order.
     pub executed: Vec<String>,
     /// Where routing sent the first action (target, score, margin, nearest example);
@@ -74,16 +91,16 @@ pub struct CaseResult {
 }
 
 impl CaseResult {
-    /// The case's first expected action: `text` or a tool name (how
-    /// [`Totals::by_expected`] groups cases).
+    /// The turn's first expected action: `text`, `refuse` or a tool name (how
+    /// [`Totals::by_expected`] groups turns).
     pub fn kind(&self) -> String {
         let first = self.expected.first().map_or("text", String::as_str);
         first.split('{').next().unwrap_or(first).to_string()
     }
 
-    /// Whether the case accepts a plain reply.
+    /// Whether the turn accepts a plain reply (`text` or `refuse`).
     pub fn accepts_text(&self) -> bool {
-        self.expected.iter().any(|e| e == "text")
+        self.expected.iter().any(|e| e == "text" || e == "refuse")
     }
 }
 
@@ -94,6 +111,8 @@ pub struct Tally {
     pub cases: usize,
     /// Of those, correct first actions.
     pub correct: usize,
+    /// Of those, right as judged ([`CaseResult::judged`]).
+    pub judged: usize,
 }
 
 /// The figures of a set of case results.
@@ -128,6 +147,27 @@ pub struct Totals {
     pub whole_turn_ok: usize,
     /// Of those, final replies containing every substring, however they got there.
     pub reply_ok: usize,
+    /// Right as judged: the first action and the judge of replies ([`CaseResult::judged`]).
+    /// `correct` is the first action alone, as before the judge.
+    pub judged: usize,
+    /// `judged / cases` (0 without cases): the acceptable-turn rate.
+    pub judged_accuracy: f64,
+    /// Turns whose final reply was judged (all but those stopped after a call).
+    pub replies_judged: usize,
+    /// Of those, replies the judge accepts.
+    pub acceptable: usize,
+    /// Of the judged replies, those failing a debris rule (`Rule::is_debris`).
+    pub debris: usize,
+    /// Judged replies by the rule they fail (rule name → replies).
+    pub by_rule: BTreeMap<String, usize>,
+    /// With `reply_matches`: turns.
+    pub matches_cases: usize,
+    /// Of those, replies matching.
+    pub matches_ok: usize,
+    /// Conversations (cases given as `turns:`) among the turns.
+    pub conversations: usize,
+    /// Of those, conversations whose every turn is right as judged.
+    pub conversations_ok: usize,
     /// Σ final reply tokens.
     pub reply_tokens: usize,
     /// Mean final reply tokens per case.
@@ -153,7 +193,27 @@ impl Totals {
     pub fn of<'a>(cases: impl IntoIterator<Item = &'a CaseResult>) -> Self {
         let mut t = Totals::default();
         let mut ttft = 0.0;
+        let mut conversations: BTreeMap<(String, usize), bool> = BTreeMap::new();
         for c in cases {
+            t.judged += usize::from(c.judged);
+            if let Some(v) = c.verdict {
+                t.replies_judged += 1;
+                t.acceptable += usize::from(v.is_acceptable());
+                if let Some(rule) = v.rule() {
+                    t.debris += usize::from(rule.is_debris());
+                    *t.by_rule.entry(rule.name().to_string()).or_default() += 1;
+                }
+            }
+            if let Some(ok) = c.matches_ok {
+                t.matches_cases += 1;
+                t.matches_ok += usize::from(ok);
+            }
+            if c.conversation {
+                let all = conversations
+                    .entry((c.file.clone(), c.case))
+                    .or_insert(true);
+                *all &= c.judged;
+            }
             t.cases += 1;
             t.correct += usize::from(c.correct);
             t.name_correct += usize::from(c.name_correct);
@@ -181,10 +241,14 @@ impl Totals {
             let tally = t.by_expected.entry(c.kind()).or_default();
             tally.cases += 1;
             tally.correct += usize::from(c.correct);
+            tally.judged += usize::from(c.judged);
         }
+        t.conversations = conversations.len();
+        t.conversations_ok = conversations.values().filter(|ok| **ok).count();
         if t.cases > 0 {
             let n = t.cases as f64;
             t.accuracy = t.correct as f64 / n;
+            t.judged_accuracy = t.judged as f64 / n;
             t.reply_tokens_mean = t.reply_tokens as f64 / n;
             t.ttft_ms_mean = ttft / n;
         }
@@ -241,8 +305,9 @@ fn clip(s: &str, width: usize) -> String {
 }
 
 impl EvalReport {
-    /// The text report: one line per case with every variant's first action side by side
-    /// (`+` correct, `-` not), then the totals, one column per variant.
+    /// The text report: one line per turn with every variant's result side by side (two
+    /// marks: the first action, then the turn as judged — `+` right, `-` not —, the first
+    /// action, and the rule the reply broke), then the totals, one column per variant.
     pub fn text(&self) -> String {
         let mut out = String::new();
         let Some(first) = self.variants.first() else {
@@ -264,7 +329,11 @@ impl EvalReport {
             let stem = std::path::Path::new(&c.file)
                 .file_stem()
                 .map_or_else(|| c.file.clone(), |s| s.to_string_lossy().into_owned());
-            let label = format!("{stem}#{} {}", c.case, c.user);
+            let label = if c.turns > 1 || c.conversation {
+                format!("{stem}#{}.{} {}", c.case, c.turn_index, c.user)
+            } else {
+                format!("{stem}#{} {}", c.case, c.user)
+            };
             let _ = write!(
                 out,
                 "{:<48} {:<30}",
@@ -274,11 +343,16 @@ impl EvalReport {
             for v in &self.variants {
                 let cell = match v.cases.get(i) {
                     Some(r) => {
+                        let mark = |ok: bool| if ok { '+' } else { '-' };
                         let mut cell = format!(
-                            "{} {}",
-                            if r.correct { '+' } else { '-' },
+                            "{}{} {}",
+                            mark(r.correct),
+                            mark(r.judged),
                             r.first_action.label()
                         );
+                        if let Some(rule) = r.verdict.and_then(Verdict::rule) {
+                            let _ = write!(cell, " !{rule}");
+                        }
                         match (r.turn_ok, r.reply_ok) {
                             (Some(true), _) => cell.push_str(" (turn ok)"),
                             (_, Some(true)) => cell.push_str(" (reply only)"),
@@ -299,6 +373,17 @@ impl EvalReport {
             ("first action correct", |t| pct(t.correct, t.cases)),
             ("  on tool cases", |t| pct(t.tool_correct, t.tool_cases)),
             ("  tool name right", |t| pct(t.name_correct, t.cases)),
+            ("judged (action + reply judge)", |t| pct(t.judged, t.cases)),
+            ("replies acceptable", |t| {
+                pct(t.acceptable, t.replies_judged)
+            }),
+            ("  with debris", |t| pct(t.debris, t.replies_judged)),
+            ("reply matches (reply_matches)", |t| {
+                pct(t.matches_ok, t.matches_cases)
+            }),
+            ("conversations all judged right", |t| {
+                pct(t.conversations_ok, t.conversations)
+            }),
             ("false calls (plain-reply cases)", |t| {
                 pct(t.false_calls, t.plain_cases)
             }),
@@ -348,6 +433,39 @@ impl EvalReport {
             }
             out.push('\n');
         }
+        // The same groups as judged, then the judge's failures by rule.
+        let files = first
+            .by_file
+            .keys()
+            .map(|k| (format!("judged file {k}"), k, true));
+        let kinds =
+            (first.totals.by_expected.keys()).map(|k| (format!("judged expected {k}"), k, false));
+        for (label, key, is_file) in files.chain(kinds) {
+            let _ = write!(out, "{:<36}", clip(&label, 36));
+            for v in &self.variants {
+                let tally = if is_file {
+                    v.by_file.get(key).map(|t| (t.judged, t.cases))
+                } else {
+                    v.totals.by_expected.get(key).map(|t| (t.judged, t.cases))
+                };
+                let cell = tally.map_or_else(String::new, |(n, of)| pct(n, of));
+                let _ = write!(out, " {cell:<col$}");
+            }
+            out.push('\n');
+        }
+        let rules: std::collections::BTreeSet<&String> = self
+            .variants
+            .iter()
+            .flat_map(|v| v.totals.by_rule.keys())
+            .collect();
+        for rule in rules {
+            let _ = write!(out, "{:<36}", clip(&format!("reply fails {rule}"), 36));
+            for v in &self.variants {
+                let n = v.totals.by_rule.get(rule).copied().unwrap_or(0);
+                let _ = write!(out, " {n:<col$}");
+            }
+            out.push('\n');
+        }
         out.lines()
             .map(str::trim_end)
             .fold(String::new(), |mut all, line| {
@@ -372,6 +490,9 @@ mod tests {
         CaseResult {
             file: "f.yaml".into(),
             case: 1,
+            turn_index: 1,
+            turns: 1,
+            conversation: false,
             user: "u".into(),
             lang: Lang::Ru,
             active: vec![],
@@ -388,6 +509,9 @@ mod tests {
             reply_tokens: 3,
             turn_ok: reply_ok.map(|ok| ok && correct),
             reply_ok,
+            matches_ok: None,
+            verdict: Some(Verdict::Acceptable),
+            judged: correct,
             executed: vec![],
             route: None,
             stats: TurnStats {
@@ -441,7 +565,8 @@ mod tests {
             t.by_expected["text"],
             Tally {
                 cases: 2,
-                correct: 1
+                correct: 1,
+                judged: 1
             }
         );
         let report = EvalReport {
@@ -458,6 +583,59 @@ mod tests {
         let text = report.text();
         assert!(text.contains("first action correct"), "{text}");
         assert!(text.contains("2/4 (50%)"), "{text}");
-        assert!(text.contains("- x?"), "{text}");
+        assert!(text.contains("-- x?"), "{text}");
+    }
+
+    #[test]
+    fn judged_turns_and_conversations_add_up() {
+        use porfiry_agent::Rule;
+        let mut turns: Vec<CaseResult> = (1..=3)
+            .map(|i| {
+                let mut r = result(true, FirstAction::Text, "text", None);
+                (r.case, r.turn_index, r.turns, r.conversation) = (1, i, 3, true);
+                r
+            })
+            .collect();
+        turns[1].verdict = Some(Verdict::Fails(Rule::Echo));
+        turns[1].judged = false;
+        let mut other = result(true, FirstAction::Text, "refuse", None);
+        (other.case, other.turns, other.conversation) = (2, 1, true);
+        other.verdict = Some(Verdict::Fails(Rule::Pipe));
+        other.judged = false;
+        turns.push(other);
+        let mut single = result(true, call(CallVerdict::Valid), "x", None);
+        single.case = 3;
+        single.verdict = None;
+        turns.push(single);
+        let t = Totals::of(&turns);
+        assert_eq!((t.cases, t.correct, t.judged), (5, 5, 3));
+        assert_eq!((t.replies_judged, t.acceptable, t.debris), (4, 2, 1));
+        assert_eq!(
+            t.by_rule,
+            [("echo".to_string(), 1), ("pipe".to_string(), 1)].into()
+        );
+        assert_eq!((t.conversations, t.conversations_ok), (2, 0));
+        assert_eq!(t.by_expected["refuse"].judged, 0);
+        assert_eq!(t.plain_cases, 4);
+        let report = EvalReport {
+            model: serde_json::Value::Null,
+            files: vec!["f.yaml".into()],
+            variants: vec![VariantReport {
+                variant: "baseline".into(),
+                about: String::new(),
+                totals: t.clone(),
+                by_file: [("f.yaml".to_string(), t)].into(),
+                cases: turns,
+            }],
+        };
+        let text = report.text();
+        for needle in [
+            "f#1.2 u",
+            "+- text !echo",
+            "reply fails pipe",
+            "judged (action + reply judge)",
+        ] {
+            assert!(text.contains(needle), "{needle:?} in {text}");
+        }
     }
 }

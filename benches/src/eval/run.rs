@@ -15,20 +15,21 @@ use porfiry_engine::{Engine, EngineModel, GenerateConfig, Tokenizer};
 use porfiry_model::ModelWrapper;
 use porfiry_runtime::{Backend, Runtime, RuntimeConfig, TurnStats, DEFAULT_TOOL_TIMEOUT};
 
-use super::case::{EvalCase, EvalFile, Expected};
+use super::case::{EvalCase, EvalFile, EvalTurn, Expected};
 use super::error::EvalError;
 use super::report::{CaseResult, EvalReport, Totals, TurnScope, VariantReport};
-use super::score::{declared_args, first_action, score_case, FirstAction};
+use super::score::{declared_args, first_action, judge_turn, reply_regex, score_turn, FirstAction};
 use super::variant::{EvalSetup, Variant};
 
 /// Most tokens per generation in the eval's base setup (the CLI's default for `ask`).
 pub const DEFAULT_MAX_TOKENS: usize = 256;
 
-/// How cases run; `Default`: first generations only, unless a case gives `reply_contains`.
+/// How cases run; `Default`: first generations only, unless a turn checks its reply
+/// (`reply_contains`, `reply_matches`) or belongs to a conversation.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct EvalOptions {
-    /// Run every case's whole turn (stand-ins answering), not only the ones with
-    /// `reply_contains`. Slower; the reply figures then cover every case.
+    /// Run every case's whole turn (stand-ins answering), not only the ones that check their
+    /// reply. Slower; the reply figures then cover every case (`porfiry eval talk`).
     pub whole_turns: bool,
     /// Route each case and score the route's tool as the first action, generating nothing
     /// (routing measured alone; fast: one embedding per case).
@@ -133,9 +134,18 @@ impl EvalPlan {
         self.files.iter().map(|f| f.cases.len()).sum()
     }
 
-    /// Case runs in all (cases × variants).
+    /// Turns per variant (a one-turn case is one).
+    pub fn turns(&self) -> usize {
+        self.files
+            .iter()
+            .flat_map(|f| &f.cases)
+            .map(|c| c.turns.len())
+            .sum()
+    }
+
+    /// Turn runs in all (turns × variants): one result each.
     pub fn total(&self) -> usize {
-        self.cases() * self.runs.len()
+        self.turns() * self.runs.len()
     }
 }
 
@@ -253,7 +263,7 @@ fn check_case(f: &EvalFile, c: &EvalCase, agent: &Agent) -> Result<(), EvalError
     let bad = |reason: String| EvalError::BadCase {
         path: f.path.clone(),
         case: c.index,
-        user: Some(c.user.clone()),
+        user: Some(c.user().to_string()),
         reason,
     };
     for set in &c.active {
@@ -264,7 +274,25 @@ fn check_case(f: &EvalFile, c: &EvalCase, agent: &Agent) -> Result<(), EvalError
             )));
         }
     }
-    for e in &c.expect {
+    for (i, turn) in c.turns.iter().enumerate() {
+        let in_turn = |reason: String| {
+            if c.conversation {
+                bad(format!("turn {}: {reason}", i + 1))
+            } else {
+                bad(reason)
+            }
+        };
+        if let Some(pattern) = &turn.reply_matches {
+            reply_regex(pattern)
+                .map_err(|why| in_turn(format!("`reply_matches` {pattern:?}: {why}")))?;
+        }
+        check_turn(turn, agent).map_err(in_turn)?;
+    }
+    Ok(())
+}
+
+fn check_turn(turn: &EvalTurn, agent: &Agent) -> Result<(), String> {
+    for e in &turn.expect {
         let Expected::Call {
             name,
             args,
@@ -274,16 +302,16 @@ fn check_case(f: &EvalFile, c: &EvalCase, agent: &Agent) -> Result<(), EvalError
             continue;
         };
         let declared =
-            declared_args(name, agent).ok_or_else(|| bad(format!("`expect`: no tool {name:?}")))?;
+            declared_args(name, agent).ok_or_else(|| format!("`expect`: no tool {name:?}"))?;
         if let Some(k) = args
             .keys()
             .chain(args_contain.keys())
             .find(|k| !declared.contains(k))
         {
-            return Err(bad(format!(
+            return Err(format!(
                 "`expect`: {name} has no argument {k:?} (it takes: {})",
                 declared.join(", ")
-            )));
+            ));
         }
     }
     Ok(())
@@ -473,24 +501,26 @@ fn run_file(
         .warm_up()
         .map_err(|e| EvalError::Engine(format!("preparing the head: {e}")))?;
     for case in &file.cases {
-        let r = run_case(runtime, file, case, tokenizer, options)?;
-        on_result(r);
+        run_case(runtime, file, case, tokenizer, options, on_result)?;
     }
     Ok(())
 }
 
+/// Run one case in a fresh session: its turns in order, the history carried over; each
+/// turn's result goes to `on_result` as it comes. The session is ended after the last turn.
 fn run_case(
     runtime: &mut Runtime,
     file: &EvalFile,
     case: &EvalCase,
     tokenizer: &Tokenizer,
     options: EvalOptions,
-) -> Result<CaseResult, EvalError> {
+    on_result: &mut dyn FnMut(CaseResult),
+) -> Result<(), EvalError> {
     let session = format!("eval-{}", case.index);
     let bad = |reason: String| EvalError::BadCase {
         path: file.path.clone(),
         case: case.index,
-        user: Some(case.user.clone()),
+        user: Some(case.user().to_string()),
         reason,
     };
     for set in &case.active {
@@ -499,7 +529,31 @@ fn run_case(
             .enable_toolset(&session, set)
             .map_err(|e| bad(e.to_string()))?;
     }
-    let whole = options.whole_turns || !case.reply_contains.is_empty();
+    for (i, turn) in case.turns.iter().enumerate() {
+        let result = run_turn(runtime, file, case, (i, turn), &session, tokenizer, options)
+            .map_err(|e| match case.conversation {
+                true => bad(format!("turn {}: {e}", i + 1)),
+                false => bad(e.to_string()),
+            })?;
+        on_result(result);
+    }
+    runtime
+        .end_session(&session)
+        .map_err(|e| EvalError::Engine(format!("ending a session: {e}")))?;
+    Ok(())
+}
+
+/// Run one turn of `case` in `session` and score it.
+fn run_turn(
+    runtime: &mut Runtime,
+    file: &EvalFile,
+    case: &EvalCase,
+    (i, turn): (usize, &EvalTurn),
+    session: &str,
+    tokenizer: &Tokenizer,
+    options: EvalOptions,
+) -> Result<CaseResult, porfiry_agent::AgentError> {
+    let whole = options.whole_turns || case.conversation || turn.checks_reply();
     let cancel = CancelToken::new();
     let started = Instant::now();
     let (agent, inner) = runtime.parts();
@@ -509,7 +563,7 @@ fn run_case(
         cut: (!whole).then(|| cancel.clone()),
     };
     let outcome = if options.routes_only {
-        let route = agent.route(&session, &case.user, &mut model);
+        let route = agent.route(session, &turn.user, &mut model);
         // The route as the first generation would begin: a call line, or plain text.
         let line = match route.as_ref().and_then(|r| r.target.as_ref()) {
             Some(t) => format!("TOOL_CALL: {t}"),
@@ -518,9 +572,7 @@ fn run_case(
         model.first = Some(Ok(line));
         routed_outcome(route)
     } else {
-        agent
-            .turn(&session, &case.user, &mut model, &cancel, &mut |_| {})
-            .map_err(|e| bad(e.to_string()))?
+        agent.turn(session, &turn.user, &mut model, &cancel, &mut |_| {})?
     };
     let stats = TurnStats::of(&outcome, started.elapsed().as_secs_f64() * 1000.0);
     let first = model.first;
@@ -534,23 +586,26 @@ fn run_case(
             String::new(),
         ),
     };
-    runtime
-        .end_session(&session)
-        .map_err(|e| EvalError::Engine(format!("ending a session: {e}")))?;
-    let score = score_case(case, &action);
-    let reply_ok = (!case.reply_contains.is_empty()).then(|| {
-        let reply = outcome.reply.to_lowercase();
-        case.reply_contains
-            .iter()
-            .all(|w| reply.contains(&w.to_lowercase()))
-    });
+    let score = score_turn(turn, &action);
+    // The reply to judge: the turn's final reply, unless the turn stopped after a call (or
+    // only routed).
+    let judged_reply = match action {
+        _ if options.routes_only => None,
+        FirstAction::Text => Some(outcome.reply.as_str()),
+        FirstAction::Call { .. } if whole => Some(outcome.reply.as_str()),
+        _ => None,
+    };
+    let reply = judge_turn(turn, &action, &score, judged_reply, file.lang);
     Ok(CaseResult {
         file: file.label(),
         case: case.index,
-        user: case.user.clone(),
+        turn_index: i + 1,
+        turns: case.turns.len(),
+        conversation: case.conversation,
+        user: turn.user.clone(),
         lang: file.lang,
         active: case.active.clone(),
-        expected: case.expect.iter().map(ToString::to_string).collect(),
+        expected: turn.expect.iter().map(ToString::to_string).collect(),
         first_action: action,
         first_output,
         correct: score.correct,
@@ -565,8 +620,11 @@ fn run_case(
         stop: outcome.stop.clone(),
         reply_tokens: tokenizer.count(&outcome.reply),
         reply: outcome.reply.clone(),
-        turn_ok: reply_ok.map(|ok| ok && score.correct),
-        reply_ok,
+        turn_ok: reply.reply_ok.map(|ok| ok && score.correct),
+        reply_ok: reply.reply_ok,
+        matches_ok: reply.matches_ok,
+        verdict: reply.verdict,
+        judged: reply.judged,
         executed: outcome.executed.iter().map(|e| e.name.clone()).collect(),
         route: outcome.route.clone(),
         stats,

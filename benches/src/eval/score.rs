@@ -1,10 +1,12 @@
-//! What the model did first, and how it compares with a case. Pure logic: no model.
+//! What the model did first, how it compares with a turn, and what the judge of replies says
+//! of the turn's reply. Pure logic: no model.
 
 use porfiry_agent::{
-    parse_output, validate_args, Agent, ArgDecl, ArgProblem, ArgType, Args, ToolCall,
+    declines, is_refusal, judge_reply, parse_output, validate_args, Agent, ArgDecl, ArgProblem,
+    ArgType, Args, JudgeContext, Lang, ToolCall, Verdict,
 };
 
-use super::case::{EvalCase, Expected};
+use super::case::{EvalTurn, Expected};
 
 /// The first action of a turn: the first tool call of its first generation, or a plain reply.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -182,26 +184,100 @@ pub struct Score {
     pub malformed: bool,
 }
 
-/// Score `action` against `case`.
-pub fn score_case(case: &EvalCase, action: &FirstAction) -> Score {
+/// Score `action` against `turn`.
+pub fn score_turn(turn: &EvalTurn, action: &FirstAction) -> Score {
     let mut score = Score {
         malformed: action.is_malformed(),
         ..Score::default()
     };
-    for e in &case.expect {
+    for e in &turn.expect {
         let (name_ok, ok) = matches(e, action);
         score.name_correct |= name_ok;
         score.correct |= ok;
     }
     score.false_call =
-        case.expects_text() && matches!(action, FirstAction::Call { .. }) && !score.correct;
+        turn.expects_text() && matches!(action, FirstAction::Call { .. }) && !score.correct;
     score
+}
+
+/// What the reply of a turn is worth, beyond its first action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplyScore {
+    /// The judge's verdict on the final reply; `None` when there is no reply to judge (the
+    /// turn was stopped after its first generation's call).
+    pub verdict: Option<Verdict>,
+    /// With `reply_contains`: the reply contains every substring (case-insensitive).
+    pub reply_ok: Option<bool>,
+    /// With `reply_matches`: the reply matches the expression (case-insensitive).
+    pub matches_ok: Option<bool>,
+    /// The turn is right judged as a person would: the first action is right, the reply
+    /// passes the judge (a `text` turn's reply is not the refusal; a `refuse` turn's reply is
+    /// the refusal or an acceptable reply that declines), and `reply_contains` /
+    /// `reply_matches` hold where given.
+    pub judged: bool,
+}
+
+/// Judge `reply` (the turn's final reply; `None` when the turn stopped after a call) of
+/// `turn` whose first action scored `score`; `lang` is the default language.
+pub fn judge_turn(
+    turn: &EvalTurn,
+    action: &FirstAction,
+    score: &Score,
+    reply: Option<&str>,
+    lang: Lang,
+) -> ReplyScore {
+    let refuse = turn.expect.contains(&Expected::Refuse);
+    let text = turn.expect.contains(&Expected::Text);
+    let context = JudgeContext {
+        answer_due: !refuse,
+    };
+    let verdict = reply.map(|r| judge_reply(r, &turn.user, lang, context));
+    let acceptable = verdict.is_none_or(Verdict::is_acceptable);
+    let reply_ok = (!turn.reply_contains.is_empty()).then(|| {
+        let r = reply.unwrap_or_default().to_lowercase();
+        turn.reply_contains
+            .iter()
+            .all(|w| r.contains(&w.to_lowercase()))
+    });
+    let matches_ok = turn
+        .reply_matches
+        .as_deref()
+        .map(|pattern| reply_regex(pattern).is_ok_and(|re| re.is_match(reply.unwrap_or_default())));
+    let reply_right = match action {
+        FirstAction::Text => {
+            let r = reply.unwrap_or_default();
+            let declined = is_refusal(r) || (acceptable && declines(r));
+            (text && acceptable && !is_refusal(r)) || (refuse && declined)
+        }
+        _ => acceptable,
+    };
+    ReplyScore {
+        verdict,
+        reply_ok,
+        matches_ok,
+        judged: score.correct
+            && reply_right
+            && reply_ok != Some(false)
+            && matches_ok != Some(false),
+    }
+}
+
+/// `reply_matches` compiled: case-insensitive.
+///
+/// # Errors
+/// The regex crate's reason when the expression does not compile.
+pub fn reply_regex(pattern: &str) -> Result<regex::Regex, String> {
+    regex::RegexBuilder::new(pattern)
+        .case_insensitive(true)
+        .size_limit(1 << 20)
+        .build()
+        .map_err(|e| e.to_string())
 }
 
 /// (name right, all right) of one alternative.
 fn matches(e: &Expected, action: &FirstAction) -> (bool, bool) {
     match (e, action) {
-        (Expected::Text, FirstAction::Text) => (true, true),
+        (Expected::Text | Expected::Refuse, FirstAction::Text) => (true, true),
         (
             Expected::Call {
                 name,
@@ -259,11 +335,17 @@ mod tests {
         loaded.value
     }
 
-    fn case(expect: &str) -> EvalCase {
-        let text = format!("cases: [{{user: u, expect: {expect}}}]");
+    fn turn(expect: &str) -> EvalTurn {
+        turn_of(&format!("{{user: u, expect: {expect}}}"))
+    }
+
+    fn turn_of(case: &str) -> EvalTurn {
+        let text = format!("cases: [{case}]");
         parse_eval_file(&text, std::path::Path::new("x.yaml"))
             .unwrap()
             .cases
+            .remove(0)
+            .turns
             .remove(0)
     }
 
@@ -271,7 +353,7 @@ mod tests {
     fn check(output: &str, expect: &str, want: (bool, bool, bool, bool)) {
         let a = agent();
         let action = first_action(output, &a);
-        let s = score_case(&case(expect), &action);
+        let s = score_turn(&turn(expect), &action);
         assert_eq!(
             (s.correct, s.name_correct, s.false_call, s.malformed),
             want,
@@ -392,6 +474,77 @@ mod tests {
             "[{call: media_search}]",
             (false, false, false, true),
         );
+    }
+
+    /// (judged, verdict's rule) of `reply` to a turn whose first action was `output`.
+    fn judged(case: &str, output: &str, reply: Option<&str>) -> (bool, Option<&'static str>) {
+        let a = agent();
+        let t = turn_of(case);
+        let action = first_action(output, &a);
+        let s = score_turn(&t, &action);
+        let r = judge_turn(&t, &action, &s, reply, Lang::Ru);
+        (
+            r.judged,
+            r.verdict.and_then(Verdict::rule).map(|r| r.name()),
+        )
+    }
+
+    #[test]
+    fn replies_are_judged() {
+        let hello = "{user: Привет!, expect: [{text: true}]}";
+        assert_eq!(judged(hello, "Привет!", Some("Привет!")), (true, None));
+        assert_eq!(
+            judged(hello, "Hi there", Some("Hi there")),
+            (false, Some("wrong_language"))
+        );
+        // The catch-all refusal is no answer to a greeting.
+        let refusal = porfiry_agent::Texts::new(Lang::Ru).turn_no_reply();
+        assert_eq!(
+            judged(hello, refusal, Some(refusal)),
+            (false, Some("refusal"))
+        );
+        let pizza = "{user: Закажи пиццу, expect: [{refuse: true}]}";
+        assert_eq!(judged(pizza, refusal, Some(refusal)), (true, None));
+        let declining = "Простите, пиццу я заказать не могу.";
+        assert_eq!(judged(pizza, declining, Some(declining)), (true, None));
+        assert_eq!(
+            judged(pizza, "Пицца едет!", Some("Пицца едет!")),
+            (false, None)
+        );
+        assert_eq!(
+            judged(pizza, "TOOL_CALL: get_current_time", None),
+            (false, None)
+        );
+        // After a call: the final reply is judged where there is one.
+        let time =
+            "{user: Который час?, expect: [{call: get_current_time}], reply_matches: '10[:.]00'}";
+        assert_eq!(
+            judged(time, "TOOL_CALL: get_current_time", Some("Сейчас 10:00.")),
+            (true, None)
+        );
+        assert_eq!(
+            judged(time, "TOOL_CALL: get_current_time", Some("Сейчас десять.")),
+            (false, None)
+        );
+        assert_eq!(
+            judged(
+                time,
+                "TOOL_CALL: get_current_time",
+                Some("Сейчас 10:00 | ok")
+            ),
+            (false, Some("pipe"))
+        );
+        let cut = "{user: Который час?, expect: [{call: get_current_time}]}";
+        assert_eq!(
+            judged(cut, "TOOL_CALL: get_current_time", None),
+            (true, None)
+        );
+        assert_eq!(
+            judged(cut, "Сейчас 10:00.", Some("Сейчас 10:00.")),
+            (false, None)
+        );
+        assert!(reply_regex("(").is_err());
+        assert!(reply_regex("ТОМБ").unwrap().is_match("томб"));
     }
 
     #[test]
