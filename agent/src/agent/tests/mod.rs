@@ -7,8 +7,8 @@ use std::sync::Mutex;
 
 use super::*;
 use crate::call_line::parse_output;
-use crate::messages::{Lang, Texts};
 use crate::clock::ManualClock;
+use crate::messages::{Lang, Texts};
 use crate::model::CancelToken;
 use crate::output::ToolCall;
 use crate::scripted::ScriptedModel;
