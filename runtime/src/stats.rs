@@ -83,15 +83,9 @@ pub struct ToolTime {
     pub ok: bool,
 }
 
-/// The name of a turn's stop as hosts report it.
+/// The name of a turn's stop as hosts report it ([`TurnStop::name`]).
 pub fn stop_name(stop: &TurnStop) -> &'static str {
-    match stop {
-        TurnStop::Answered => "answered",
-        TurnStop::MaxIterations => "max_iterations",
-        TurnStop::Cancelled => "cancelled",
-        TurnStop::Deadline => "deadline",
-        TurnStop::ModelError(_) => "model_error",
-    }
+    stop.name()
 }
 
 impl TurnStats {

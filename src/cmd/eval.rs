@@ -35,8 +35,9 @@ enum Action {
     Talk(TalkArgs),
 }
 
+/// What `eval tools` and `eval talk` both take.
 #[derive(Debug, clap::Args)]
-struct TalkArgs {
+struct CaseArgs {
     /// Model id from the manifest or a path to a GGUF file. Default: the manifest's default.
     #[arg(long, value_name = "ID|PATH")]
     model: Option<String>,
@@ -57,32 +58,26 @@ struct TalkArgs {
     files: Vec<PathBuf>,
 }
 
+#[derive(Debug, clap::Args)]
+struct TalkArgs {
+    #[command(flatten)]
+    cases: CaseArgs,
+}
+
 impl From<TalkArgs> for ToolsArgs {
     fn from(a: TalkArgs) -> Self {
         ToolsArgs {
-            model: a.model,
-            lang: a.lang,
-            variants: a.variants,
+            cases: a.cases,
             whole_turns: true,
             routes_only: false,
-            threads: a.threads,
-            json: a.json,
-            files: a.files,
         }
     }
 }
 
 #[derive(Debug, clap::Args)]
 struct ToolsArgs {
-    /// Model id from the manifest or a path to a GGUF file. Default: the manifest's default.
-    #[arg(long, value_name = "ID|PATH")]
-    model: Option<String>,
-    /// Run only the case files in this language (ru or en); the others are skipped.
-    #[arg(long, value_name = "LANG")]
-    lang: Option<Lang>,
-    // Its help lists the registered variants.
-    #[arg(long = "variant", value_name = "NAME", help = variant_help())]
-    variants: Vec<String>,
+    #[command(flatten)]
+    cases: CaseArgs,
     /// Run every case's whole turn, not only the turns that check their reply.
     #[arg(long)]
     whole_turns: bool,
@@ -90,15 +85,6 @@ struct ToolsArgs {
     /// name; arguments are not generated). Seconds, not minutes.
     #[arg(long, conflicts_with = "whole_turns")]
     routes_only: bool,
-    /// CPU threads (default: the performance cores, else the physical cores).
-    #[arg(long, value_name = "N")]
-    threads: Option<u32>,
-    /// Print the report as JSON.
-    #[arg(long)]
-    json: bool,
-    /// Case files (YAML); a folder runs every `*.yaml` / `*.yml` in it.
-    #[arg(value_name = "FILE", required = true)]
-    files: Vec<PathBuf>,
 }
 
 fn variant_help() -> String {
@@ -118,7 +104,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn tools(a: ToolsArgs, command: &str) -> anyhow::Result<ExitCode> {
+fn tools(args: ToolsArgs, command: &str) -> anyhow::Result<ExitCode> {
+    let (a, whole_turns, routes_only) = (args.cases, args.whole_turns, args.routes_only);
     let names = if a.variants.is_empty() {
         vec!["baseline".to_string()]
     } else {
@@ -150,8 +137,8 @@ fn tools(a: ToolsArgs, command: &str) -> anyhow::Result<ExitCode> {
     }
     let defaults = EvalPlan::builtin_folders()?;
     let options = EvalOptions {
-        whole_turns: a.whole_turns,
-        routes_only: a.routes_only,
+        whole_turns,
+        routes_only,
     };
     let plan = EvalPlan::new(files, &variants, defaults, options)?;
     let mut model = EvalModel::open(a.model.as_deref(), a.threads)?;

@@ -74,6 +74,20 @@ pub enum TurnStop {
     ModelError(String),
 }
 
+impl TurnStop {
+    /// The stop's name as hosts and scenarios report it (`answered`, `max_iterations`,
+    /// `cancelled`, `deadline`, `model_error`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            TurnStop::Answered => "answered",
+            TurnStop::MaxIterations => "max_iterations",
+            TurnStop::Cancelled => "cancelled",
+            TurnStop::Deadline => "deadline",
+            TurnStop::ModelError(_) => "model_error",
+        }
+    }
+}
+
 /// What happened to one tool call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

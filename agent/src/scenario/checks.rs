@@ -8,16 +8,6 @@ use super::schema::Expect;
 use crate::agent::{render_history, TurnOutcome, TurnStop};
 use crate::scripted::RecordedRequest;
 
-pub(super) fn stop_name(stop: &TurnStop) -> &'static str {
-    match stop {
-        TurnStop::Answered => "answered",
-        TurnStop::MaxIterations => "max_iterations",
-        TurnStop::Cancelled => "cancelled",
-        TurnStop::Deadline => "deadline",
-        TurnStop::ModelError(_) => "model_error",
-    }
-}
-
 /// What every turn must leave: a history whose last message is the assistant's and in
 /// which no two user messages follow each other.
 pub(super) fn check_turn_shape(history: &[crate::model::Message]) -> Result<(), String> {
@@ -187,7 +177,7 @@ pub(super) fn check(o: &Observed<'_>, e: &Expect) -> Result<(), String> {
         }
     }
     if let Some(want) = &e.stop {
-        let got = stop_name(&last.stop);
+        let got = last.stop.name();
         if got != want.trim() {
             return Err(format!("the turn stopped as {got}, expected {want}"));
         }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::checks::{check, check_catalog, check_turn_shape, stop_name, Observed, Requests};
+use super::checks::{check, check_catalog, check_turn_shape, Observed, Requests};
 use super::host::{CatalogFactory, ScenarioDefaults, TimedTools};
 use super::schema::Scenario;
 use crate::agent::{merged_input, render_history, Agent, AgentConfig, TurnOutcome, TurnStop};
@@ -194,7 +194,7 @@ pub fn run_scenario(sc: &Scenario, base: &Path, defaults: &ScenarioDefaults) -> 
                     return Err(at(format!(
                         "{} of {given} model output(s) left unused (turn stopped: {})",
                         model.remaining(),
-                        stop_name(&out.stop)
+                        out.stop.name()
                     )));
                 }
                 last = Some(out);

@@ -418,41 +418,29 @@ impl EvalReport {
             }
             out.push('\n');
         }
-        let files = first.by_file.keys().map(|k| (format!("file {k}"), k, true));
-        let kinds = (first.totals.by_expected.keys()).map(|k| (format!("expected {k}"), k, false));
-        for (label, key, is_file) in files.chain(kinds) {
-            let _ = write!(out, "{:<36}", clip(&label, 36));
-            for v in &self.variants {
-                let tally = if is_file {
-                    v.by_file.get(key).map(|t| (t.correct, t.cases))
-                } else {
-                    v.totals.by_expected.get(key).map(|t| (t.correct, t.cases))
-                };
-                let cell = tally.map_or_else(String::new, |(n, of)| pct(n, of));
-                let _ = write!(out, " {cell:<col$}");
+        // Per file and per expected kind: first actions right, then the same groups judged.
+        for judged in [false, true] {
+            let prefix = if judged { "judged " } else { "" };
+            let files = (first.by_file.keys()).map(|k| (format!("{prefix}file {k}"), k, true));
+            let kinds = (first.totals.by_expected.keys())
+                .map(|k| (format!("{prefix}expected {k}"), k, false));
+            for (label, key, is_file) in files.chain(kinds) {
+                let _ = write!(out, "{:<36}", clip(&label, 36));
+                for v in &self.variants {
+                    let tally = if is_file {
+                        (v.by_file.get(key))
+                            .map(|t| (if judged { t.judged } else { t.correct }, t.cases))
+                    } else {
+                        (v.totals.by_expected.get(key))
+                            .map(|t| (if judged { t.judged } else { t.correct }, t.cases))
+                    };
+                    let cell = tally.map_or_else(String::new, |(n, of)| pct(n, of));
+                    let _ = write!(out, " {cell:<col$}");
+                }
+                out.push('\n');
             }
-            out.push('\n');
         }
-        // The same groups as judged, then the judge's failures by rule.
-        let files = first
-            .by_file
-            .keys()
-            .map(|k| (format!("judged file {k}"), k, true));
-        let kinds =
-            (first.totals.by_expected.keys()).map(|k| (format!("judged expected {k}"), k, false));
-        for (label, key, is_file) in files.chain(kinds) {
-            let _ = write!(out, "{:<36}", clip(&label, 36));
-            for v in &self.variants {
-                let tally = if is_file {
-                    v.by_file.get(key).map(|t| (t.judged, t.cases))
-                } else {
-                    v.totals.by_expected.get(key).map(|t| (t.judged, t.cases))
-                };
-                let cell = tally.map_or_else(String::new, |(n, of)| pct(n, of));
-                let _ = write!(out, " {cell:<col$}");
-            }
-            out.push('\n');
-        }
+        // The judge's failures by rule.
         let rules: std::collections::BTreeSet<&String> = self
             .variants
             .iter()
