@@ -876,9 +876,10 @@ public final class BridgeTests {
         r2.await(300);
         Check.eq(null, r2.error, "error");
         // Decoded ahead: the framing after the reply (5 tokens; none after a turn cut by its
-        // deadline) and the words heard.
+        // deadline) and at least one word heard. How many of the words are in the cache when
+        // the message arrives depends on the load (seen: 3 alone, 1 beside the storm).
         int ahead = Integer.parseInt(Check.json(r2.done, "anticipated_tokens"));
-        Check.isTrue(ahead > (outOfTime ? 2 : 6), "decoded ahead " + r2.done);
+        Check.isTrue(ahead > (outOfTime ? 2 : 5), "decoded ahead " + r2.done);
         System.out.println("gemma turn after prepare: " + r2.done);
         PorfiryNative.close(h);
     }
