@@ -495,85 +495,22 @@ fn ggml_type_size(ty: u32) -> Option<(u64, u64)> {
     })
 }
 
+/// The engine tests' GGUF image builder.
+#[cfg(test)]
+#[path = "../tests/support/gguf_image.rs"]
+mod gguf_image;
+
 #[cfg(test)]
 mod tests {
+    use super::gguf_image::{put_str, value_type, Image};
     use super::*;
-
-    /// Builds small GGUF images in memory.
-    #[derive(Default)]
-    struct Builder {
-        kv: Vec<u8>,
-        kv_count: u64,
-        tensors: Vec<u8>,
-        tensor_count: u64,
-    }
-
-    fn put_str(buf: &mut Vec<u8>, s: &str) {
-        buf.extend_from_slice(&(s.len() as u64).to_le_bytes());
-        buf.extend_from_slice(s.as_bytes());
-    }
-
-    impl Builder {
-        fn kv_str(mut self, k: &str, v: &str) -> Self {
-            put_str(&mut self.kv, k);
-            self.kv.extend_from_slice(&vt::STRING.to_le_bytes());
-            put_str(&mut self.kv, v);
-            self.kv_count += 1;
-            self
-        }
-        fn kv_u32(mut self, k: &str, v: u32) -> Self {
-            put_str(&mut self.kv, k);
-            self.kv.extend_from_slice(&vt::U32.to_le_bytes());
-            self.kv.extend_from_slice(&v.to_le_bytes());
-            self.kv_count += 1;
-            self
-        }
-        fn kv_str_array(mut self, k: &str, items: &[&str]) -> Self {
-            put_str(&mut self.kv, k);
-            self.kv.extend_from_slice(&vt::ARRAY.to_le_bytes());
-            self.kv.extend_from_slice(&vt::STRING.to_le_bytes());
-            self.kv
-                .extend_from_slice(&(items.len() as u64).to_le_bytes());
-            for i in items {
-                put_str(&mut self.kv, i);
-            }
-            self.kv_count += 1;
-            self
-        }
-        fn tensor(mut self, name: &str, dims: &[u64], ty: u32, offset: u64) -> Self {
-            put_str(&mut self.tensors, name);
-            self.tensors
-                .extend_from_slice(&(dims.len() as u32).to_le_bytes());
-            for d in dims {
-                self.tensors.extend_from_slice(&d.to_le_bytes());
-            }
-            self.tensors.extend_from_slice(&ty.to_le_bytes());
-            self.tensors.extend_from_slice(&offset.to_le_bytes());
-            self.tensor_count += 1;
-            self
-        }
-        /// The image with `data` bytes of tensor data after the aligned header.
-        fn build(self, data: u64) -> Vec<u8> {
-            let mut out = b"GGUF".to_vec();
-            out.extend_from_slice(&3u32.to_le_bytes());
-            out.extend_from_slice(&self.tensor_count.to_le_bytes());
-            out.extend_from_slice(&self.kv_count.to_le_bytes());
-            out.extend(self.kv);
-            out.extend(self.tensors);
-            while out.len() % 32 != 0 {
-                out.push(0);
-            }
-            out.extend(std::iter::repeat_n(0u8, data as usize));
-            out
-        }
-    }
 
     fn check(bytes: &[u8]) -> Result<GgufInfo, GgufError> {
         inspect_bytes(bytes, Path::new("test.gguf"))
     }
 
-    fn valid() -> Builder {
-        Builder::default()
+    fn valid() -> Image {
+        Image::default()
             .kv_str("general.architecture", "gemma3")
             .kv_u32("gemma3.context_length", 32768)
             .kv_u32("gemma3.attention.sliding_window", 512)
@@ -609,7 +546,7 @@ mod tests {
             {{- '<end_function_declaration>' -}}{%- endfor %}{{- '<end_of_turn>\\n'}}{%- endif %}\n\
             {{- '<start_function_call>call:' + tool_call['name'] + '{' -}}";
         let detect = |template: &str| {
-            let b = Builder::default()
+            let b = Image::default()
                 .kv_str("general.architecture", "gemma3")
                 .kv_str_array("tokenizer.ggml.tokens", &["<pad>", "<eos>", "<bos>"])
                 .kv_str("tokenizer.chat_template", template)
@@ -674,10 +611,10 @@ mod tests {
         bytes.extend_from_slice(&[0u8; 64]);
         assert!(matches!(check(&bytes), Err(GgufError::Truncated { .. })));
         // A string array claiming 2^61 items.
-        let mut b = Builder::default();
+        let mut b = Image::default();
         put_str(&mut b.kv, "tokenizer.ggml.tokens");
-        b.kv.extend_from_slice(&vt::ARRAY.to_le_bytes());
-        b.kv.extend_from_slice(&vt::STRING.to_le_bytes());
+        b.kv.extend_from_slice(&value_type::ARRAY.to_le_bytes());
+        b.kv.extend_from_slice(&value_type::STRING.to_le_bytes());
         b.kv.extend_from_slice(&(1u64 << 61).to_le_bytes());
         b.kv_count = 1;
         assert!(check(&b.build(0)).is_err());
@@ -685,20 +622,20 @@ mod tests {
 
     #[test]
     fn corrupt_tensor_infos() {
-        let five_dims = Builder::default()
+        let five_dims = Image::default()
             .tensor("x", &[1, 1, 1, 1, 1], 0, 0)
             .build(4);
         assert!(matches!(check(&five_dims), Err(GgufError::Corrupt { .. })));
-        let unknown_type = Builder::default().tensor("x", &[32], 99, 0).build(64);
+        let unknown_type = Image::default().tensor("x", &[32], 99, 0).build(64);
         assert!(matches!(
             check(&unknown_type),
             Err(GgufError::Corrupt { .. })
         ));
-        let overflow = Builder::default()
+        let overflow = Image::default()
             .tensor("x", &[u64::MAX, u64::MAX], 0, 0)
             .build(0);
         assert!(matches!(check(&overflow), Err(GgufError::Corrupt { .. })));
-        let misaligned = Builder::default().tensor("x", &[4], 0, 3).build(64);
+        let misaligned = Image::default().tensor("x", &[4], 0, 3).build(64);
         assert!(matches!(check(&misaligned), Err(GgufError::Corrupt { .. })));
     }
 

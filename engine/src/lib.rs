@@ -51,6 +51,7 @@ mod config;
 mod embed;
 mod engine;
 mod error;
+mod generation;
 mod gguf;
 mod gpu;
 mod heads;

@@ -2,9 +2,11 @@
 //! sampler chain, and how the chain and the lazy tool-call grammar share the choice of a
 //! token.
 //!
-//! The worker turns [`chain_stages`] into `LlamaSampler`s and implements [`PickSteps`] over
+//! [`llama`] turns [`chain_stages`] into `LlamaSampler`s and implements [`PickSteps`] over
 //! llama.cpp's candidate array; the order of the steps, which decides what the grammar is
 //! asked and when its expensive full pass runs, is [`pick`] here.
+
+pub(crate) mod llama;
 
 use crate::config::SamplingConfig;
 use crate::kv::TokenId;

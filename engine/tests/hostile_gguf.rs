@@ -7,12 +7,15 @@
 //! aborts the process; peak memory while rejecting stays under a small bound.
 
 mod common;
+#[path = "support/gguf_image.rs"]
+mod gguf_image;
 
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+use gguf_image::Image;
 use porfiry_engine::{
     inspect_gguf, inspect_gguf_bytes, ChatFormat, Engine, EngineError, EngineParams, GgufError,
 };
@@ -162,62 +165,10 @@ fn a_corpus_from_the_real_header_is_rejected_with_typed_errors_in_bounded_memory
     fs::remove_dir_all(&dir).ok();
 }
 
-/// Small GGUF images, as llama.cpp's writer lays them out.
-#[derive(Default)]
-struct Image {
-    kv: Vec<u8>,
-    kv_count: u64,
-    tensors: Vec<u8>,
-    tensor_count: u64,
-}
-
-fn put_str(buf: &mut Vec<u8>, s: &str) {
-    buf.extend_from_slice(&(s.len() as u64).to_le_bytes());
-    buf.extend_from_slice(s.as_bytes());
-}
-
-impl Image {
-    fn kv_str(mut self, k: &str, v: &str) -> Self {
-        put_str(&mut self.kv, k);
-        self.kv.extend_from_slice(&8u32.to_le_bytes());
-        put_str(&mut self.kv, v);
-        self.kv_count += 1;
-        self
-    }
-    fn kv_u32(mut self, k: &str, v: u32) -> Self {
-        put_str(&mut self.kv, k);
-        self.kv.extend_from_slice(&4u32.to_le_bytes());
-        self.kv.extend_from_slice(&v.to_le_bytes());
-        self.kv_count += 1;
-        self
-    }
-    fn tensor(mut self, name: &str, dims: &[u64], ty: u32, offset: u64) -> Self {
-        put_str(&mut self.tensors, name);
-        self.tensors
-            .extend_from_slice(&(dims.len() as u32).to_le_bytes());
-        for d in dims {
-            self.tensors.extend_from_slice(&d.to_le_bytes());
-        }
-        self.tensors.extend_from_slice(&ty.to_le_bytes());
-        self.tensors.extend_from_slice(&offset.to_le_bytes());
-        self.tensor_count += 1;
-        self
-    }
-    /// The image with `data` bytes of pseudo-random tensor data after the aligned header.
-    fn build(self, data: usize) -> Vec<u8> {
-        let mut out = b"GGUF".to_vec();
-        out.extend_from_slice(&3u32.to_le_bytes());
-        out.extend_from_slice(&self.tensor_count.to_le_bytes());
-        out.extend_from_slice(&self.kv_count.to_le_bytes());
-        out.extend(self.kv);
-        out.extend(self.tensors);
-        while out.len() % 32 != 0 {
-            out.push(0);
-        }
-        let mut rng = Xorshift(0xBAD_DA7A);
-        out.extend((0..data).map(|_| rng.next() as u8));
-        out
-    }
+/// `bytes` pseudo-random bytes (fixed seed): tensor data that is no model.
+fn noise(bytes: usize) -> impl Iterator<Item = u8> {
+    let mut rng = Xorshift(0xBAD_DA7A);
+    (0..bytes).map(move |_| rng.next() as u8)
 }
 
 #[test]
@@ -226,31 +177,37 @@ fn built_images_with_bad_tensor_tables_are_rejected_before_llama_cpp() {
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
         (
             "misaligned offset",
-            Image::default().tensor("w", &[8], 0, 4).build(64),
+            Image::default()
+                .tensor("w", &[8], 0, 4)
+                .build_with(noise(64)),
             "misaligned",
         ),
         (
             "offset past the end",
-            Image::default().tensor("w", &[8], 0, 1 << 40).build(64),
+            Image::default()
+                .tensor("w", &[8], 0, 1 << 40)
+                .build_with(noise(64)),
             "truncated",
         ),
         (
             "size overflow",
             Image::default()
                 .tensor("w", &[1 << 32, 1 << 32, 1 << 8], 0, 0)
-                .build(64),
+                .build_with(noise(64)),
             "overflows",
         ),
         (
             "five dimensions",
             Image::default()
                 .tensor("w", &[1, 1, 1, 1, 1], 0, 0)
-                .build(64),
+                .build_with(noise(64)),
             "dimensions",
         ),
         (
             "unknown tensor type",
-            Image::default().tensor("w", &[8], 1000, 0).build(64),
+            Image::default()
+                .tensor("w", &[8], 1000, 0)
+                .build_with(noise(64)),
             "unknown type",
         ),
         (
@@ -258,12 +215,14 @@ fn built_images_with_bad_tensor_tables_are_rejected_before_llama_cpp() {
             Image::default()
                 .kv_u32("general.alignment", 3)
                 .tensor("w", &[8], 0, 0)
-                .build(64),
+                .build_with(noise(64)),
             "alignment",
         ),
         (
             "block size",
-            Image::default().tensor("w", &[33], 12, 0).build(4096),
+            Image::default()
+                .tensor("w", &[33], 12, 0)
+                .build_with(noise(4096)),
             "block size",
         ),
     ];
@@ -286,13 +245,13 @@ fn sound_headers_over_unusable_models_are_typed_load_errors_not_aborts() {
         .kv_str("general.architecture", "porfiry_unknown")
         .kv_u32("porfiry_unknown.context_length", 512)
         .tensor("token_embd.weight", &[64, 8], 0, 0)
-        .build(64 * 8 * 4);
+        .build_with(noise(64 * 8 * 4));
     let garbage_gemma = Image::default()
         .kv_str("general.architecture", "gemma3")
         .kv_u32("gemma3.context_length", 512)
         .tensor("token_embd.weight", &[64, 8], 0, 0)
         .tensor("blk.0.attn_q.weight", &[64, 64], 1, 2048)
-        .build(2048 + 64 * 64 * 2);
+        .build_with(noise(2048 + 64 * 64 * 2));
     for (name, bytes) in [
         ("unknown_arch", unknown_arch),
         ("garbage_gemma", garbage_gemma),
