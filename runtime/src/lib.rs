@@ -67,7 +67,7 @@ pub use scenario_catalog::{scenario_catalog, SCENARIO_DECIDER};
 pub use shared_catalog::{
     open_catalog, skills_toolset_dir, SharedCatalog, PROTOCOL_TOOLSET, SKILLS_TOOLSET,
 };
-pub use stats::{stop_name, ToolTime, TurnStats};
+pub use stats::{stop_name, ToolTime, TurnStats, TurnTotals};
 
 // The worker service (moved from the bridge) — its modules and exports:
 mod sentences;
