@@ -1,14 +1,20 @@
 //! The `porfiry` binary on a hostile machine (RELIABILITY.md): a data directory that is read-only
 //! or full, and over-long user input through the command line and stdin — on the real Gemma.
 //!
-//! The data-directory tests mount a tmpfs (read-only, or 64 KiB and filled): root only (CI
-//! runs as root). Where the mount is refused they print why and return — they never pass
-//! without having run. Permission bits are no test here: root ignores them.
+//! The data-directory tests mount a tmpfs (read-only, or 64 KiB and filled): here as root
+//! (CI runs as root), else inside a user namespace; where neither is allowed they fail under
+//! `CI` and are skipped, saying why, elsewhere (`runtime/tests/support/tmpfs.rs`).
+//! Permission bits are no test here: root ignores them.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use porfiry_models::ModelStore;
+
+#[path = "../runtime/tests/support/tmpfs.rs"]
+mod tmpfs;
+
+use tmpfs::tmpfs_for;
 
 const GEMMA: &str = "gemma-3-270m-q4_k_m";
 
@@ -58,51 +64,6 @@ fn ask(data: &Path, extra: &[&str], question: &str) -> Output {
     c.output().expect("the porfiry binary runs")
 }
 
-/// A tmpfs mounted on a fresh folder, unmounted on drop.
-struct Tmpfs {
-    dir: tempfile::TempDir,
-}
-
-impl Tmpfs {
-    /// Mounts a tmpfs with `options` (`ro`, `size=64k`…), or says why it cannot.
-    fn mount(options: &str) -> Result<Self, String> {
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-        let out = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", options, "porfiry-test"])
-            .arg(dir.path())
-            .output()
-            .map_err(|e| format!("cannot run mount: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "mount -t tmpfs -o {options}: {}",
-                text(&out.stderr)
-            ));
-        }
-        Ok(Self { dir })
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.dir.path()).status();
-    }
-}
-
-/// A tmpfs for `test`, or `None` after printing why the test does not run here.
-fn tmpfs_or_skip(test: &str, options: &str) -> Option<Tmpfs> {
-    match Tmpfs::mount(options) {
-        Ok(t) => Some(t),
-        Err(why) => {
-            eprintln!("SKIPPED {test}: needs root to mount a tmpfs ({why})");
-            None
-        }
-    }
-}
-
 /// Fills the file system holding `dir` to the last byte.
 fn fill(dir: &Path) {
     use std::io::Write;
@@ -147,7 +108,8 @@ fn assert_answers_with_one_warning(out: &Output, data: &Path) {
 
 #[test]
 fn a_read_only_data_dir_costs_one_warning_not_the_answer() {
-    let Some(ro) = tmpfs_or_skip("a_read_only_data_dir…", "ro,size=64k") else {
+    let test = "a_read_only_data_dir_costs_one_warning_not_the_answer";
+    let Some(ro) = tmpfs_for(test, "ro,size=64k") else {
         return;
     };
     let out = ask(ro.path(), &["--catalog"], "Привет! Как дела?");
@@ -161,7 +123,8 @@ fn a_read_only_data_dir_costs_one_warning_not_the_answer() {
 
 #[test]
 fn a_full_data_dir_costs_one_warning_not_the_answer() {
-    let Some(full) = tmpfs_or_skip("a_full_data_dir…", "size=64k") else {
+    let test = "a_full_data_dir_costs_one_warning_not_the_answer";
+    let Some(full) = tmpfs_for(test, "size=64k") else {
         return;
     };
     fill(full.path());

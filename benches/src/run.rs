@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use porfiry_agent::{Agent, AgentEvent, CancelToken, GenerationStats, Model, TurnStop};
-use porfiry_runtime::TurnStats;
+use porfiry_runtime::{TurnStats, TurnTotals};
 use serde::Serialize;
 
 use crate::dialogue::Dialogue;
@@ -45,30 +45,17 @@ pub struct TurnRow {
     pub stats: TurnStats,
 }
 
-/// Sums over the dialogue.
+/// Sums over the dialogue: the turns' figures summed by the runtime's [`TurnTotals`] (the
+/// one definition of every per-turn figure and of its sum), and what only the benchmark knows.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Totals {
-    /// User turns.
-    pub turns: usize,
-    /// Model calls.
-    pub generations: usize,
-    /// Σ prompt tokens.
-    pub prompt_tokens: usize,
-    /// Σ reused tokens.
-    pub reused_tokens: usize,
-    /// Σ prefilled tokens.
-    pub prefilled_tokens: usize,
-    /// Σ tokens decoded ahead while idle (part of the reused ones).
-    pub anticipated_tokens: usize,
+    /// Σ of every turn's figures (`turns`, `generations`, `prompt_tokens`, …, `ttft_ms`: the
+    /// first requests' TTFT summed over turns, `turn_ms`), serialized flat.
+    #[serde(flatten)]
+    pub sums: TurnTotals,
     /// Σ appended tokens (the ideal prefill).
     pub appended_tokens: usize,
-    /// Σ generated (forced) tokens.
-    pub generated_tokens: usize,
-    /// Σ first-request TTFT over turns, ms.
-    pub ttft_ms: f64,
-    /// Σ turn wall time, ms.
-    pub turn_ms: f64,
-    /// reused / prompt tokens (0 when nothing was counted).
+    /// reused / prompt tokens (0 when nothing was counted): [`TurnTotals::reuse_ratio`].
     pub reuse_ratio: f64,
 }
 
@@ -260,26 +247,12 @@ pub fn run_dialogue_with_head(
 }
 
 fn totals(turns: &[TurnRow]) -> Totals {
-    let mut t = Totals {
-        turns: turns.len(),
-        ..Totals::default()
-    };
-    for r in turns {
-        let s = &r.stats;
-        t.generations += s.generations;
-        t.prompt_tokens += s.prompt_tokens;
-        t.reused_tokens += s.reused_tokens;
-        t.prefilled_tokens += s.prefilled_tokens;
-        t.anticipated_tokens += s.anticipated_tokens;
-        t.appended_tokens += r.appended_tokens;
-        t.generated_tokens += s.generated_tokens;
-        t.ttft_ms += s.ttft_ms;
-        t.turn_ms += s.turn_ms;
+    let sums: TurnTotals = turns.iter().map(|r| &r.stats).collect();
+    Totals {
+        appended_tokens: turns.iter().map(|r| r.appended_tokens).sum(),
+        reuse_ratio: sums.reuse_ratio(),
+        sums,
     }
-    if t.prompt_tokens > 0 {
-        t.reuse_ratio = t.reused_tokens as f64 / t.prompt_tokens as f64;
-    }
-    t
 }
 
 impl DialogueReport {
@@ -336,21 +309,21 @@ impl DialogueReport {
                 }
             );
         }
-        let t = &self.totals;
+        let (t, sums) = (&self.totals, &self.totals.sums);
         let _ = writeln!(
             s,
             "{:>4} {:>4} {:>3} {:>7} {:>7} {:>9} {:>5} {:>8} {:>6} {:>9.1} {:>9.1}  total",
-            t.turns,
-            t.generations,
+            sums.turns,
+            sums.generations,
             "",
-            t.prompt_tokens,
-            t.reused_tokens,
-            t.prefilled_tokens,
-            t.anticipated_tokens,
+            sums.prompt_tokens,
+            sums.reused_tokens,
+            sums.prefilled_tokens,
+            sums.anticipated_tokens,
             t.appended_tokens,
-            t.generated_tokens,
-            t.ttft_ms,
-            t.turn_ms
+            sums.generated_tokens,
+            sums.ttft_ms,
+            sums.turn_ms
         );
         let _ = writeln!(
             s,

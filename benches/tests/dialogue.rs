@@ -103,5 +103,5 @@ fn turns_can_be_limited() {
         Err(BenchError::Turns { .. })
     ));
     let r = play(&d.take(Some(3)).unwrap(), PromptLayout::default()).unwrap();
-    assert_eq!(r.totals.turns, 3);
+    assert_eq!(r.totals.sums.turns, 3);
 }

@@ -14,7 +14,7 @@
 //!   built-in ones, context, threads, sessions, language, chat format, data and snapshot
 //!   folders) opens a [`porfiry_runtime::Runtime`] and starts its service; `create(...)` is
 //!   `open` with the old positional arguments (head snapshots beside the model);
-//!   `createScripted` puts a scripted model (`paced`) under the same agent.
+//!   `createScripted` puts a scripted model (`script`, paced) under the same agent.
 //! - Events of a turn go to the Java listener (`JavaSink`) from the worker thread; host
 //!   tools (`registerToolset`) are Java `ToolExecutor`s (`JavaTool`) run by the runtime's
 //!   timed executor. `endSession` ends a conversation (history and KV cache).
@@ -22,7 +22,7 @@
 //! # Safety at the boundary
 //!
 //! - Every export runs in `EnvUnowned::with_env`, which catches panics; errors and panics are
-//!   thrown as Java exceptions by one policy (`jni_api::ThrowBridgeError`).
+//!   thrown as Java exceptions by one policy (`boundary::ThrowBridgeError`).
 //! - Java exceptions thrown by listeners come back as caught errors, are counted
 //!   (`listener_errors` in `stats`) and do not stop the turn.
 //! - The worker thread attaches once (named `porfiry-worker`) and is detached when it ends,
@@ -37,10 +37,14 @@
 //! module and Java drivers with `javac` and runs them with `java -Xcheck:jni`.
 #![deny(missing_docs)]
 
+mod args;
+mod boundary;
 mod catalog;
 mod error;
+mod java_host;
 mod jni_api;
+mod jni_catalog;
 mod logs;
 mod options;
-mod paced;
 mod registry;
+mod script;

@@ -13,8 +13,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+mod paced;
 pub mod wire;
 
+pub use paced::Paced;
 pub use wire::{is_list_number, sentence_end, CallLine};
 
 /// Who wrote a message of the conversation history.

@@ -1,75 +1,30 @@
 //! The `skills` toolset's executor: the catalog of skills and protocols (`porfiry-catalog`)
 //! for the model — `skills_search|query`, `skills_load|name`, `skills_create|document`,
 //! `skills_update|name|document`, `skills_propose|document` (declared in
-//! `runtime/toolsets/skills.yaml`, embedded as [`SKILLS_TOOLSET`]).
+//! `runtime/toolsets/skills.yaml`, embedded as [`crate::SKILLS_TOOLSET`]).
 //!
 //! Declared and registered by [`crate::Runtime::open`] only when
 //! [`crate::RuntimeConfig::catalog`] names a file (so hosts without a catalog keep their
 //! prompt as it was); the agent's skill folders (built-in and the user's) are synced into it as shared
-//! entries first ([`open_catalog`]). The rules of docs/design.md: the agent writes skills only
+//! entries first ([`crate::open_catalog`]). The rules of docs/design.md: the agent writes skills only
 //! (a protocol sent to create or update is refused, and points at propose); a protocol is
 //! only ever proposed — a pending proposal the user decides (`porfiry catalog accept`), never
 //! an entry search or load can see. Every reply the model reads comes from the agent's
 //! message catalog ([`Texts`]); a refusal carries the store's own reason. Its sibling, the
-//! `protocol` toolset and the run hook, is `protocol_tools.rs`; both share one catalog.
+//! `protocol` toolset and the run hook, is `protocol_tools.rs`; both share one catalog
+//! (`shared_catalog.rs`).
 
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use porfiry_agent::{Lang, Texts, ToolExecutor, ToolInvocation};
 use porfiry_catalog::{
-    Catalog, CatalogError, CompactLabels, Document, ImportReport, Kind, NewProposal, Query, Update,
+    Catalog, CatalogError, CompactLabels, Document, Kind, NewProposal, Query, Update,
 };
 
-use crate::protocol_tools::{lock, SharedCatalog, PROTOCOL_TOOLSET};
-
-/// The `skills` toolset's declaration (`runtime/toolsets/skills.yaml`, embedded).
-pub const SKILLS_TOOLSET: &str = include_str!("../toolsets/skills.yaml");
-
-/// Writes [`SKILLS_TOOLSET`] as `skills.yaml` and [`PROTOCOL_TOOLSET`] as `protocol.yaml`
-/// into `<data>/catalog-toolset/` (each rewritten only when it differs) and returns that
-/// folder, for the agent to load the sets from.
-///
-/// # Errors
-/// The folder or a file cannot be written.
-pub fn skills_toolset_dir(data: &Path) -> std::io::Result<PathBuf> {
-    let dir = data.join("catalog-toolset");
-    for (name, text) in [
-        ("skills.yaml", SKILLS_TOOLSET),
-        ("protocol.yaml", PROTOCOL_TOOLSET),
-    ] {
-        let file = dir.join(name);
-        if std::fs::read_to_string(&file).ok().as_deref() != Some(text) {
-            std::fs::create_dir_all(&dir)?;
-            let tmp = dir.join(format!("{name}.tmp-{}", std::process::id()));
-            std::fs::write(&tmp, text)?;
-            std::fs::rename(&tmp, &file)?;
-        }
-    }
-    Ok(dir)
-}
+use crate::shared_catalog::{lock, SharedCatalog};
 
 /// The author the agent's versions and proposals name.
 pub const AGENT_AUTHOR: &str = "agent";
-
-/// Opens (or creates) the catalog at `path` — its folder created when missing — and syncs
-/// `skill_dirs` (in override order) into it as shared entries.
-///
-/// # Errors
-/// The file cannot be created or opened (a newer schema, not a catalog…), or the sync
-/// failed; the text says which file and why.
-pub fn open_catalog(
-    path: &Path,
-    skill_dirs: &[PathBuf],
-) -> Result<(Catalog, ImportReport), String> {
-    let fail = |e: &dyn std::fmt::Display| format!("catalog {}: {e}", path.display());
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| fail(&e))?;
-    }
-    let mut catalog = Catalog::open(path).map_err(|e| fail(&e))?;
-    let report = catalog.sync_shared(skill_dirs).map_err(|e| fail(&e))?;
-    Ok((catalog, report))
-}
 
 /// The executor for the `skills_` tools over one catalog.
 #[derive(Debug)]
@@ -229,6 +184,7 @@ impl ToolExecutor for CatalogExecutor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
     use std::sync::Arc;
     use std::time::Duration;
 
@@ -238,6 +194,7 @@ mod tests {
     };
     use porfiry_catalog::ProposalStatus;
 
+    use crate::shared_catalog::{open_catalog, skills_toolset_dir};
     use crate::{Backend, Runtime};
 
     const TEA: &str = "---\nname: tea\ndescription: how to brew tea\ntags: [kitchen]\n---\nWarm the pot, then pour.\n";

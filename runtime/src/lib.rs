@@ -42,11 +42,10 @@ pub mod paths;
 mod protocol_tools;
 mod runtime;
 mod scenario_catalog;
+mod shared_catalog;
 mod stats;
 
-pub use catalog_tools::{
-    open_catalog, skills_toolset_dir, CatalogExecutor, AGENT_AUTHOR, SKILLS_TOOLSET,
-};
+pub use catalog_tools::{CatalogExecutor, AGENT_AUTHOR};
 pub use config::{
     chat_format_of, engine_params, RuntimeConfig, CATALOG_FILE, DEFAULT_TOOL_TIMEOUT,
 };
@@ -54,21 +53,21 @@ pub use error::RuntimeError;
 pub use host_tools::{timed_scenario_tools, HostCall, HostFailure, TimedExecutor, ToolCounters};
 pub use notes::NotesExecutor;
 pub use open::{
-    agent_folders, load_agent, load_agent_from, load_engine, resolve_model, ModelChoice,
-    OpenReport, UnwritableData,
+    agent_folders, attach_catalog, load_agent, load_agent_from, load_engine, resolve_model,
+    ModelChoice, OpenReport, UnwritableData,
 };
 /// The catalog of skills and protocols (`porfiry-catalog`), for hosts that show or edit it
 /// (the bridge's catalog calls for the app's settings screen).
 pub use porfiry_catalog as catalog;
 /// Progress reporting of model fetches, for hosts (from `porfiry-models`).
 pub use porfiry_models::{NoProgress, Progress, StderrProgress};
-pub use protocol_tools::{
-    attach_catalog, CatalogRunHook, ProtocolExecutor, SharedCatalog, DECISION_NOTE_TOOL,
-    INDEX_LIMIT, PROTOCOL_TOOLSET,
-};
+pub use protocol_tools::{CatalogRunHook, ProtocolExecutor, DECISION_NOTE_TOOL, INDEX_LIMIT};
 pub use runtime::{Backend, Runtime, Turn};
 pub use scenario_catalog::{scenario_catalog, SCENARIO_DECIDER};
-pub use stats::{stop_name, ToolTime, TurnStats};
+pub use shared_catalog::{
+    open_catalog, skills_toolset_dir, SharedCatalog, PROTOCOL_TOOLSET, SKILLS_TOOLSET,
+};
+pub use stats::{stop_name, ToolTime, TurnStats, TurnTotals};
 
 // The worker service (moved from the bridge) — its modules and exports:
 mod sentences;

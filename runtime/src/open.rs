@@ -1,20 +1,23 @@
 //! [`Runtime::open`]: resolve (and fetch) the model, load the engine and the agent, register
-//! the built-in host tools, warm the head up — one call for every host.
+//! the built-in host tools, warm the head up — one call for every host; and
+//! [`attach_catalog`], the catalog's executors and run hook put behind a runtime.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use porfiry_agent::{Agent, Diagnostic, ExecutorTarget, SystemClock};
+use porfiry_agent::{Agent, Diagnostic, ExecutorTarget, Lang, SystemClock};
+use porfiry_catalog::Catalog;
 use porfiry_engine::{ChatFormat, Engine, EngineModel, EngineParams, HeadReport, ModelInfo};
 use porfiry_models::{FileState, ModelSpec, ModelStore, Progress};
 
-use crate::catalog_tools::{open_catalog, skills_toolset_dir};
+use crate::catalog_tools::CatalogExecutor;
 use crate::config::{chat_format_of, engine_params, RuntimeConfig};
 use crate::error::RuntimeError;
 use crate::notes::NotesExecutor;
 use crate::paths::{builtin_dirs, probe_writable, temp_fallback, BuiltinDirs};
-use crate::protocol_tools::attach_catalog;
+use crate::protocol_tools::{CatalogRunHook, ProtocolExecutor};
 use crate::runtime::{Backend, Runtime};
+use crate::shared_catalog::{open_catalog, skills_toolset_dir, SharedCatalog};
 
 /// What [`Runtime::open`] did, for the host to show.
 #[derive(Debug)]
@@ -341,4 +344,25 @@ impl Runtime {
         };
         Ok((runtime, report))
     }
+}
+
+/// Puts `catalog` behind `runtime`'s agent: the `skills` and `protocol` executors (timed,
+/// as every host tool; the `protocol` one only when that set is declared) and the
+/// [`CatalogRunHook`], all over one shared catalog. Returns the shared catalog.
+pub fn attach_catalog(runtime: &mut Runtime, catalog: Catalog, lang: Lang) -> SharedCatalog {
+    let shared: SharedCatalog = Arc::new(Mutex::new(catalog));
+    runtime.register_executor(
+        ExecutorTarget::Toolset("skills".into()),
+        Arc::new(CatalogExecutor::shared(shared.clone(), lang)),
+    );
+    if runtime.agent().toolsets().get("protocol").is_some() {
+        runtime.register_executor(
+            ExecutorTarget::Toolset("protocol".into()),
+            Arc::new(ProtocolExecutor::new(shared.clone(), lang)),
+        );
+    }
+    runtime
+        .agent_mut()
+        .set_host_hook(Some(Arc::new(CatalogRunHook::new(shared.clone(), lang))));
+    shared
 }

@@ -1,7 +1,7 @@
 //! The `protocol` toolset's executor — protocol runs over the catalog (`porfiry-catalog`):
 //! `protocol_start|name`, `protocol_step|step|status|validation`, `protocol_finish|report`,
 //! `protocol_cancel|reason`, `protocol_fail|reason`, `protocol_status` (declared in
-//! `runtime/toolsets/protocol.yaml`, embedded as [`PROTOCOL_TOOLSET`]) — and
+//! `runtime/toolsets/protocol.yaml`, embedded as [`crate::PROTOCOL_TOOLSET`]) — and
 //! [`CatalogRunHook`], what the agent learns about a session from the catalog between calls:
 //! the reminder of its running protocol and the user's decisions on its proposals.
 //!
@@ -11,31 +11,15 @@
 //! Every reply comes from the agent's message catalog ([`Texts`]); a refusal carries the
 //! store's own reason.
 
-use std::sync::{Arc, Mutex, MutexGuard};
-
-use crate::catalog_tools::CatalogExecutor;
-
-use porfiry_agent::{
-    ExecutorTarget, HostHook, HostNote, Lang, RunReminder, Texts, ToolExecutor, ToolInvocation,
-};
+use porfiry_agent::{HostHook, HostNote, Lang, RunReminder, Texts, ToolExecutor, ToolInvocation};
 use porfiry_catalog::{
     Catalog, CatalogError, Kind, Owner, ProposalStatus, Query, Run, RunEnd, StepMark, StepStatus,
 };
 
-/// The `protocol` toolset's declaration (`runtime/toolsets/protocol.yaml`, embedded).
-pub const PROTOCOL_TOOLSET: &str = include_str!("../toolsets/protocol.yaml");
-
-/// One catalog shared by the `skills` and `protocol` executors and the [`CatalogRunHook`].
-pub type SharedCatalog = Arc<Mutex<Catalog>>;
+use crate::shared_catalog::{lock, SharedCatalog};
 
 /// The most personal entries the skills index lists (newest first).
 pub const INDEX_LIMIT: usize = 20;
-
-/// Takes the catalog's lock. A panic inside a call leaves no half-written row (every write
-/// is one transaction), so a poisoned lock is simply taken over.
-pub(crate) fn lock(catalog: &SharedCatalog) -> MutexGuard<'_, Catalog> {
-    catalog.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 /// The executor for the `protocol_` tools over one catalog.
 #[derive(Debug, Clone)]
@@ -290,34 +274,14 @@ impl HostHook for CatalogRunHook {
     }
 }
 
-/// Puts `catalog` behind `runtime`'s agent: the `skills` and `protocol` executors (timed,
-/// as every host tool; the `protocol` one only when that set is declared) and the
-/// [`CatalogRunHook`], all over one shared catalog. Returns the shared catalog.
-pub fn attach_catalog(runtime: &mut crate::Runtime, catalog: Catalog, lang: Lang) -> SharedCatalog {
-    let shared: SharedCatalog = Arc::new(Mutex::new(catalog));
-    runtime.register_executor(
-        ExecutorTarget::Toolset("skills".into()),
-        Arc::new(CatalogExecutor::shared(shared.clone(), lang)),
-    );
-    if runtime.agent().toolsets().get("protocol").is_some() {
-        runtime.register_executor(
-            ExecutorTarget::Toolset("protocol".into()),
-            Arc::new(ProtocolExecutor::new(shared.clone(), lang)),
-        );
-    }
-    runtime
-        .agent_mut()
-        .set_host_hook(Some(Arc::new(CatalogRunHook::new(shared.clone(), lang))));
-    shared
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use porfiry_agent::{parse_output, validate_args, CancelToken, ToolsetRegistry};
     use porfiry_catalog::{NewProposal, RunStatus};
+    use std::sync::{Arc, Mutex};
 
-    use crate::catalog_tools::{open_catalog, skills_toolset_dir};
+    use crate::shared_catalog::{open_catalog, skills_toolset_dir};
 
     fn protocol(name: &str) -> String {
         format!(
@@ -603,7 +567,7 @@ mod tests {
 #[cfg(test)]
 mod through_the_agent {
     use std::path::Path;
-    use std::sync::Arc;
+    use std::sync::{Arc, Mutex};
 
     use porfiry_agent::{
         Agent, AgentConfig, CancelToken, ExecutorTarget, Lang, ManualClock, RecordedRequest,
@@ -611,7 +575,7 @@ mod through_the_agent {
     };
 
     use super::*;
-    use crate::catalog_tools::{open_catalog, skills_toolset_dir};
+    use crate::shared_catalog::{open_catalog, skills_toolset_dir};
 
     /// An agent over the checkout's skills and toolsets plus the catalog's sets, its
     /// executors over a fresh catalog holding protocol "Shutdown"; with or without the hook.

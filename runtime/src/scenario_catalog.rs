@@ -12,8 +12,9 @@ use porfiry_agent::scenario::{
 use porfiry_agent::{Agent, ExecutorTarget, Lang};
 use porfiry_catalog::{Catalog, ProposalId, ProposalStatus};
 
-use crate::catalog_tools::{skills_toolset_dir, CatalogExecutor};
-use crate::protocol_tools::{lock, CatalogRunHook, ProtocolExecutor, SharedCatalog};
+use crate::catalog_tools::CatalogExecutor;
+use crate::protocol_tools::{CatalogRunHook, ProtocolExecutor};
+use crate::shared_catalog::{lock, skills_toolset_dir, SharedCatalog};
 
 /// Who decides proposals in scenarios (the user, as `porfiry catalog accept` names them).
 pub const SCENARIO_DECIDER: &str = "user";

@@ -5,7 +5,8 @@
 //! add up over the requests are sums (`prompt_tokens` = Σ prompt tokens, so `prompt_tokens
 //! == reused_tokens + prefilled_tokens` always holds); the figures of one request say which
 //! (`last_prompt_tokens`: the last request's prompt, i.e. how full the context is;
-//! `ttft_ms`: the first request's time to first token).
+//! `ttft_ms`: the first request's time to first token). Over several turns, [`TurnTotals`]
+//! sums them field by field.
 
 use porfiry_agent::{GenerationStats, TurnOutcome, TurnStop};
 
@@ -219,6 +220,67 @@ impl TurnStats {
     }
 }
 
+/// Sums of per-turn figures over several turns (a played dialogue, a soak run): each field
+/// is the Σ over the turns of the [`TurnStats`] field of the same name, so a total means what
+/// the per-turn figure means. Built with [`TurnTotals::add`] or collected from an iterator
+/// of [`TurnStats`].
+#[derive(Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TurnTotals {
+    /// Turns summed.
+    pub turns: usize,
+    /// Σ [`TurnStats::generations`] (model calls).
+    pub generations: usize,
+    /// Σ [`TurnStats::prompt_tokens`].
+    pub prompt_tokens: usize,
+    /// Σ [`TurnStats::reused_tokens`].
+    pub reused_tokens: usize,
+    /// Σ [`TurnStats::prefilled_tokens`].
+    pub prefilled_tokens: usize,
+    /// Σ [`TurnStats::anticipated_tokens`] (decoded ahead while idle; part of the reused).
+    pub anticipated_tokens: usize,
+    /// Σ [`TurnStats::generated_tokens`].
+    pub generated_tokens: usize,
+    /// Σ [`TurnStats::ttft_ms`]: each turn's first-request time to first token, ms.
+    pub ttft_ms: f64,
+    /// Σ [`TurnStats::turn_ms`], ms.
+    pub turn_ms: f64,
+}
+
+impl TurnTotals {
+    /// Adds one turn's figures.
+    pub fn add(&mut self, turn: &TurnStats) {
+        self.turns += 1;
+        self.generations += turn.generations;
+        self.prompt_tokens += turn.prompt_tokens;
+        self.reused_tokens += turn.reused_tokens;
+        self.prefilled_tokens += turn.prefilled_tokens;
+        self.anticipated_tokens += turn.anticipated_tokens;
+        self.generated_tokens += turn.generated_tokens;
+        self.ttft_ms += turn.ttft_ms;
+        self.turn_ms += turn.turn_ms;
+    }
+
+    /// reused / prompt tokens: the share of the prompts the KV cache served (0 when nothing
+    /// was counted).
+    pub fn reuse_ratio(&self) -> f64 {
+        if self.prompt_tokens > 0 {
+            self.reused_tokens as f64 / self.prompt_tokens as f64
+        } else {
+            0.0
+        }
+    }
+}
+
+impl<'a> FromIterator<&'a TurnStats> for TurnTotals {
+    fn from_iter<I: IntoIterator<Item = &'a TurnStats>>(turns: I) -> Self {
+        let mut totals = TurnTotals::default();
+        for t in turns {
+            totals.add(t);
+        }
+        totals
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,5 +350,26 @@ mod tests {
         assert_eq!((s.generations, s.discarded), (1, 1));
         assert!(!s.measured());
         assert_eq!(s.prompt_tokens, 0);
+    }
+
+    #[test]
+    fn totals_are_the_sums_of_the_turn_figures() {
+        let a = TurnStats::of(
+            &outcome(vec![gen(200, 190, 5, 30.0), gen(230, 205, 7, 20.0)]),
+            400.0,
+        );
+        let b = TurnStats::of(&outcome(vec![gen(300, 100, 3, 50.0)]), 100.0);
+        let t: TurnTotals = [&a, &b].into_iter().collect();
+        assert_eq!((t.turns, t.generations), (2, 3));
+        assert_eq!(t.prompt_tokens, a.prompt_tokens + b.prompt_tokens);
+        assert_eq!(t.reused_tokens, 495);
+        assert_eq!(t.prefilled_tokens, 235);
+        assert_eq!(t.prompt_tokens, t.reused_tokens + t.prefilled_tokens);
+        assert_eq!(t.anticipated_tokens, 6);
+        assert_eq!(t.generated_tokens, 15);
+        assert_eq!(t.ttft_ms, 80.0, "the first request's of each turn");
+        assert_eq!(t.turn_ms, 500.0);
+        assert!((t.reuse_ratio() - 495.0 / 730.0).abs() < 1e-12);
+        assert_eq!(TurnTotals::default().reuse_ratio(), 0.0);
     }
 }

@@ -2,11 +2,11 @@
 //! that cannot be done is a tool error reply in the catalog's words, the notes stay as they were, nothing
 //! is left behind on the full disk, reading still works, and the next turn runs.
 //!
-//! Mounts a tmpfs (root only; CI runs as root). Where the mount is refused the test prints
-//! why and returns — it never passes without having run.
+//! Mounts a tmpfs: here as root (CI runs as root), else inside a user namespace; where
+//! neither is allowed the test fails under `CI` and is skipped, saying why, elsewhere
+//! (`support/tmpfs.rs`).
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
 
 use porfiry_agent::{
@@ -14,55 +14,10 @@ use porfiry_agent::{
 };
 use porfiry_runtime::NotesExecutor;
 
-/// A tmpfs mounted on a fresh folder, unmounted on drop.
-struct Tmpfs {
-    dir: tempfile::TempDir,
-}
+#[path = "support/tmpfs.rs"]
+mod tmpfs;
 
-impl Tmpfs {
-    fn mount(options: &str) -> Result<Self, String> {
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-        let out = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", options, "porfiry-test"])
-            .arg(dir.path())
-            .output()
-            .map_err(|e| format!("cannot run mount: {e}"))?;
-        if !out.status.success() {
-            return Err(String::from_utf8_lossy(&out.stderr).into_owned());
-        }
-        Ok(Self { dir })
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    /// Remount with other options (`remount,ro`).
-    fn remount(&self, options: &str) {
-        let ok = Command::new("mount")
-            .args(["-o", options])
-            .arg(self.dir.path())
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "mount -o {options}");
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.dir.path()).status();
-    }
-}
-
-fn tmpfs_or_skip(test: &str, options: &str) -> Option<Tmpfs> {
-    match Tmpfs::mount(options) {
-        Ok(t) => Some(t),
-        Err(why) => {
-            eprintln!("SKIPPED {test}: needs root to mount a tmpfs ({why})");
-            None
-        }
-    }
-}
+use tmpfs::tmpfs_for;
 
 /// A Russian agent with the shipped skills and toolsets and the notes in `notes`.
 fn agent(notes: &Path) -> Agent {
@@ -126,7 +81,8 @@ fn writes_fail_as_tool_replies(
 
 #[test]
 fn notes_on_a_full_disk_are_tool_errors_and_leave_nothing_behind() {
-    let Some(disk) = tmpfs_or_skip("notes_on_a_full_disk…", "size=64k") else {
+    let test = "notes_on_a_full_disk_are_tool_errors_and_leave_nothing_behind";
+    let Some(disk) = tmpfs_for(test, "size=64k") else {
         return;
     };
     let file = disk.path().join("notes.txt");
@@ -161,13 +117,13 @@ fn notes_on_a_full_disk_are_tool_errors_and_leave_nothing_behind() {
 
 #[test]
 fn notes_on_a_read_only_disk_are_tool_errors() {
-    let Some(disk) = tmpfs_or_skip("notes_on_a_read_only_disk…", "size=64k") else {
+    let Some(disk) = tmpfs_for("notes_on_a_read_only_disk_are_tool_errors", "size=64k") else {
         return;
     };
     let file = disk.path().join("notes.txt");
     let mut a = agent(&file);
     assert!(turn(&mut a, &["TOOL_CALL: notes_add|старая заметка", "ok"]).executed[0].ok);
-    disk.remount("remount,ro");
+    disk.make_read_only();
     writes_fail_as_tool_replies(
         &mut a,
         &[

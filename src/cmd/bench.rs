@@ -590,7 +590,7 @@ fn side_by_side(with: &DialogueReport, without: &DialogueReport) -> String {
             o.stats.ttft_ms,
         );
     }
-    let (w, o) = (&with.totals, &without.totals);
+    let (w, o) = (&with.totals.sums, &without.totals.sums);
     row(
         &"all",
         w.prefilled_tokens,
@@ -616,12 +616,12 @@ fn summary(reports: &[DialogueReport]) -> String {
             "{:<16} {:>6} {:>8} {:>9} {:>9} {:>7.3} {:>10.1} {:>10.1}",
             r.layout,
             if r.reuse { "on" } else { "off" },
-            t.prompt_tokens,
-            t.prefilled_tokens,
+            t.sums.prompt_tokens,
+            t.sums.prefilled_tokens,
             t.appended_tokens,
             t.reuse_ratio,
-            t.ttft_ms,
-            t.turn_ms
+            t.sums.ttft_ms,
+            t.sums.turn_ms
         );
     }
     s

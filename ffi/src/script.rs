@@ -1,13 +1,10 @@
-//! The scripted model of `createScripted`: [`Script`] plays the Java side's outputs,
-//! [`PacedModel`] slows their streaming down so cancel/close tests are deterministic.
+//! The scripted model of `createScripted`: [`Script`] plays the Java side's outputs (the
+//! export wraps it in [`porfiry_model::Paced`], which slows their streaming down so
+//! cancel/close tests are deterministic).
 
 use std::collections::VecDeque;
-use std::time::Duration;
 
-use porfiry_agent::{
-    CancelToken, Generation, Message, Model, ModelError, ModelRequest, Role, ScriptedModel,
-};
-use porfiry_model::ModelWrapper;
+use porfiry_agent::{Generation, Message, Model, ModelError, ModelRequest, Role, ScriptedModel};
 
 /// In a script output, replaced by the number of messages the request carried, so a test can
 /// see from the reply how much history the model was sent (e.g. none after `endSession`).
@@ -99,58 +96,10 @@ impl Model for Script {
     }
 }
 
-/// Wraps a model and sleeps `delay` before passing on each text piece (in short slices,
-/// so a cancel is noticed within a few milliseconds).
-pub(crate) struct PacedModel<M> {
-    inner: M,
-    delay: Duration,
-}
-
-impl<M> PacedModel<M> {
-    pub(crate) fn new(inner: M, delay: Duration) -> Self {
-        Self { inner, delay }
-    }
-}
-
-fn sleep_unless_cancelled(total: Duration, cancel: &CancelToken) {
-    let slice = Duration::from_millis(5);
-    let mut left = total;
-    while !left.is_zero() && !cancel.is_cancelled() {
-        let step = left.min(slice);
-        std::thread::sleep(step);
-        left -= step;
-    }
-}
-
-impl<M: Model> ModelWrapper for PacedModel<M> {
-    type Inner = M;
-
-    fn inner(&self) -> &M {
-        &self.inner
-    }
-
-    fn inner_mut(&mut self) -> &mut M {
-        &mut self.inner
-    }
-
-    fn wrapped_generate(
-        &mut self,
-        request: &ModelRequest<'_>,
-        on_text: &mut dyn FnMut(&str),
-    ) -> Result<Generation, ModelError> {
-        let delay = self.delay;
-        let cancel = request.cancel.clone();
-        self.inner.generate(request, &mut |piece| {
-            sleep_unless_cancelled(delay, &cancel);
-            on_text(piece);
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use porfiry_agent::Message;
+    use porfiry_agent::CancelToken;
 
     #[test]
     fn the_placeholder_counts_the_request_messages() {
