@@ -88,6 +88,13 @@ pub enum Problem {
     },
     /// A toolset without tools.
     NoTools,
+    /// A field of the file that is present but malformed.
+    BadField {
+        /// The field's name.
+        field: &'static str,
+        /// What is wrong with it.
+        why: String,
+    },
     /// A toolset declaration problem about one tool or argument.
     BadTool {
         /// The tool's name as written.
@@ -149,6 +156,7 @@ impl fmt::Display for Problem {
                 "YAML error: more than {limit} flow collections ([ or {{); not parsed"
             ),
             Problem::NoTools => f.write_str("no tools"),
+            Problem::BadField { field, why } => write!(f, "{field}: {why}"),
             Problem::BadTool { tool, why } => write!(f, "tool {tool:?}: {why}"),
         }
     }

@@ -548,6 +548,36 @@ fn longest_common_run(a: &[String], b: &[String]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Intent;
+
+    #[test]
+    fn every_conversational_reply_of_the_catalog_is_acceptable() {
+        for lang in [Lang::Ru, Lang::En] {
+            let t = Texts::new(lang);
+            let user = match lang {
+                Lang::Ru => "Привет, что ты умеешь?",
+                Lang::En => "Hi, what can you do?",
+            };
+            let caps = t.capabilities(&[match lang {
+                Lang::Ru => "записывать, показывать и удалять заметки",
+                Lang::En => "take, list and delete notes",
+            }]);
+            for intent in Intent::ALL {
+                for v in 0..3 {
+                    let reply = t.talk_reply(intent, v, &caps);
+                    assert!(!reply.contains('{'), "{reply}");
+                    let context = JudgeContext {
+                        answer_due: intent != Intent::OutOfScope,
+                    };
+                    assert_eq!(
+                        judge_reply(&reply, user, lang, context),
+                        Verdict::Acceptable,
+                        "{lang} {intent} {reply:?}"
+                    );
+                }
+            }
+        }
+    }
 
     fn verdict(reply: &str, user: &str, lang: Lang) -> Verdict {
         judge_reply(reply, user, lang, JudgeContext::default())

@@ -78,6 +78,7 @@ mod clock;
 mod diag;
 pub mod function_gemma;
 mod guidance;
+mod intent;
 mod judge;
 mod load;
 mod messages;
@@ -101,6 +102,7 @@ pub use call_line::{parse_output, parse_output_as, RepeatGuard, VisibleTextFilte
 pub use clock::{iso8601, parse_duration, BadDuration, Clock, ManualClock, SystemClock, Timestamp};
 pub use diag::{Diagnostic, Loaded, Problem, Severity};
 pub use guidance::{Guidance, Route, RouteExample, Technique, UnknownTechnique};
+pub use intent::Intent;
 pub use judge::{
     declines, is_refusal, judge_reply, user_lang, JudgeContext, Rule, Verdict, MAX_WORDS,
 };

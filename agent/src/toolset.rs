@@ -65,6 +65,10 @@ pub struct Toolset {
     pub description: String,
     /// Its tools, in declaration order.
     pub tools: Vec<ToolDecl>,
+    /// What the assistant says it can do with the set, per language (`spoken: {ru: …,
+    /// en: …}`): a phrase that follows «Я умею» / "I can" when the user asks what the
+    /// assistant can do. Optional; [`Toolset::spoken_in`] falls back.
+    pub spoken: Vec<(Lang, String)>,
     /// The file it came from.
     pub path: PathBuf,
 }
@@ -73,6 +77,24 @@ impl Toolset {
     /// The tool called `name` (lower case).
     pub fn tool(&self, name: &str) -> Option<&ToolDecl> {
         self.tools.iter().find(|t| t.name == name)
+    }
+
+    /// What the assistant says it can do with the set in `lang`: its `spoken` phrase, else
+    /// its description up to a parenthesis when the description is written in `lang`'s
+    /// script, else `None` (a host's set described in another language is not read out in
+    /// the wrong one).
+    pub fn spoken_in(&self, lang: Lang) -> Option<&str> {
+        if let Some((_, s)) = self.spoken.iter().find(|(l, _)| *l == lang) {
+            return Some(s);
+        }
+        let head = self.description.split('(').next().unwrap_or("").trim();
+        let cyrillic = head.chars().any(|c| ('\u{400}'..='\u{4ff}').contains(&c));
+        let latin = head.chars().any(|c| c.is_ascii_alphabetic());
+        let fits = match lang {
+            Lang::Ru => cyrillic && !latin,
+            Lang::En => latin && !cyrillic,
+        };
+        (fits && !head.is_empty()).then_some(head)
     }
 }
 
@@ -83,6 +105,8 @@ struct RawToolset {
     description: Option<String>,
     #[serde(default)]
     tools: Vec<RawTool>,
+    #[serde(default)]
+    spoken: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -244,10 +268,28 @@ pub fn parse_toolset(text: &str, path: &Path) -> Result<Toolset, Problem> {
             examples,
         });
     }
+    let mut spoken = Vec::new();
+    for (code, text) in &raw.spoken {
+        let bad = |why: String| Problem::BadField {
+            field: "spoken",
+            why,
+        };
+        let lang: Lang = code
+            .parse()
+            .map_err(|_| bad(format!("unknown language {code:?} (ru or en)")))?;
+        let text = one_line(text);
+        if text.is_empty() || text.chars().count() > EXAMPLE_CHARS {
+            return Err(bad(format!(
+                "the phrase in {code} is empty or longer than {EXAMPLE_CHARS} characters"
+            )));
+        }
+        spoken.push((lang, text));
+    }
     Ok(Toolset {
         name,
         description,
         tools,
+        spoken,
         path: path.to_path_buf(),
     })
 }
@@ -445,6 +487,14 @@ mod tests {
                 "clashes",
             ),
             ("name: x\ndescription: d\ntools: [oops", "YAML error"),
+            (
+                "name: x\ndescription: d\nspoken: {de: etwas}\ntools: [{name: x_a}]",
+                "unknown language",
+            ),
+            (
+                "name: x\ndescription: d\nspoken: {en: ' '}\ntools: [{name: x_a}]",
+                "empty",
+            ),
         ];
         for (text, want) in table {
             let got = parse(text).map(|_| ()).unwrap_err().to_string();
@@ -453,8 +503,24 @@ mod tests {
     }
 
     #[test]
+    fn a_set_says_what_it_does_in_the_language_asked_or_not_at_all() {
+        let set = parse(
+            "name: notes\ndescription: заметки пользователя (записать, удалить)\n\
+             spoken: {en: keep your notes}\ntools: [{name: notes_add}]",
+        )
+        .unwrap();
+        assert_eq!(set.spoken_in(Lang::En), Some("keep your notes"));
+        assert_eq!(set.spoken_in(Lang::Ru), Some("заметки пользователя"));
+        let plain =
+            parse("name: lights\ndescription: smart lights\ntools: [{name: lights_on}]").unwrap();
+        assert_eq!(plain.spoken_in(Lang::En), Some("smart lights"));
+        assert_eq!(plain.spoken_in(Lang::Ru), None);
+    }
+
+    #[test]
     fn a_tool_s_owner_set_is_named_by_its_prefix() {
         let mk = |n: &str| Toolset {
+            spoken: Vec::new(),
             name: n.into(),
             description: "d".into(),
             tools: vec![],

@@ -36,10 +36,12 @@ use crate::toolset::{Toolset, ToolsetRegistry};
 
 mod compact;
 mod dispatch;
+mod gate;
 mod hook;
 mod layout;
 mod outcome;
 mod session;
+mod talk;
 #[cfg(test)]
 mod tests;
 mod turn;

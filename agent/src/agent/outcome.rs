@@ -4,6 +4,8 @@
 use super::compact::ContextReport;
 use crate::args::Args;
 use crate::guidance::Route;
+use crate::intent::Intent;
+use crate::judge::Rule;
 use crate::model::{GenerationStats, ModelErrorKind, StopReason};
 
 /// Something the host hears about during a turn, in order. Closed: match it exhaustively.
@@ -194,6 +196,15 @@ pub struct TurnOutcome {
     /// Hidden notes of the host that entered the history at the turn's start
     /// ([`super::HostHook::take_notes`]).
     pub notes: usize,
+    /// The conversational intent the turn was answered for from the message catalog,
+    /// without a model call ([`crate::Technique::TalkIntents`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub talk: Option<Intent>,
+    /// The judge's rule for which the reply gate held a generated reply back
+    /// ([`crate::Technique::ReplyGate`]): the user got what passed before it, else the
+    /// no-reply phrase.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gated: Option<Rule>,
 }
 
 impl Default for TurnOutcome {
@@ -223,6 +234,8 @@ impl TurnOutcome {
             run_reminders: 0,
             finish_reminders: 0,
             notes: 0,
+            talk: None,
+            gated: None,
         }
     }
 }

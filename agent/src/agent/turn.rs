@@ -2,6 +2,7 @@
 //! and the hints a host gives a model ahead of turns.
 
 use super::dispatch::{Control, Dispatched};
+use super::gate::ReplyGate;
 use super::session::{session_entry, Session};
 use super::{
     Agent, AgentError, AgentEvent, ContextReport, GenerationRecord, ReplyKind, TurnOutcome,
@@ -9,6 +10,7 @@ use super::{
 };
 use crate::call_line::{parse_output_as, RepeatGuard, VisibleTextFilter};
 use crate::guidance::{Route, Technique};
+use crate::judge::user_lang;
 use crate::messages::Texts;
 use crate::model::{
     CallSyntax, CancelToken, Generation, Message, Model, ModelError, ModelErrorKind, ModelRequest,
@@ -158,6 +160,17 @@ impl Agent {
         // Where the first action goes, decided once per turn (guidance permitting).
         shared.expire(s, on_event);
         out.route = shared.route(s, user_text, model);
+        // A conversational message routed to its intent: answered from the message catalog.
+        if let Some((intent, reply)) = shared.talk_answer(session, s, out.route.as_ref(), user_text)
+        {
+            on_event(AgentEvent::Text(reply.clone()));
+            out.streamed.push_str(&reply);
+            s.history.push(Message::assistant(reply.clone()));
+            out.reply = reply;
+            out.talk = Some(intent);
+            out.stop = TurnStop::Answered;
+            return Ok(out);
+        }
         // The visible text of the last discarded generation: the host heard it already.
         let mut heard = String::new();
         // A switch that changed nothing: its call and reply, for the next request only.
@@ -233,8 +246,24 @@ impl Agent {
             } else {
                 ""
             };
-            let (streamed, result) =
-                generate_streaming(model, &request, syntax, &heard, lead, on_event);
+            // A routed plain reply of the first action passes the reply gate (after a tool,
+            // the answer is made of the tool's words; text beside a call is not gated).
+            let gate_on = shared.config.guidance.is_on(Technique::ReplyGate)
+                && plan.reply_guide().calls.is_some_and(<[_]>::is_empty)
+                && out.tool_replies.is_empty()
+                && !nudged;
+            let mut gate = gate_on.then(|| ReplyGate::new(user_text, shared.config.lang));
+            let (streamed, result) = generate_streaming(
+                model,
+                &request,
+                syntax,
+                &heard,
+                lead,
+                gate.as_mut(),
+                on_event,
+            );
+            let refused = gate.as_ref().and_then(ReplyGate::refused);
+            out.gated = out.gated.or(refused);
             out.streamed.push_str(&streamed);
             let generation = match result {
                 Ok(g) => g,
@@ -267,6 +296,22 @@ impl Agent {
             let visible = parsed.visible();
             if !parsed.has_calls() {
                 record_generation(&mut out, on_event, &generation, false);
+                if let (Some(_), Some(g)) = (refused, gate.as_ref()) {
+                    // The gate held back debris: the user gets what passed, else the
+                    // no-reply phrase in their language; the history keeps what they got.
+                    let mut given = g.released().trim().to_string();
+                    if given.is_empty() {
+                        let lang = user_lang(user_text, shared.config.lang);
+                        let phrase = Texts::new(lang).turn_no_reply();
+                        on_event(AgentEvent::Text(phrase.to_string()));
+                        out.streamed.push_str(phrase);
+                        given = phrase.to_string();
+                    }
+                    s.history.push(Message::assistant(given.clone()));
+                    out.reply = given;
+                    out.stop = TurnStop::Answered;
+                    return Ok(out);
+                }
                 if visible.trim().is_empty()
                     && out.streamed.trim().is_empty()
                     && shared.config.guidance.is_on(Technique::NoReplyPhrase)
@@ -513,10 +558,16 @@ fn generate_streaming(
     syntax: CallSyntax,
     heard: &str,
     lead: &str,
+    mut gate: Option<&mut ReplyGate<'_>>,
     on_event: &mut dyn FnMut(AgentEvent),
 ) -> (String, Result<Generation, ModelError>) {
     let mut filter = VisibleTextFilter::for_syntax(syntax);
     let mut guard = RepeatGuard::new(heard);
+    // Through the reply gate, when there is one.
+    let mut gated = |visible: String| match gate.as_deref_mut() {
+        Some(g) => g.push(&visible),
+        None => visible,
+    };
     let mut streamed = String::new();
     let mut send = |visible: String, streamed: &mut String| {
         if visible.is_empty() {
@@ -531,11 +582,15 @@ fn generate_streaming(
         on_event(AgentEvent::Text(visible));
     };
     let result = model.generate(request, &mut |piece: &str| {
-        send(guard.push(&filter.push(piece)), &mut streamed);
+        send(gated(guard.push(&filter.push(piece))), &mut streamed);
     });
-    // A finished generation releases what the filter held back.
+    // A finished generation releases what the filter and the gate held back.
     if matches!(&result, Ok(g) if g.stop != StopReason::Cancelled) {
-        send(guard.push(&filter.finish()), &mut streamed);
+        let rest = gated(guard.push(&filter.finish()));
+        send(rest, &mut streamed);
+        if let Some(g) = gate.as_deref_mut() {
+            send(g.finish(), &mut streamed);
+        }
     }
     (streamed, result)
 }

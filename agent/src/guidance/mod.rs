@@ -21,6 +21,7 @@
 mod examples;
 mod plan;
 mod route;
+mod talk;
 mod technique;
 mod text;
 mod words;
@@ -65,8 +66,9 @@ impl Default for Guidance {
 impl Guidance {
     /// Nothing but the bare prompt: every main switch off ([`Technique::MAIN`]: no
     /// routing, no call constraint, no examples, no reply stops or cap, every declared set
-    /// advertised) — the behaviour before guidance existed. The refinements stay on and do
-    /// nothing without what they refine; [`Technique::NoReplyPhrase`] stays on.
+    /// advertised, no reply gate) — the behaviour before guidance existed. The refinements
+    /// stay on and do nothing without what they refine; [`Technique::NoReplyPhrase`] stays
+    /// on.
     pub fn none() -> Self {
         let mut g = Guidance {
             max_sentences: None,
@@ -75,6 +77,7 @@ impl Guidance {
         for t in Technique::MAIN {
             g.on.set(t, false);
         }
+        g.on.set(Technique::ReplyGate, false);
         g
     }
 

@@ -5,11 +5,13 @@
 
 use super::examples::{route_examples, PLAIN_REPLY};
 use super::route::{word_overlap, Route, RouteExample, Router};
+use super::talk::talk_examples;
 use super::text::{delimited_text, echo_stop, intro_sentences, number_groups, words_of};
 use super::words::{spoken_number, stems, turn_openers};
 use super::{Guidance, Technique};
 use crate::args::{ArgDecl, ArgType, RawArgs};
 use crate::function_gemma;
+use crate::intent::Intent;
 use crate::messages::{Lang, Texts};
 use crate::model::{
     ArgKind, ArgSpec, CallLine, CallSpec, CallSyntax, Message, Model, ModelError, ReplyGuide, Role,
@@ -232,6 +234,8 @@ impl Planner<'_> {
         history: Option<&[Message]>,
     ) -> Vec<RouteExample> {
         let lang = self.lang;
+        // Conversational examples route to their intents, else to a plain reply.
+        let talk = self.on(Technique::TalkIntents);
         let mut out: Vec<RouteExample> = route_examples(lang)
             .iter()
             .filter(|(target, _)| match *target {
@@ -240,10 +244,21 @@ impl Planner<'_> {
                 _ => true,
             })
             .map(|(target, text)| RouteExample {
-                target: (*target != PLAIN_REPLY).then(|| (*target).to_owned()),
+                target: (*target != PLAIN_REPLY && (talk || Intent::from_target(target).is_none()))
+                    .then(|| (*target).to_owned()),
                 text: (*text).to_owned(),
             })
             .collect();
+        if talk {
+            out.extend(
+                talk_examples(lang)
+                    .iter()
+                    .map(|(intent, text)| RouteExample {
+                        target: Some(intent.target()),
+                        text: (*text).to_owned(),
+                    }),
+            );
+        }
         let id_after_reply = self.on(Technique::IdAfterReply);
         for set in self.toolsets.iter() {
             let prefix = format!("{}_", set.name);
@@ -384,7 +399,11 @@ impl Planner<'_> {
         }
         let request = history.get(turn_start).map_or("", |m| m.content.as_str());
         let turn = history.get(turn_start..).unwrap_or_default();
-        let target = if first_action { &route.target } else { &None };
+        // A conversational intent the turn did not answer itself is a plain reply.
+        let target = match &route.target {
+            Some(t) if first_action && Intent::from_target(t).is_none() => &route.target,
+            _ => &None,
+        };
         match target {
             None => {
                 // Plain text: no call at all. After the routed call's reply, an answer made

@@ -424,8 +424,8 @@ mod tests {
             .join(" ")
     }
 
-    /// Every routing example of the repository: the core tools' and plain replies', and
-    /// the shipped and runtime toolsets' (both languages).
+    /// Every routing example of the repository: the core tools', plain replies' and
+    /// conversational intents', and the shipped and runtime toolsets' (both languages).
     fn every_example() -> Vec<String> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let mut out: Vec<String> = [crate::Lang::Ru, crate::Lang::En]
@@ -433,6 +433,13 @@ mod tests {
             .flat_map(|l| super::super::examples::route_examples(l).iter())
             .map(|(_, t)| (*t).to_owned())
             .collect();
+        for l in [crate::Lang::Ru, crate::Lang::En] {
+            out.extend(
+                super::super::talk::talk_examples(l)
+                    .iter()
+                    .map(|(_, t)| (*t).to_owned()),
+            );
+        }
         for dir in ["toolsets", "runtime/toolsets"] {
             for entry in std::fs::read_dir(root.join(dir)).unwrap() {
                 let path = entry.unwrap().path();
@@ -446,8 +453,9 @@ mod tests {
         out
     }
 
-    /// The routing examples are written apart from the eval cases (dev and held-out): no
-    /// example is a case's request, so the eval measures routing on wordings it has not seen.
+    /// The routing examples are written apart from the eval cases (every set, every turn of
+    /// a conversation): no example is a case's request, so the eval measures routing on
+    /// wordings it has not seen.
     #[test]
     fn no_routing_example_is_an_eval_case() {
         let examples: Vec<String> = every_example().iter().map(|e| normalized(e)).collect();
@@ -460,13 +468,21 @@ mod tests {
             let file: serde_norway::Value = serde_norway::from_str(&text).unwrap();
             let list = file["cases"].as_sequence().cloned().unwrap_or_default();
             for case in list {
-                let user = normalized(case["user"].as_str().unwrap_or_default());
-                assert!(
-                    !examples.contains(&user),
-                    "{}: {user:?} is a routing example",
-                    path.display()
-                );
-                cases += 1;
+                // A case's request, or each turn's of a conversation.
+                let turns = case["turns"].as_sequence().cloned().unwrap_or_default();
+                let users: Vec<String> = std::iter::once(&case)
+                    .chain(turns.iter())
+                    .filter_map(|c| c["user"].as_str())
+                    .map(normalized)
+                    .collect();
+                for user in users {
+                    assert!(
+                        !examples.contains(&user),
+                        "{}: {user:?} is a routing example",
+                        path.display()
+                    );
+                    cases += 1;
+                }
             }
         }
         assert!(cases >= 150, "{cases} cases");

@@ -105,11 +105,22 @@ pub enum Technique {
     /// A reply that comes out empty (the stops cut an echo or a recital before a word of
     /// it) says the no-reply phrase of the messages ([`crate::Texts`]). The failure: silence.
     NoReplyPhrase,
+    /// Greetings, thanks, farewells, how-are-you, who-are-you, what-can-you-do,
+    /// acknowledgements and requests no tool serves are routing targets of their own
+    /// ([`crate::Intent`]), answered from the message catalog in the user's language (what
+    /// the assistant can do: from the host's own tools). The failure: a base model answering
+    /// "Привет!" with prompt debris, English, or a refusal.
+    TalkIntents,
+    /// A generated plain reply that the judge's debris and language rules refuse
+    /// ([`crate::judge_reply`]) is not given to the user: what was held back is replaced by
+    /// the no-reply phrase, and the history keeps what the user was given, never the debris.
+    /// The failure: one bad reply copied into every later turn.
+    ReplyGate,
 }
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 24] = [
+    pub const ALL: [Technique; 26] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -134,6 +145,8 @@ impl Technique {
         Technique::FewShot,
         Technique::HideUnexecutable,
         Technique::NoReplyPhrase,
+        Technique::TalkIntents,
+        Technique::ReplyGate,
     ];
 
     /// The main switches: [`crate::Guidance::none`] has them all off.
@@ -173,21 +186,24 @@ impl Technique {
             Technique::FewShot => "few-shot",
             Technique::HideUnexecutable => "hide-unexecutable",
             Technique::NoReplyPhrase => "no-reply-phrase",
+            Technique::TalkIntents => "talk-intents",
+            Technique::ReplyGate => "reply-gate",
         }
     }
 
     /// The main technique this one refines (it does nothing while that one is off);
-    /// `None` for a main technique and for [`Technique::NoReplyPhrase`] (the turn's).
+    /// `None` for a main technique and for the turn's own ([`Technique::NoReplyPhrase`],
+    /// [`Technique::ReplyGate`]).
     pub fn refines(self) -> Option<Technique> {
         use Technique::*;
         match self {
             Centering | StemOverlap | StemWeights | TopTwo | IdAfterReply | NamedChoice
             | DelimitedText | SpokenNumbers | TailOfWords | NumberGroups | OneAction
-            | ReplyWords | ListAsItems | DropAsides => Some(Route),
+            | ReplyWords | ListAsItems | DropAsides | TalkIntents => Some(Route),
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable
-            | NoReplyPhrase => None,
+            | NoReplyPhrase | ReplyGate => None,
         }
     }
 
@@ -196,6 +212,14 @@ impl Technique {
     /// leaves the system text and the messages of a request as they are.
     pub fn shapes_prompt(self) -> bool {
         matches!(self, Technique::FewShot | Technique::HideUnexecutable)
+    }
+
+    /// Whether the technique decides the reply the user gets in place of the model's: a
+    /// conversational message answered from the message catalog, a reply the gate held
+    /// back. The history then holds what the user got. Every other technique leaves the
+    /// turn's reply the model's.
+    pub fn decides_reply(self) -> bool {
+        matches!(self, Technique::TalkIntents | Technique::ReplyGate)
     }
 
     fn bit(self) -> u32 {
@@ -269,7 +293,8 @@ mod tests {
             match t.refines() {
                 Some(main) => assert!(Technique::MAIN.contains(&main), "{t}"),
                 None => assert!(
-                    Technique::MAIN.contains(&t) || t == Technique::NoReplyPhrase,
+                    Technique::MAIN.contains(&t)
+                        || matches!(t, Technique::NoReplyPhrase | Technique::ReplyGate),
                     "{t}"
                 ),
             }

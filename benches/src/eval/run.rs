@@ -565,9 +565,10 @@ fn run_turn(
     let outcome = if options.routes_only {
         let route = agent.route(session, &turn.user, &mut model);
         // The route as the first generation would begin: a call line, or plain text.
+        // A conversational intent is answered with plain text.
         let line = match route.as_ref().and_then(|r| r.target.as_ref()) {
-            Some(t) => format!("TOOL_CALL: {t}"),
-            None => "(plain reply)".to_string(),
+            Some(t) if porfiry_agent::Intent::from_target(t).is_none() => format!("TOOL_CALL: {t}"),
+            _ => "(plain reply)".to_string(),
         };
         model.first = Some(Ok(line));
         routed_outcome(route)
@@ -579,6 +580,8 @@ fn run_turn(
     let (action, first_output) = match first {
         Some(Ok(text)) => (first_action(&text, runtime.agent()), text),
         Some(Err(error)) => (FirstAction::NoOutput { error }, String::new()),
+        // Answered from the message catalog without a model call: plain text.
+        None if outcome.talk.is_some() => (FirstAction::Text, outcome.reply.clone()),
         None => (
             FirstAction::NoOutput {
                 error: format!("no generation ({:?})", outcome.stop),

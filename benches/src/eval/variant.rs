@@ -178,6 +178,8 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     21 "few-shot",
     22 "hide-unexecutable",
     23 "no-reply-phrase",
+    24 "talk-intents",
+    25 "reply-gate",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).

@@ -161,7 +161,11 @@ fn routed_calls_are_written_in_the_model_s_syntax() {
     );
     assert_eq!(out.executed[0].args.str("text"), Some("купить хлеб"));
     // A plain reply stops where a call would begin.
-    let (_, model) = routed_fg(&mut agent, "Привет, как ты?", &["Привет! Всё хорошо."]);
+    let (_, model) = routed_fg(
+        &mut agent,
+        "Почему небо голубое?",
+        &["Из-за рассеяния света."],
+    );
     let stop = &model.requests()[0].stop;
     assert!(
         stop.contains(&"<start_function_call>".to_string()),

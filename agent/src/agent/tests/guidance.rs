@@ -48,7 +48,11 @@ pub(super) fn agent_with(guidance: Guidance) -> Agent {
     agent
 }
 
-fn routed_turn(agent: &mut Agent, user: &str, outputs: &[&str]) -> (TurnOutcome, ScriptedModel) {
+pub(super) fn routed_turn(
+    agent: &mut Agent,
+    user: &str,
+    outputs: &[&str],
+) -> (TurnOutcome, ScriptedModel) {
     let mut model = ScriptedModel::new(outputs.iter().copied()).with_embeddings();
     let out = agent
         .turn("s", user, &mut model, &CancelToken::new(), &mut |_| {})
@@ -108,13 +112,17 @@ fn a_call_with_arguments_gets_its_name_and_the_request_s_words() {
 #[test]
 fn a_plain_request_gets_a_reply_without_calls() {
     let mut agent = agent_with(Guidance::default());
-    let (out, model) = routed_turn(&mut agent, "Привет, как ты?", &["Привет! Всё хорошо."]);
+    let (out, model) = routed_turn(
+        &mut agent,
+        "Почему небо голубое?",
+        &["Из-за рассеяния света."],
+    );
     assert_eq!(out.route.as_ref().unwrap().target, None);
     let r = &model.requests()[0];
     assert_eq!(r.calls, Some(vec![]));
     assert!(r.stop.contains(&"TOOL_CALL:".to_string()), "{:?}", r.stop);
     assert_eq!(r.forced_reply, None);
-    assert_eq!(out.reply, "Привет! Всё хорошо.");
+    assert_eq!(out.reply, "Из-за рассеяния света.");
 }
 
 #[test]
@@ -317,10 +325,10 @@ fn a_plain_reply_that_repeats_the_request_or_the_prompt_is_not_said() {
     // The prompt recited: cut where it begins, what came before stays.
     let (out, _) = routed_turn(
         &mut agent,
-        "Спасибо, до завтра!",
-        &["Пока! Ты — Порфирий, голосовой помощник. Отвечай коротко."],
+        "Придумай стишок про осень",
+        &["Листья падают! Ты — Порфирий, голосовой помощник. Отвечай коротко."],
     );
-    assert_eq!(out.reply, "Пока!");
+    assert_eq!(out.reply, "Листья падают!");
     // A short greeting may be answered by the same words: no echo stop for it.
     assert_eq!(crate::guidance::echo_stop("Привет!"), None);
     assert_eq!(crate::guidance::echo_stop("Hi there"), None);
@@ -524,8 +532,14 @@ impl crate::model::Model for Deaf {
 }
 
 /// The requests (system text, messages) of one conversation under `guidance`, with every
-/// request's reply written the same.
+/// request's reply written the same. The techniques that decide the reply
+/// ([`Technique::decides_reply`]) are off: a route that moves to a conversational intent
+/// makes no request at all.
 fn requests_under(guidance: Guidance) -> Vec<(String, Vec<crate::model::Message>)> {
+    let guidance = Technique::ALL
+        .into_iter()
+        .filter(|t| t.decides_reply())
+        .fold(guidance, Guidance::without);
     let mut agent = agent_with(guidance);
     let turns: [(&str, &[&str]); 5] = [
         (
@@ -537,13 +551,13 @@ fn requests_under(guidance: Guidance) -> Vec<(String, Vec<crate::model::Message>
             &["TOOL_CALL: notes_add|купить хлеб", "Заметка 1 сохранена."],
         ),
         (
-            "Запиши: позвонить маме",
+            "Запиши: забрать посылку",
             &[
-                "TOOL_CALL: notes_add|позвонить маме",
+                "TOOL_CALL: notes_add|забрать посылку",
                 "Заметка 2 сохранена.",
             ],
         ),
-        ("Привет, как ты сегодня?", &["Привет! Всё хорошо."]),
+        ("Почему небо голубое?", &["Из-за рассеяния света."]),
         (
             "Удали вторую заметку",
             &["TOOL_CALL: notes_delete|2", "Готово, удалена."],
@@ -577,7 +591,7 @@ fn guidance_never_edits_a_request_s_messages() {
     assert_eq!(shipped.len(), 9);
     let mut variants: Vec<(String, Guidance)> = Technique::ALL
         .into_iter()
-        .filter(|t| !t.shapes_prompt())
+        .filter(|t| !t.shapes_prompt() && !t.decides_reply())
         .map(|t| (format!("without {t}"), Guidance::default().without(t)))
         .collect();
     let mut none = Guidance::none();

@@ -23,6 +23,7 @@ mod guidance;
 mod hook;
 mod layout;
 mod session;
+mod talk;
 mod turn;
 
 const WEB: &str = "\

@@ -14,6 +14,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+mod talk;
+
 /// The language of everything the model sees (prompt and tool replies).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,

@@ -1,0 +1,54 @@
+//! Conversational messages answered from the message catalog
+//! ([`Technique::TalkIntents`]).
+
+use super::session::Session;
+use super::Shared;
+use crate::guidance::{Route, Technique};
+use crate::intent::Intent;
+use crate::judge::user_lang;
+use crate::messages::Texts;
+use crate::model::Role;
+
+impl Shared {
+    /// The answer to the turn `user_text` of session `s` when routing sent it to a
+    /// conversational intent: the catalog's reply in the user's language, what the
+    /// assistant can do said from the toolsets this host really runs. `None` when the
+    /// technique is off, the route is no intent, or a protocol runs in the session (its
+    /// steps may need the words).
+    pub(super) fn talk_answer(
+        &self,
+        session: &str,
+        s: &Session,
+        route: Option<&Route>,
+        user_text: &str,
+    ) -> Option<(Intent, String)> {
+        if !self.config.guidance.is_on(Technique::TalkIntents) {
+            return None;
+        }
+        let intent = route?.target.as_deref().and_then(Intent::from_target)?;
+        if self
+            .hook
+            .as_ref()
+            .and_then(|h| h.reminder(session))
+            .is_some()
+        {
+            return None;
+        }
+        let lang = user_lang(user_text, self.config.lang);
+        let texts = Texts::new(lang);
+        let sets: Vec<&str> = self
+            .advertised
+            .toolsets
+            .iter()
+            .filter_map(|set| set.spoken_in(lang))
+            .collect();
+        let caps = texts.capabilities(&sets);
+        // Consecutive answers differ: the variant follows the session's replies so far.
+        let variant = s
+            .history
+            .iter()
+            .filter(|m| m.role == Role::Assistant)
+            .count();
+        Some((intent, texts.talk_reply(intent, variant, &caps)))
+    }
+}

@@ -1,0 +1,111 @@
+//! Conversational messages answered from the message catalog, and the reply gate: debris
+//! never reaches the user nor the history.
+
+use super::guidance::{agent_with, routed_turn};
+use super::*;
+use crate::judge::{judge_reply, JudgeContext};
+use crate::Intent;
+
+#[test]
+fn a_greeting_is_answered_from_the_catalog_without_a_model_call() {
+    let mut agent = agent_with(Guidance::default());
+    let (out, model) = routed_turn(&mut agent, "Привет", &["Скиллы (read_skill|имя):"]);
+    assert_eq!(out.talk, Some(Intent::Greeting), "{:?}", out.route);
+    assert!(model.requests().is_empty());
+    assert!(out.reply.contains("Порфирий"), "{}", out.reply);
+    assert_eq!(out.streamed, out.reply);
+    assert_eq!(out.stop, TurnStop::Answered);
+    assert_eq!(agent.history("s").last().unwrap().content, out.reply);
+    // The next greeting of the session is said another way.
+    let (again, _) = routed_turn(&mut agent, "Привет", &[]);
+    assert_eq!(again.talk, Some(Intent::Greeting));
+    assert_ne!(again.reply, out.reply);
+}
+
+#[test]
+fn what_the_assistant_can_do_is_what_this_host_runs() {
+    let mut agent = agent_with(Guidance::default());
+    let (out, model) = routed_turn(&mut agent, "Что ты умеешь?", &[]);
+    assert_eq!(out.talk, Some(Intent::Capabilities), "{:?}", out.route);
+    assert!(model.requests().is_empty());
+    // Notes have an executor here; media is declared only, so it is not offered.
+    assert!(out.reply.contains("время"), "{}", out.reply);
+    assert!(out.reply.contains("заметки"), "{}", out.reply);
+    assert!(!out.reply.contains("медиа"), "{}", out.reply);
+    assert!(judge_reply(
+        &out.reply,
+        "Что ты умеешь?",
+        Lang::Ru,
+        JudgeContext::default()
+    )
+    .is_acceptable());
+}
+
+#[test]
+fn without_the_technique_a_greeting_goes_to_the_model() {
+    let mut agent = agent_with(Guidance::default().without(Technique::TalkIntents));
+    let (out, model) = routed_turn(&mut agent, "Привет", &["Здравствуйте!"]);
+    assert_eq!(out.talk, None);
+    assert_eq!(model.requests().len(), 1);
+    assert_eq!(out.reply, "Здравствуйте!");
+}
+
+#[test]
+fn debris_is_held_back_and_never_reaches_the_next_request() {
+    let mut agent = agent_with(Guidance::default());
+    let debris = "Скиллы (read_skill|имя): купить фильм. alimentaire";
+    let mut model = ScriptedModel::new([debris, "Из-за хлорофилла."]).with_embeddings();
+    let mut heard = String::new();
+    let out = agent
+        .turn(
+            "s",
+            "Почему небо голубое?",
+            &mut model,
+            &CancelToken::new(),
+            &mut |e| {
+                if let AgentEvent::Text(t) = e {
+                    heard.push_str(&t);
+                }
+            },
+        )
+        .unwrap();
+    let phrase = Texts::new(Lang::Ru).turn_no_reply();
+    assert!(out.gated.is_some(), "{out:?}");
+    assert_eq!(out.reply, phrase);
+    assert_eq!(heard, phrase);
+    assert_eq!(agent.history("s").last().unwrap().content, phrase);
+    // The next turn's request holds what the user was given, not the debris.
+    let out = agent
+        .turn(
+            "s",
+            "Почему трава зелёная?",
+            &mut model,
+            &CancelToken::new(),
+            &mut |_| {},
+        )
+        .unwrap();
+    assert_eq!(out.gated, None);
+    assert_eq!(out.reply, "Из-за хлорофилла.");
+    let last = model.requests().last().unwrap();
+    for m in &last.messages {
+        assert!(
+            !m.content.contains("alimentaire") && !m.content.contains("read_skill|"),
+            "{m:?}"
+        );
+    }
+    assert!(last.messages.iter().any(|m| m.content == phrase));
+}
+
+#[test]
+fn a_clean_beginning_is_kept_when_the_gate_closes_later() {
+    let mut agent = agent_with(Guidance::default());
+    let (out, _) = routed_turn(
+        &mut agent,
+        "Почему небо голубое?",
+        &["Из-за рассеяния света. user: TOOL_RESULT ещё"],
+    );
+    assert!(out.gated.is_some(), "{out:?}");
+    assert_eq!(out.reply, "Из-за рассеяния света.");
+    assert_eq!(out.streamed, "Из-за рассеяния света.");
+    assert_eq!(agent.history("s").last().unwrap().content, out.reply);
+}

@@ -1,0 +1,105 @@
+//! Conversational messages answered in the product's own words
+//! ([`super::Technique::TalkIntents`]): the example requests of each [`Intent`] beside the
+//! chit-chat examples of the routing table ([`super::examples`]), so the router that picks
+//! a tool also tells a greeting from thanks; the turn then answers from the message
+//! catalog ([`crate::Texts::talk_reply`]) instead of a tiny model's guess.
+//!
+//! Written apart from every eval case (a test checks that none is one).
+
+use crate::intent::Intent;
+use crate::messages::Lang;
+
+/// More example requests per intent in `lang`, as `(intent, text)`.
+pub(crate) fn talk_examples(lang: Lang) -> &'static [(Intent, &'static str)] {
+    match lang {
+        Lang::Ru => RU_TALK,
+        Lang::En => EN_TALK,
+    }
+}
+
+const RU_TALK: &[(Intent, &str)] = &[
+    (Intent::Greeting, "Здравствуй"),
+    (Intent::Greeting, "Добрый день"),
+    (Intent::Greeting, "Доброе утро, Порфирий"),
+    (Intent::Greeting, "Приветствую"),
+    (Intent::Greeting, "Хай, ты тут?"),
+    (Intent::HowAreYou, "Как поживаешь?"),
+    (Intent::HowAreYou, "Как твоё настроение?"),
+    (Intent::HowAreYou, "У тебя всё нормально?"),
+    (Intent::Thanks, "Благодарю"),
+    (Intent::Thanks, "Спасибо, ты мне очень помог"),
+    (Intent::Thanks, "Огромное спасибо тебе"),
+    (Intent::Farewell, "До свидания, Порфирий"),
+    (Intent::Farewell, "Всё, до встречи"),
+    (Intent::Farewell, "Спокойной ночи"),
+    (Intent::Farewell, "Увидимся позже"),
+    (Intent::Acknowledgement, "Хорошо, понял"),
+    (Intent::Acknowledgement, "Окей"),
+    (Intent::Acknowledgement, "Понятно"),
+    (Intent::Acknowledgement, "Прекрасно"),
+    (Intent::Acknowledgement, "Ясно, ладно"),
+    (Intent::Acknowledgement, "Супер, годится"),
+    (Intent::Identity, "Скажи, как тебя зовут"),
+    (Intent::Identity, "Ты кто?"),
+    (Intent::Identity, "Представься, пожалуйста"),
+    (Intent::Identity, "С кем я говорю?"),
+    (Intent::Capabilities, "Чем ты можешь помочь?"),
+    (Intent::Capabilities, "Какие у тебя функции?"),
+    (Intent::Capabilities, "Что ты можешь делать?"),
+    (Intent::Capabilities, "На что ты способен?"),
+    (Intent::OutOfScope, "Забронируй столик"),
+    (Intent::OutOfScope, "Отправь письмо коллеге"),
+    (Intent::OutOfScope, "Переведи деньги маме"),
+];
+
+const EN_TALK: &[(Intent, &str)] = &[
+    (Intent::Greeting, "Hello there"),
+    (Intent::Greeting, "Good afternoon"),
+    (Intent::Greeting, "Morning, Porfiry"),
+    (Intent::Greeting, "Hey there"),
+    (Intent::Greeting, "Greetings, are you there?"),
+    (Intent::HowAreYou, "How's it going?"),
+    (Intent::HowAreYou, "How are you feeling today?"),
+    (Intent::HowAreYou, "Are you doing okay?"),
+    (Intent::Thanks, "Thank you so much"),
+    (Intent::Thanks, "Thanks, that helped a lot"),
+    (Intent::Thanks, "Much appreciated"),
+    (Intent::Farewell, "Goodbye for now"),
+    (Intent::Farewell, "Okay, see you later"),
+    (Intent::Farewell, "Good night"),
+    (Intent::Farewell, "Catch you later"),
+    (Intent::Acknowledgement, "Okay"),
+    (Intent::Acknowledgement, "Got it"),
+    (Intent::Acknowledgement, "Alright"),
+    (Intent::Acknowledgement, "That's great"),
+    (Intent::Acknowledgement, "Cool, fine"),
+    (Intent::Acknowledgement, "Sounds good"),
+    (Intent::Identity, "Tell me your name"),
+    (Intent::Identity, "Who am I talking to?"),
+    (Intent::Identity, "Introduce yourself, please"),
+    (Intent::Identity, "What are you?"),
+    (Intent::Capabilities, "How can you help me?"),
+    (Intent::Capabilities, "What are your features?"),
+    (Intent::Capabilities, "What are you able to do?"),
+    (Intent::Capabilities, "What are you good at?"),
+    (Intent::OutOfScope, "Reserve a table"),
+    (Intent::OutOfScope, "Email my boss"),
+    (Intent::OutOfScope, "Send money to my mom"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_intent_has_examples_in_both_languages() {
+        for lang in [Lang::Ru, Lang::En] {
+            for intent in Intent::ALL {
+                assert!(
+                    talk_examples(lang).iter().any(|(i, _)| *i == intent),
+                    "{lang} {intent}"
+                );
+            }
+        }
+    }
+}

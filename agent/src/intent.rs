@@ -1,0 +1,94 @@
+//! What a conversational message is about: greetings, thanks, farewells and the other
+//! turns a person says to an assistant that no tool serves and that a small model answers
+//! badly. Routing recognizes them by example requests (`crate::guidance`), the message
+//! catalog answers them ([`crate::Texts::talk_reply`]).
+
+use std::fmt;
+
+/// A kind of conversational message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Intent {
+    /// «Привет», "good morning".
+    Greeting,
+    /// «Как дела?», "how are you?".
+    HowAreYou,
+    /// «Спасибо», "thanks".
+    Thanks,
+    /// «Пока», "bye".
+    Farewell,
+    /// «Хорошо», «отлично», "okay", "great": an acknowledgement that asks for nothing.
+    Acknowledgement,
+    /// «Кто ты?», "what's your name?".
+    Identity,
+    /// «Что ты умеешь?», "what can you do?".
+    Capabilities,
+    /// A task the assistant has no tool for («вызови такси», "order a pizza"): declined with
+    /// what it can do instead.
+    OutOfScope,
+}
+
+impl Intent {
+    /// Every intent.
+    pub const ALL: [Intent; 8] = [
+        Intent::Greeting,
+        Intent::HowAreYou,
+        Intent::Thanks,
+        Intent::Farewell,
+        Intent::Acknowledgement,
+        Intent::Identity,
+        Intent::Capabilities,
+        Intent::OutOfScope,
+    ];
+
+    /// Its name: `greeting`, `how-are-you`, `thanks`, `farewell`, `acknowledgement`,
+    /// `identity`, `capabilities`, `out-of-scope`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Intent::Greeting => "greeting",
+            Intent::HowAreYou => "how-are-you",
+            Intent::Thanks => "thanks",
+            Intent::Farewell => "farewell",
+            Intent::Acknowledgement => "acknowledgement",
+            Intent::Identity => "identity",
+            Intent::Capabilities => "capabilities",
+            Intent::OutOfScope => "out-of-scope",
+        }
+    }
+
+    /// The routing target that stands for it: `talk:<name>`, which no tool name can be
+    /// (tool names are lower-case identifiers).
+    pub fn target(self) -> String {
+        format!("{TARGET_PREFIX}{}", self.name())
+    }
+
+    /// The intent a routing target stands for, if it is one.
+    pub fn from_target(target: &str) -> Option<Intent> {
+        let name = target.strip_prefix(TARGET_PREFIX)?;
+        Intent::ALL.into_iter().find(|i| i.name() == name)
+    }
+}
+
+/// What an intent's routing target starts with.
+pub const TARGET_PREFIX: &str = "talk:";
+
+impl fmt::Display for Intent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_name_their_intent_and_nothing_else() {
+        for i in Intent::ALL {
+            assert_eq!(Intent::from_target(&i.target()), Some(i));
+        }
+        assert_eq!(Intent::from_target("get_current_time"), None);
+        assert_eq!(Intent::from_target("talk:weather"), None);
+        assert_eq!(Intent::from_target("greeting"), None);
+    }
+}

@@ -1,0 +1,117 @@
+//! The replies to conversational messages ([`Intent`]), in Russian and English: a few
+//! variants each, so the assistant does not say the same sentence every time; what the
+//! assistant can do is said from the host's own tools ([`Texts::capabilities`]).
+
+use super::{Lang, Texts};
+use crate::intent::Intent;
+
+/// The variants of an intent's reply in `lang`; `{caps}` stands for what the assistant can
+/// do ([`Texts::capabilities`]).
+fn variants(lang: Lang, intent: Intent) -> &'static [&'static str] {
+    match (lang, intent) {
+        (Lang::Ru, Intent::Greeting) => &[
+            "Привет! Я Порфирий. Чем могу помочь?",
+            "Здравствуйте! Я Порфирий, слушаю вас.",
+            "Привет! Порфирий на связи. Что сделать?",
+        ],
+        (Lang::Ru, Intent::HowAreYou) => &[
+            "Всё хорошо, спасибо! Чем помочь?",
+            "Отлично, спасибо, что спросили. Что сделать?",
+        ],
+        (Lang::Ru, Intent::Thanks) => &["Пожалуйста!", "Рад помочь!", "Всегда пожалуйста."],
+        (Lang::Ru, Intent::Farewell) => &["До свидания!", "Пока! Обращайтесь.", "До встречи!"],
+        (Lang::Ru, Intent::Acknowledgement) => &["Хорошо.", "Отлично!", "Договорились."],
+        (Lang::Ru, Intent::Identity) => &[
+            "Я Порфирий, ваш голосовой помощник. Я умею {caps}.",
+            "Меня зовут Порфирий, я голосовой помощник. Могу {caps}.",
+        ],
+        (Lang::Ru, Intent::Capabilities) => &["Я умею {caps}.", "Могу {caps}."],
+        (Lang::Ru, Intent::OutOfScope) => &[
+            "Этого я пока не умею. Зато могу {caps}.",
+            "Такого я не умею. Я могу {caps}.",
+        ],
+        (Lang::En, Intent::Greeting) => &[
+            "Hi! I'm Porfiry. How can I help?",
+            "Hello! Porfiry here. What can I do for you?",
+            "Hi there! I'm Porfiry, and I'm listening.",
+        ],
+        (Lang::En, Intent::HowAreYou) => &[
+            "I'm doing well, thanks! How can I help?",
+            "All good, thank you for asking. What can I do for you?",
+        ],
+        (Lang::En, Intent::Thanks) => &["You're welcome!", "Glad to help!", "Any time."],
+        (Lang::En, Intent::Farewell) => &["Goodbye!", "Bye! Talk to you later.", "See you!"],
+        (Lang::En, Intent::Acknowledgement) => &["Okay.", "Great!", "Sure thing."],
+        (Lang::En, Intent::Identity) => &[
+            "I'm Porfiry, your voice assistant. I can {caps}.",
+            "My name is Porfiry, your voice assistant. I can {caps}.",
+        ],
+        (Lang::En, Intent::Capabilities) => &["I can {caps}.", "I'm able to {caps}."],
+        (Lang::En, Intent::OutOfScope) => &[
+            "I can't do that yet. But I can {caps}.",
+            "That's beyond me for now. I can {caps}.",
+        ],
+    }
+}
+
+impl Texts {
+    /// The reply to a conversational message of `intent`: variant `variant` (any number;
+    /// taken modulo the number of variants), with `caps` ([`Texts::capabilities`]) where
+    /// it says what the assistant can do.
+    pub fn talk_reply(self, intent: Intent, variant: usize, caps: &str) -> String {
+        let all = variants(self.lang(), intent);
+        let text = all[variant % all.len()];
+        text.replace("{caps}", caps)
+    }
+
+    /// What the assistant can do, as one phrase that follows «Я умею» / "I can": the core
+    /// tools' (the time, text on the glasses) and then `sets` (each set's spoken phrase,
+    /// [`crate::Toolset::spoken_in`]), joined as a list.
+    pub fn capabilities(self, sets: &[&str]) -> String {
+        let core: [&str; 2] = match self.lang() {
+            Lang::Ru => ["говорить время и дату", "показывать текст на очках"],
+            Lang::En => ["tell the time and date", "show text on your glasses"],
+        };
+        let items: Vec<&str> = core.iter().copied().chain(sets.iter().copied()).collect();
+        let and = match self.lang() {
+            Lang::Ru => " и ",
+            Lang::En => " and ",
+        };
+        match items.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{}{and}{last}", rest.join(", ")),
+            Some((last, _)) => (*last).to_string(),
+            None => String::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variants_differ_and_repeat_in_turn() {
+        let t = Texts::new(Lang::En);
+        assert_ne!(
+            t.talk_reply(Intent::Thanks, 0, ""),
+            t.talk_reply(Intent::Thanks, 1, "")
+        );
+        assert_eq!(
+            t.talk_reply(Intent::Thanks, 0, ""),
+            t.talk_reply(Intent::Thanks, 3, "")
+        );
+    }
+
+    #[test]
+    fn capabilities_read_as_a_list() {
+        let en = Texts::new(Lang::En);
+        assert_eq!(
+            en.capabilities(&["take notes"]),
+            "tell the time and date, show text on your glasses and take notes"
+        );
+        assert_eq!(
+            Texts::new(Lang::Ru).capabilities(&[]),
+            "говорить время и дату и показывать текст на очках"
+        );
+    }
+}
