@@ -23,6 +23,8 @@ pub enum Intent {
     Identity,
     /// «Что ты умеешь?», "what can you do?".
     Capabilities,
+    /// «Расскажи анекдот», "tell me a joke".
+    Joke,
     /// A task the assistant has no tool for («вызови такси», "order a pizza"): declined with
     /// what it can do instead.
     OutOfScope,
@@ -30,7 +32,7 @@ pub enum Intent {
 
 impl Intent {
     /// Every intent.
-    pub const ALL: [Intent; 8] = [
+    pub const ALL: [Intent; 9] = [
         Intent::Greeting,
         Intent::HowAreYou,
         Intent::Thanks,
@@ -38,11 +40,12 @@ impl Intent {
         Intent::Acknowledgement,
         Intent::Identity,
         Intent::Capabilities,
+        Intent::Joke,
         Intent::OutOfScope,
     ];
 
     /// Its name: `greeting`, `how-are-you`, `thanks`, `farewell`, `acknowledgement`,
-    /// `identity`, `capabilities`, `out-of-scope`.
+    /// `identity`, `capabilities`, `joke`, `out-of-scope`.
     pub fn name(self) -> &'static str {
         match self {
             Intent::Greeting => "greeting",
@@ -52,6 +55,7 @@ impl Intent {
             Intent::Acknowledgement => "acknowledgement",
             Intent::Identity => "identity",
             Intent::Capabilities => "capabilities",
+            Intent::Joke => "joke",
             Intent::OutOfScope => "out-of-scope",
         }
     }
@@ -67,6 +71,20 @@ impl Intent {
         let name = target.strip_prefix(TARGET_PREFIX)?;
         Intent::ALL.into_iter().find(|i| i.name() == name)
     }
+}
+
+/// An arithmetic operation of a question the agent computes
+/// ([`crate::Technique::Arithmetic`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operation {
+    /// `+`.
+    Add,
+    /// `−`.
+    Subtract,
+    /// `×`.
+    Multiply,
+    /// `÷`.
+    Divide,
 }
 
 /// What an intent's routing target starts with.

@@ -21,7 +21,8 @@
 //!      and their forms — the words the prompt uses for its own parts;
 //!    - a recital ([`Rule::Recital`]): a sentence that repeats what Porfiry writes for the
 //!      model rather than for the user (the prompt's opening sentences, the `show_text`
-//!      acknowledgement `Shown.`), in either language;
+//!      acknowledgement `Shown.` — except in a turn that did show text, where it confirms
+//!      the show: [`JudgeContext::shown`]), in either language;
 //! 3. **in the user's language** ([`Rule::WrongLanguage`]): the user's language is the
 //!    script most of the user's letters are in ([`user_lang`]; input with no clear majority
 //!    takes the default language). A Russian reply may carry Latin names (`Tomb Raider`),
@@ -172,12 +173,18 @@ pub struct JudgeContext {
     /// An answer is due: the catch-all refusal fails ([`Rule::Refusal`]). Off where
     /// declining is the right reply (a request no tool can serve).
     pub answer_due: bool,
+    /// The turn showed text on the screen: the confirmation of the show («Показано.») is
+    /// its answer, not a recital.
+    pub shown: bool,
 }
 
 impl Default for JudgeContext {
     /// An answer is due.
     fn default() -> Self {
-        Self { answer_due: true }
+        Self {
+            answer_due: true,
+            shown: false,
+        }
     }
 }
 
@@ -194,7 +201,7 @@ pub fn judge_reply(reply: &str, user_text: &str, lang: Lang, context: JudgeConte
         (Rule::RoleWords, &|| has_role_label(reply)),
         (Rule::Pipe, &|| reply.contains('|')),
         (Rule::PromptVocabulary, &|| has_prompt_vocabulary(&words)),
-        (Rule::Recital, &|| is_recital(reply)),
+        (Rule::Recital, &|| is_recital(reply, context.shown)),
         (Rule::WrongLanguage, &|| {
             !in_language(reply, user_lang(user_text, lang))
         }),
@@ -413,13 +420,15 @@ fn has_prompt_vocabulary(words: &[String]) -> bool {
     })
 }
 
-fn is_recital(reply: &str) -> bool {
+fn is_recital(reply: &str, shown: bool) -> bool {
     let own: Vec<String> = [Lang::Ru, Lang::En]
         .into_iter()
         .flat_map(|l| {
             let t = Texts::new(l);
             let mut texts = sentences(t.core_header());
-            texts.push(t.shown());
+            if !shown {
+                texts.push(t.shown());
+            }
             texts
         })
         .map(|s| words(&s).join(" "))
@@ -568,6 +577,7 @@ mod tests {
                     assert!(!reply.contains('{'), "{reply}");
                     let context = JudgeContext {
                         answer_due: intent != Intent::OutOfScope,
+                        shown: false,
                     };
                     assert_eq!(
                         judge_reply(&reply, user, lang, context),
@@ -688,6 +698,12 @@ mod tests {
             &[("Скиллы (read_skill|имя):", "Привет! Как тебя зовут?", Ru)],
         );
         fails(Rule::Recital, &[("Shown.", "Hello! What's your name?", En)]);
+        // After a show, its confirmation answers the request.
+        let shown = JudgeContext {
+            answer_due: true,
+            shown: true,
+        };
+        assert!(judge_reply("Показано.", "Выведи на экран: обед", Ru, shown).is_acceptable());
         fails(
             Rule::PromptVocabulary,
             &[("You can use the toolset to:", "What can you do?", En)],
@@ -863,7 +879,10 @@ mod tests {
                 Lang::En => ("Hello!", "Call a taxi"),
             };
             assert_eq!(verdict(phrase, hello, l), Verdict::Fails(Rule::Refusal));
-            let declining = JudgeContext { answer_due: false };
+            let declining = JudgeContext {
+                answer_due: false,
+                shown: false,
+            };
             assert!(judge_reply(phrase, user, l, declining).is_acceptable());
             assert!(is_refusal(phrase) && declines(phrase));
         }

@@ -105,7 +105,10 @@ impl<'a> ReplyGate<'a> {
 /// language, an echo of the user's words. Length, the refusal and emptiness are not the
 /// gate's: the sentence cap bounds length and the refusal is the agent's own phrase.
 pub(crate) fn gate_rule(reply: &str, user_text: &str, lang: Lang) -> Option<Rule> {
-    let context = JudgeContext { answer_due: false };
+    let context = JudgeContext {
+        answer_due: false,
+        shown: false,
+    };
     match judge_reply(reply, user_text, lang, context) {
         Verdict::Acceptable => None,
         Verdict::Fails(rule) => {

@@ -205,6 +205,10 @@ pub struct TurnOutcome {
     /// no-reply phrase.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gated: Option<Rule>,
+    /// The turn asked an arithmetic question and was answered with the computed result,
+    /// without a model call ([`crate::Technique::Arithmetic`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub computed: bool,
 }
 
 impl Default for TurnOutcome {
@@ -236,6 +240,7 @@ impl TurnOutcome {
             notes: 0,
             talk: None,
             gated: None,
+            computed: false,
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use super::session::Session;
 use super::Shared;
-use crate::guidance::{Route, Technique};
+use crate::guidance::{refine_intent as refine, Route, Technique};
 use crate::intent::Intent;
 use crate::judge::user_lang;
 use crate::messages::Texts;
@@ -49,6 +49,17 @@ impl Shared {
             .iter()
             .filter(|m| m.role == Role::Assistant)
             .count();
-        Some((intent, texts.talk_reply(intent, variant, &caps)))
+        let (intent, thanked) = refine(intent, user_text);
+        let reply = texts.talk_reply(intent, variant, &caps);
+        // Thanked and said goodbye: thanked back, then goodbye.
+        let reply = if thanked {
+            format!(
+                "{} {reply}",
+                texts.talk_reply(Intent::Thanks, variant, &caps)
+            )
+        } else {
+            reply
+        };
+        Some((intent, reply))
     }
 }

@@ -9,7 +9,7 @@ use super::{
     TurnStop,
 };
 use crate::call_line::{parse_output_as, RepeatGuard, VisibleTextFilter};
-use crate::guidance::{Route, Technique};
+use crate::guidance::{arithmetic_question, say_arithmetic, Route, Technique};
 use crate::judge::user_lang;
 use crate::messages::Texts;
 use crate::model::{
@@ -157,6 +157,23 @@ impl Agent {
         let mut out = TurnOutcome::new();
         out.notes = out_notes;
         let texts = Texts::new(shared.config.lang);
+        // An arithmetic question: computed, never guessed.
+        let question = shared
+            .config
+            .guidance
+            .is_on(Technique::Arithmetic)
+            .then(|| arithmetic_question(user_text))
+            .flatten();
+        if let Some(question) = question {
+            let reply = say_arithmetic(user_lang(user_text, shared.config.lang), &question);
+            on_event(AgentEvent::Text(reply.clone()));
+            out.streamed.push_str(&reply);
+            s.history.push(Message::assistant(reply.clone()));
+            out.reply = reply;
+            out.computed = true;
+            out.stop = TurnStop::Answered;
+            return Ok(out);
+        }
         // Where the first action goes, decided once per turn (guidance permitting).
         shared.expire(s, on_event);
         out.route = shared.route(s, user_text, model);
@@ -246,11 +263,16 @@ impl Agent {
             } else {
                 ""
             };
-            // A routed plain reply of the first action passes the reply gate (after a tool,
-            // the answer is made of the tool's words; text beside a call is not gated).
+            // A plain reply passes the reply gate unless a tool of the user's has replied
+            // (the answer is then made of its words): after nothing, or only after a skill
+            // read or a toolset switch (whose words are the model's, never the user's).
+            // Text beside a call is not gated.
             let gate_on = shared.config.guidance.is_on(Technique::ReplyGate)
                 && plan.reply_guide().calls.is_some_and(<[_]>::is_empty)
-                && out.tool_replies.is_empty()
+                && out.tool_replies.iter().all(|r| {
+                    CoreTool::from_name(&r.name)
+                        .is_some_and(|c| c.is_invisible() || c == CoreTool::ReadSkill)
+                })
                 && !nudged;
             let mut gate = gate_on.then(|| ReplyGate::new(user_text, shared.config.lang));
             let (streamed, result) = generate_streaming(

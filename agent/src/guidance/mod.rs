@@ -18,6 +18,7 @@
 //! one fixed, the system text is the same whatever else is on (tested:
 //! `agent/src/agent/tests/guidance.rs`, `guidance_never_edits_a_request_s_messages`).
 
+mod arithmetic;
 mod examples;
 mod plan;
 mod route;
@@ -29,8 +30,10 @@ mod words;
 pub use route::{Route, RouteExample};
 pub use technique::{Technique, UnknownTechnique};
 
+pub(crate) use arithmetic::{arithmetic_question, say as say_arithmetic};
 pub(crate) use plan::{Planner, ReplyPlan};
 pub(crate) use route::Router;
+pub(crate) use talk::refine as refine_intent;
 
 #[cfg(test)]
 pub(crate) use text::{delimited_text, echo_stop, number_groups};
@@ -66,7 +69,7 @@ impl Default for Guidance {
 impl Guidance {
     /// Nothing but the bare prompt: every main switch off ([`Technique::MAIN`]: no
     /// routing, no call constraint, no examples, no reply stops or cap, every declared set
-    /// advertised, no reply gate) — the behaviour before guidance existed. The refinements
+    /// advertised, no reply gate, no arithmetic) — the behaviour before guidance existed. The refinements
     /// stay on and do nothing without what they refine; [`Technique::NoReplyPhrase`] stays
     /// on.
     pub fn none() -> Self {
@@ -78,6 +81,7 @@ impl Guidance {
             g.on.set(t, false);
         }
         g.on.set(Technique::ReplyGate, false);
+        g.on.set(Technique::Arithmetic, false);
         g
     }
 

@@ -47,6 +47,9 @@ const RU_TALK: &[(Intent, &str)] = &[
     (Intent::Capabilities, "Какие у тебя функции?"),
     (Intent::Capabilities, "Что ты можешь делать?"),
     (Intent::Capabilities, "На что ты способен?"),
+    (Intent::Joke, "Пошути как-нибудь"),
+    (Intent::Joke, "Рассмеши меня"),
+    (Intent::Joke, "Знаешь какой-нибудь анекдот?"),
     (Intent::OutOfScope, "Забронируй столик"),
     (Intent::OutOfScope, "Отправь письмо коллеге"),
     (Intent::OutOfScope, "Переведи деньги маме"),
@@ -69,7 +72,7 @@ const EN_TALK: &[(Intent, &str)] = &[
     (Intent::Farewell, "Good night"),
     (Intent::Farewell, "Catch you later"),
     (Intent::Acknowledgement, "Okay"),
-    (Intent::Acknowledgement, "Got it"),
+    (Intent::Acknowledgement, "Understood"),
     (Intent::Acknowledgement, "Alright"),
     (Intent::Acknowledgement, "That's great"),
     (Intent::Acknowledgement, "Cool, fine"),
@@ -82,14 +85,106 @@ const EN_TALK: &[(Intent, &str)] = &[
     (Intent::Capabilities, "What are your features?"),
     (Intent::Capabilities, "What are you able to do?"),
     (Intent::Capabilities, "What are you good at?"),
+    (Intent::Joke, "Make me laugh"),
+    (Intent::Joke, "Know any good jokes?"),
+    (Intent::Joke, "Say something funny"),
     (Intent::OutOfScope, "Reserve a table"),
     (Intent::OutOfScope, "Email my boss"),
     (Intent::OutOfScope, "Send money to my mom"),
 ];
 
+/// What a conversational message routed to `intent` is answered as, from its words: a
+/// farewell said with anything else is answered as a farewell, thanks with a greeting or an
+/// acknowledgement as thanks. The second value: the message thanks too (a farewell then
+/// thanks back).
+pub(crate) fn refine(intent: Intent, text: &str) -> (Intent, bool) {
+    let text = format!(" {} ", words(text).join(" "));
+    let has = |markers: &[&str]| markers.iter().any(|m| text.contains(&format!(" {m} ")));
+    let thanks = has(THANKS);
+    let refined = match intent {
+        Intent::Thanks | Intent::Acknowledgement | Intent::Greeting | Intent::HowAreYou
+            if has(FAREWELLS) =>
+        {
+            Intent::Farewell
+        }
+        Intent::Acknowledgement | Intent::Greeting if thanks => Intent::Thanks,
+        other => other,
+    };
+    (refined, thanks && refined == Intent::Farewell)
+}
+
+/// The words of `text`, lower case.
+fn words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Words and phrases that take leave (both languages).
+const FAREWELLS: &[&str] = &[
+    "пока",
+    "до свидания",
+    "до встречи",
+    "до завтра",
+    "всего доброго",
+    "всего хорошего",
+    "спокойной ночи",
+    "увидимся",
+    "прощай",
+    "bye",
+    "goodbye",
+    "see you",
+    "good night",
+    "have a nice day",
+    "have a good day",
+    "take care",
+    "farewell",
+];
+
+/// Words that thank (both languages).
+const THANKS: &[&str] = &[
+    "спасибо",
+    "благодарю",
+    "спасибочки",
+    "thanks",
+    "thank you",
+    "thx",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_farewell_or_thanks_in_the_words_decides_the_answer() {
+        assert_eq!(
+            refine(Intent::Thanks, "Спасибо, пока"),
+            (Intent::Farewell, true)
+        );
+        assert_eq!(
+            refine(Intent::Acknowledgement, "Ладно, всего доброго"),
+            (Intent::Farewell, false)
+        );
+        assert_eq!(
+            refine(Intent::Acknowledgement, "Cool, thanks"),
+            (Intent::Thanks, false)
+        );
+        assert_eq!(
+            refine(Intent::Thanks, "Thanks a ton"),
+            (Intent::Thanks, false)
+        );
+        assert_eq!(
+            refine(Intent::Identity, "Bye, who are you?"),
+            (Intent::Identity, false)
+        );
+        // "пока" inside another word is no farewell.
+        assert_eq!(
+            refine(Intent::Acknowledgement, "Покажи, хорошо"),
+            (Intent::Acknowledgement, false)
+        );
+    }
 
     #[test]
     fn every_intent_has_examples_in_both_languages() {

@@ -116,11 +116,16 @@ pub enum Technique {
     /// the no-reply phrase, and the history keeps what the user was given, never the debris.
     /// The failure: one bad reply copied into every later turn.
     ReplyGate,
+    /// A request that asks one simple arithmetic question (two numbers, in digits or words,
+    /// and one operation, nothing else but question words) is answered with the computed
+    /// result, without a model call. The failure: «Сколько будет семь умножить на восемь?»
+    /// routed to the clock, or answered with a guess.
+    Arithmetic,
 }
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 26] = [
+    pub const ALL: [Technique; 27] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -147,6 +152,7 @@ impl Technique {
         Technique::NoReplyPhrase,
         Technique::TalkIntents,
         Technique::ReplyGate,
+        Technique::Arithmetic,
     ];
 
     /// The main switches: [`crate::Guidance::none`] has them all off.
@@ -188,12 +194,13 @@ impl Technique {
             Technique::NoReplyPhrase => "no-reply-phrase",
             Technique::TalkIntents => "talk-intents",
             Technique::ReplyGate => "reply-gate",
+            Technique::Arithmetic => "arithmetic",
         }
     }
 
     /// The main technique this one refines (it does nothing while that one is off);
     /// `None` for a main technique and for the turn's own ([`Technique::NoReplyPhrase`],
-    /// [`Technique::ReplyGate`]).
+    /// [`Technique::ReplyGate`], [`Technique::Arithmetic`]).
     pub fn refines(self) -> Option<Technique> {
         use Technique::*;
         match self {
@@ -203,7 +210,7 @@ impl Technique {
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable
-            | NoReplyPhrase | ReplyGate => None,
+            | NoReplyPhrase | ReplyGate | Arithmetic => None,
         }
     }
 
@@ -216,10 +223,13 @@ impl Technique {
 
     /// Whether the technique decides the reply the user gets in place of the model's: a
     /// conversational message answered from the message catalog, a reply the gate held
-    /// back. The history then holds what the user got. Every other technique leaves the
+    /// back, an arithmetic question computed. The history then holds what the user got. Every other technique leaves the
     /// turn's reply the model's.
     pub fn decides_reply(self) -> bool {
-        matches!(self, Technique::TalkIntents | Technique::ReplyGate)
+        matches!(
+            self,
+            Technique::TalkIntents | Technique::ReplyGate | Technique::Arithmetic
+        )
     }
 
     fn bit(self) -> u32 {
@@ -294,7 +304,10 @@ mod tests {
                 Some(main) => assert!(Technique::MAIN.contains(&main), "{t}"),
                 None => assert!(
                     Technique::MAIN.contains(&t)
-                        || matches!(t, Technique::NoReplyPhrase | Technique::ReplyGate),
+                        || matches!(
+                            t,
+                            Technique::NoReplyPhrase | Technique::ReplyGate | Technique::Arithmetic
+                        ),
                     "{t}"
                 ),
             }

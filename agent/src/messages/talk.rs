@@ -3,7 +3,7 @@
 //! assistant can do is said from the host's own tools ([`Texts::capabilities`]).
 
 use super::{Lang, Texts};
-use crate::intent::Intent;
+use crate::intent::{Intent, Operation};
 
 /// The variants of an intent's reply in `lang`; `{caps}` stands for what the assistant can
 /// do ([`Texts::capabilities`]).
@@ -26,6 +26,11 @@ fn variants(lang: Lang, intent: Intent) -> &'static [&'static str] {
             "Меня зовут Порфирий, я голосовой помощник. Могу {caps}.",
         ],
         (Lang::Ru, Intent::Capabilities) => &["Я умею {caps}.", "Могу {caps}."],
+        (Lang::Ru, Intent::Joke) => &[
+            "Сидит батарейка и грустит. Её спрашивают: «Что случилось?» — «Да вот, села».",
+            "Штирлиц долго смотрел в одну точку. Потом в другую. «Двоеточие», — догадался Штирлиц.",
+            "Встречаются два кота. Один говорит: «Мяу». Второй: «Гав». — «Ты чего?» — «Языки учу».",
+        ],
         (Lang::Ru, Intent::OutOfScope) => &[
             "Этого я пока не умею. Зато могу {caps}.",
             "Такого я не умею. Я могу {caps}.",
@@ -39,7 +44,7 @@ fn variants(lang: Lang, intent: Intent) -> &'static [&'static str] {
             "I'm doing well, thanks! How can I help?",
             "All good, thank you for asking. What can I do for you?",
         ],
-        (Lang::En, Intent::Thanks) => &["You're welcome!", "Glad to help!", "Any time."],
+        (Lang::En, Intent::Thanks) => &["You're welcome!", "Glad to help!", "My pleasure!"],
         (Lang::En, Intent::Farewell) => &["Goodbye!", "Bye! Talk to you later.", "See you!"],
         (Lang::En, Intent::Acknowledgement) => &["Okay.", "Great!", "Sure thing."],
         (Lang::En, Intent::Identity) => &[
@@ -47,6 +52,11 @@ fn variants(lang: Lang, intent: Intent) -> &'static [&'static str] {
             "My name is Porfiry, your voice assistant. I can {caps}.",
         ],
         (Lang::En, Intent::Capabilities) => &["I can {caps}.", "I'm able to {caps}."],
+        (Lang::En, Intent::Joke) => &[
+            "Why don't skeletons fight each other? They don't have the guts.",
+            "Why did the scarecrow win an award? He was outstanding in his field.",
+            "I told my phone a joke about batteries. It didn't get a charge out of it.",
+        ],
         (Lang::En, Intent::OutOfScope) => &[
             "I can't do that yet. But I can {caps}.",
             "That's beyond me for now. I can {caps}.",
@@ -62,6 +72,43 @@ impl Texts {
         let all = variants(self.lang(), intent);
         let text = all[variant % all.len()];
         text.replace("{caps}", caps)
+    }
+
+    /// The answer to an arithmetic question `left op right`, the numbers as said;
+    /// `answer` `None`: a division by zero.
+    pub fn arithmetic_answer(
+        self,
+        left: &str,
+        op: Operation,
+        right: &str,
+        answer: Option<&str>,
+    ) -> String {
+        let Some(answer) = answer else {
+            return match self.lang() {
+                Lang::Ru => "На ноль делить нельзя.".to_string(),
+                Lang::En => "You can't divide by zero.".to_string(),
+            };
+        };
+        match self.lang() {
+            Lang::Ru => {
+                let op = match op {
+                    Operation::Add => "плюс",
+                    Operation::Subtract => "минус",
+                    Operation::Multiply => "умножить на",
+                    Operation::Divide => "разделить на",
+                };
+                format!("{left} {op} {right} будет {answer}.")
+            }
+            Lang::En => {
+                let op = match op {
+                    Operation::Add => "plus",
+                    Operation::Subtract => "minus",
+                    Operation::Multiply => "times",
+                    Operation::Divide => "divided by",
+                };
+                format!("{left} {op} {right} is {answer}.")
+            }
+        }
     }
 
     /// What the assistant can do, as one phrase that follows «Я умею» / "I can": the core

@@ -581,7 +581,9 @@ fn run_turn(
         Some(Ok(text)) => (first_action(&text, runtime.agent()), text),
         Some(Err(error)) => (FirstAction::NoOutput { error }, String::new()),
         // Answered from the message catalog without a model call: plain text.
-        None if outcome.talk.is_some() => (FirstAction::Text, outcome.reply.clone()),
+        None if outcome.talk.is_some() || outcome.computed => {
+            (FirstAction::Text, outcome.reply.clone())
+        }
         None => (
             FirstAction::NoOutput {
                 error: format!("no generation ({:?})", outcome.stop),

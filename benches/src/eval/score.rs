@@ -228,8 +228,11 @@ pub fn judge_turn(
 ) -> ReplyScore {
     let refuse = turn.expect.contains(&Expected::Refuse);
     let text = turn.expect.contains(&Expected::Text);
+    // After a show on the screen, its confirmation is the answer.
+    let shown = matches!(action, FirstAction::Call { name, .. } if name == "show_text");
     let context = JudgeContext {
         answer_due: !refuse,
+        shown,
     };
     let verdict = reply.map(|r| judge_reply(r, &turn.user, lang, context));
     let acceptable = verdict.is_none_or(Verdict::is_acceptable);

@@ -180,6 +180,7 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     23 "no-reply-phrase",
     24 "talk-intents",
     25 "reply-gate",
+    26 "arithmetic",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).

@@ -308,7 +308,7 @@ fn a_tool_s_list_is_said_as_its_items_without_numbers_or_ids() {
 #[test]
 fn a_plain_reply_that_repeats_the_request_or_the_prompt_is_not_said() {
     let mut agent = agent_with(Guidance::default());
-    let user = "Расскажи что-нибудь смешное про кота";
+    let user = "Объясни, почему небо голубое днём";
     let (out, model) = routed_turn(&mut agent, user, &[&format!("{user}setInput")]);
     assert_eq!(out.route.as_ref().unwrap().target, None, "{:?}", out.route);
     let stop = &model.requests()[0].stop;
