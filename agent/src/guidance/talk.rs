@@ -52,7 +52,7 @@ const RU_TALK: &[(Intent, &str)] = &[
     (Intent::Joke, "Знаешь какой-нибудь анекдот?"),
     (Intent::OutOfScope, "Забронируй столик"),
     (Intent::OutOfScope, "Отправь письмо коллеге"),
-    (Intent::OutOfScope, "Переведи деньги маме"),
+    (Intent::OutOfScope, "Оплати коммуналку"),
 ];
 
 const EN_TALK: &[(Intent, &str)] = &[
@@ -87,10 +87,10 @@ const EN_TALK: &[(Intent, &str)] = &[
     (Intent::Capabilities, "What are you good at?"),
     (Intent::Joke, "Make me laugh"),
     (Intent::Joke, "Know any good jokes?"),
-    (Intent::Joke, "Say something funny"),
+    (Intent::Joke, "Got a joke for me?"),
     (Intent::OutOfScope, "Reserve a table"),
-    (Intent::OutOfScope, "Email my boss"),
-    (Intent::OutOfScope, "Send money to my mom"),
+    (Intent::OutOfScope, "Write an email to the team"),
+    (Intent::OutOfScope, "Pay my phone bill"),
 ];
 
 /// What a conversational message routed to `intent` is answered as, from its words: a

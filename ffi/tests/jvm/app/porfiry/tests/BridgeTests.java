@@ -847,7 +847,8 @@ public final class BridgeTests {
 
     static void gemmaStreamsATurn() throws Exception {
         long h = PorfiryNative.create(prop("porfiry.model"), SKILLS, TOOLSETS, 2048, 2, 48, "ru");
-        Recorder r = send(h, "s", "Привет! Расскажи о себе.");
+        // A request the model answers (a greeting is answered from the message catalog).
+        Recorder r = send(h, "s", "Расскажи, как устроена радуга.");
         r.await(300);
         Check.eq(null, r.error, "error");
         String stop = Check.json(r.done, "stop");
@@ -862,8 +863,8 @@ public final class BridgeTests {
         Check.contains(PorfiryNative.stats(h), "\"kind\":\"gguf\"", "stats");
         System.out.println("gemma turn: " + r.done);
         // The user speaks again: partial transcripts go ahead of the turn.
-        PorfiryNative.prepare(h, "s", "Как");
-        PorfiryNative.prepare(h, "s", "Как тебя зовут");
+        PorfiryNative.prepare(h, "s", "Почему");
+        PorfiryNative.prepare(h, "s", "Почему трава зелёная");
         // Wait until the words heard are in the cache: the conversation so far, the framing of
         // the next message (5 tokens) and at least 3 tokens of words (a loaded machine may take
         // a while; a request arriving first would stop the hint's decode).
@@ -872,7 +873,7 @@ public final class BridgeTests {
         for (int i = 0; i < 600 && cachedTokens(PorfiryNative.cacheReport(h), "s") < conversation + 8; i++) {
             Thread.sleep(100);
         }
-        Recorder r2 = send(h, "s", "Как тебя зовут?");
+        Recorder r2 = send(h, "s", "Почему трава зелёная?");
         r2.await(300);
         Check.eq(null, r2.error, "error");
         // Decoded ahead: the framing after the reply (5 tokens; none after a turn cut by its
@@ -1036,12 +1037,13 @@ public final class BridgeTests {
         int head = Integer.parseInt(Check.json(stats.substring(stats.indexOf("\"head\":")), "tokens"));
         Check.isTrue(head > 50, "the head was prepared at open: " + stats);
 
-        Recorder r1 = send(a.handle(), "s", "Привет!");
+        // Requests the model answers (small talk is answered from the message catalog).
+        Recorder r1 = send(a.handle(), "s", "Расскажи про море.");
         r1.await(300);
         Check.eq(null, r1.error, "error");
         int reused1 = Integer.parseInt(Check.json(r1.done, "reused_tokens"));
         Check.isTrue(reused1 > 0 && reused1 <= head, "a new session reuses the head and nothing more: " + r1.done);
-        Recorder r2 = send(a.handle(), "s", "Как дела?");
+        Recorder r2 = send(a.handle(), "s", "Почему море солёное?");
         r2.await(300);
         Check.eq(null, r2.error, "error");
         Check.isTrue(Integer.parseInt(Check.json(r2.done, "reused_tokens")) > head,
@@ -1053,7 +1055,7 @@ public final class BridgeTests {
         // Queued behind the end: the cache without the session's conversation.
         String after = a.cacheReport();
         Check.isTrue(cachedTokens(after, "s") <= head, "after endSession the session's KV is gone: " + after);
-        Recorder r3 = send(a.handle(), "s", "Как тебя зовут?");
+        Recorder r3 = send(a.handle(), "s", "Почему небо голубое?");
         r3.await(300);
         Check.eq(null, r3.error, "error");
         Check.eq("1", Check.json(r3.done, "generations"), "a plain answer: " + r3.done);
