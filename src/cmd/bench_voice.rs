@@ -17,13 +17,14 @@ use porfiry_agent::{AgentEvent, CancelToken};
 use super::ask::{AgentArgs, Host, ModelArgs};
 
 /// The built-in utterances (Russian): tools with and without arguments, a switch-free plain
-/// reply, a list.
+/// reply the model writes (small talk is answered from the message catalog, without the
+/// model), a list.
 const UTTERANCES_RU: &[&str] = &[
     "Который час?",
     "Запиши заметку: купить хлеб и молоко",
     "Какие у меня заметки?",
     "Покажи на экране: встреча в пять",
-    "Привет! Как тебя зовут?",
+    "Расскажи, почему небо голубое",
     "Какое сегодня число?",
 ];
 
@@ -33,7 +34,7 @@ const UTTERANCES_EN: &[&str] = &[
     "Take a note: buy bread and milk",
     "What notes do I have?",
     "Show on the screen: meeting at five",
-    "Hi! What is your name?",
+    "Tell me why the sky is blue",
     "What is today's date?",
 ];
 

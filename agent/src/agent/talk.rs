@@ -9,12 +9,16 @@ use crate::judge::user_lang;
 use crate::messages::Texts;
 use crate::model::Role;
 
+/// The most words of a message answered as a conversational intent.
+pub(crate) const TALK_WORDS: usize = 12;
+
 impl Shared {
     /// The answer to the turn `user_text` of session `s` when routing sent it to a
     /// conversational intent: the catalog's reply in the user's language, what the
     /// assistant can do said from the toolsets this host really runs. `None` when the
     /// technique is off, the route is no intent, or a protocol runs in the session (its
-    /// steps may need the words).
+    /// steps may need the words), the message is longer than [`TALK_WORDS`] words, or it
+    /// lacks the words its intent needs (`refine`).
     pub(super) fn talk_answer(
         &self,
         session: &str,
@@ -26,6 +30,10 @@ impl Shared {
             return None;
         }
         let intent = route?.target.as_deref().and_then(Intent::from_target)?;
+        // Conversational formulas are short; a long message carries content for the model.
+        if user_text.split_whitespace().count() > TALK_WORDS {
+            return None;
+        }
         if self
             .hook
             .as_ref()
@@ -49,7 +57,7 @@ impl Shared {
             .iter()
             .filter(|m| m.role == Role::Assistant)
             .count();
-        let (intent, thanked) = refine(intent, user_text);
+        let (intent, thanked) = refine(intent, user_text)?;
         let reply = texts.talk_reply(intent, variant, &caps);
         // Thanked and said goodbye: thanked back, then goodbye.
         let reply = if thanked {

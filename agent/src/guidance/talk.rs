@@ -77,7 +77,7 @@ const EN_TALK: &[(Intent, &str)] = &[
     (Intent::Acknowledgement, "That's great"),
     (Intent::Acknowledgement, "Cool, fine"),
     (Intent::Acknowledgement, "Sounds good"),
-    (Intent::Identity, "Tell me your name"),
+    (Intent::Identity, "What should I call you?"),
     (Intent::Identity, "Who am I talking to?"),
     (Intent::Identity, "Introduce yourself, please"),
     (Intent::Identity, "What are you?"),
@@ -96,10 +96,23 @@ const EN_TALK: &[(Intent, &str)] = &[
 /// What a conversational message routed to `intent` is answered as, from its words: a
 /// farewell said with anything else is answered as a farewell, thanks with a greeting or an
 /// acknowledgement as thanks. The second value: the message thanks too (a farewell then
-/// thanks back).
-pub(crate) fn refine(intent: Intent, text: &str) -> (Intent, bool) {
-    let text = format!(" {} ", words(text).join(" "));
+/// thanks back). `None`: the message lacks the words the intent needs (a question about the
+/// assistant speaks to it; a joke is asked for by name), so the model answers it — «Расскажи
+/// про море» is no request for a joke.
+pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
+    let words = words(text);
+    let text = format!(" {} ", words.join(" "));
     let has = |markers: &[&str]| markers.iter().any(|m| text.contains(&format!(" {m} ")));
+    let stem = |stems: &[&str]| words.iter().any(|w| stems.iter().any(|s| w.starts_with(s)));
+    let needs = match intent {
+        Intent::Identity | Intent::Capabilities => has(SECOND_PERSON) || stem(ABOUT_YOU),
+        Intent::HowAreYou => has(SECOND_PERSON) || stem(ABOUT_YOU) || has(HOW_ARE_THINGS),
+        Intent::Joke => stem(JOKE),
+        _ => true,
+    };
+    if !needs {
+        return None;
+    }
     let thanks = has(THANKS);
     let refined = match intent {
         Intent::Thanks | Intent::Acknowledgement | Intent::Greeting | Intent::HowAreYou
@@ -110,8 +123,46 @@ pub(crate) fn refine(intent: Intent, text: &str) -> (Intent, bool) {
         Intent::Acknowledgement | Intent::Greeting if thanks => Intent::Thanks,
         other => other,
     };
-    (refined, thanks && refined == Intent::Farewell)
+    Some((refined, thanks && refined == Intent::Farewell))
 }
+
+/// Words that speak to the assistant (both languages).
+const SECOND_PERSON: &[&str] = &[
+    "ты",
+    "тебя",
+    "тебе",
+    "тобой",
+    "твой",
+    "твоя",
+    "твои",
+    "вы",
+    "вас",
+    "вам",
+    "you",
+    "your",
+    "yourself",
+    "you're",
+];
+
+/// Stems of words that ask about the assistant without a pronoun («Представься», «Что
+/// умеешь?», "Introduce yourself").
+const ABOUT_YOU: &[&str] = &["представ", "умееш", "можеш", "поживаеш", "introduce"];
+
+/// How-are-you words without a pronoun («Как дела?», "How's it going?").
+const HOW_ARE_THINGS: &[&str] = &["дела", "делишки", "going", "doing"];
+
+/// Stems of words that ask for a joke.
+const JOKE: &[&str] = &[
+    "анекдот",
+    "шут",
+    "пошути",
+    "смешн",
+    "смеш",
+    "рассмеш",
+    "joke",
+    "funny",
+    "laugh",
+];
 
 /// The words of `text`, lower case.
 fn words(text: &str) -> Vec<String> {
@@ -161,28 +212,54 @@ mod tests {
     fn a_farewell_or_thanks_in_the_words_decides_the_answer() {
         assert_eq!(
             refine(Intent::Thanks, "Спасибо, пока"),
-            (Intent::Farewell, true)
+            Some((Intent::Farewell, true))
         );
         assert_eq!(
             refine(Intent::Acknowledgement, "Ладно, всего доброго"),
-            (Intent::Farewell, false)
+            Some((Intent::Farewell, false))
         );
         assert_eq!(
             refine(Intent::Acknowledgement, "Cool, thanks"),
-            (Intent::Thanks, false)
+            Some((Intent::Thanks, false))
         );
         assert_eq!(
             refine(Intent::Thanks, "Thanks a ton"),
-            (Intent::Thanks, false)
+            Some((Intent::Thanks, false))
         );
         assert_eq!(
             refine(Intent::Identity, "Bye, who are you?"),
-            (Intent::Identity, false)
+            Some((Intent::Identity, false))
         );
         // "пока" inside another word is no farewell.
         assert_eq!(
             refine(Intent::Acknowledgement, "Покажи, хорошо"),
-            (Intent::Acknowledgement, false)
+            Some((Intent::Acknowledgement, false))
+        );
+    }
+
+    #[test]
+    fn a_question_about_the_world_is_no_question_about_the_assistant() {
+        assert_eq!(
+            refine(Intent::HowAreYou, "Как дела?"),
+            Some((Intent::HowAreYou, false))
+        );
+        assert_eq!(refine(Intent::Identity, "Tell me about the sea"), None);
+        assert_eq!(refine(Intent::Joke, "Расскажи про море."), None);
+        assert_eq!(
+            refine(Intent::Joke, "Расскажи анекдот"),
+            Some((Intent::Joke, false))
+        );
+        assert_eq!(
+            refine(Intent::Identity, "Представься"),
+            Some((Intent::Identity, false))
+        );
+        assert_eq!(
+            refine(Intent::Capabilities, "Что умеешь?"),
+            Some((Intent::Capabilities, false))
+        );
+        assert_eq!(
+            refine(Intent::HowAreYou, "How are you?"),
+            Some((Intent::HowAreYou, false))
         );
     }
 

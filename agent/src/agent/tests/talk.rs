@@ -42,6 +42,16 @@ fn what_the_assistant_can_do_is_what_this_host_runs() {
 }
 
 #[test]
+fn a_long_message_goes_to_the_model_whatever_its_route() {
+    let mut agent = agent_with(Guidance::default());
+    let long = "Привет, расскажи мне подробно и по порядку, как прошёл твой день, что ты видел и \
+                что тебе больше всего понравилось";
+    let (out, model) = routed_turn(&mut agent, long, &["День был хороший."]);
+    assert_eq!(out.talk, None);
+    assert_eq!(model.requests().len(), 1);
+}
+
+#[test]
 fn without_the_technique_a_greeting_goes_to_the_model() {
     let mut agent = agent_with(Guidance::default().without(Technique::TalkIntents));
     let (out, model) = routed_turn(&mut agent, "Привет", &["Здравствуйте!"]);
