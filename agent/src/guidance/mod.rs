@@ -8,6 +8,7 @@
 //! - `words` — the language data: word stems, number words, the lines that open a turn.
 //! - `text` — the text rules: the words of a turn, number groups, the text a request sets
 //!   apart, the echo and intro stops.
+//! - `refer` — the items of the latest tool list a request points at («второй», «её»).
 //! - `plan` — one request's [`ReplyPlan`]: what the request may produce (a forced reply or
 //!   its [`crate::ReplyGuide`]), from the session's state, the route and the techniques on.
 //!
@@ -21,6 +22,7 @@
 mod arithmetic;
 mod examples;
 mod plan;
+mod refer;
 mod route;
 mod talk;
 mod technique;

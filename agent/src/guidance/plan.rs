@@ -4,6 +4,11 @@
 //! the stops that keep a spoken reply short.
 
 use super::examples::{route_examples, PLAIN_REPLY};
+use super::refer::{pointer, referents, Pointer};
+
+/// How many times the user may have spoken since a list for an ordinal to point into it
+/// ([`Planner::narrow_to_referring`]; the current request counts).
+const RECENT_TURNS: usize = 3;
 use super::route::{word_overlap, Route, RouteExample, Router};
 use super::talk::talk_examples;
 use super::text::{delimited_text, echo_stop, intro_sentences, number_groups, words_of};
@@ -318,6 +323,73 @@ impl Planner<'_> {
         Some(self.call_text(&spec.name, Some((&value, integer))))
     }
 
+    /// `spec` with the argument the request points at fixed to one value
+    /// ([`Technique::References`]): an id argument (text named `id` or `…_id`) gets the id
+    /// of the item pointed at («включи второй»; without a pointer, the item the conversation
+    /// is about: "pause it" needs the film playing), an integer argument its number
+    /// («удали последнюю», «удали её»). Items are those of the latest list of the tool's set
+    /// in the history `before` the turn. `None`: nothing to fix.
+    fn referred_spec(
+        &self,
+        spec: &CallSpec,
+        request: &str,
+        before: &[Message],
+    ) -> Option<CallSpec> {
+        if !self.on(Technique::References) {
+            return None;
+        }
+        let set = self.toolsets.owner_set(&spec.name)?;
+        let refs = referents(before, &format!("{}_", set.name));
+        let pointed = pointer(request);
+        let names = self.arg_names(&spec.name);
+        let mut out = spec.clone();
+        let mut fixed = false;
+        for (arg, name) in out.args.iter_mut().zip(&names) {
+            let item = match pointed {
+                Some(p) => refs.resolve(p),
+                None => refs.focus.as_ref().or(refs.items.first()),
+            };
+            let value = match &arg.kind {
+                ArgKind::Text if name == "id" || name.ends_with("_id") => {
+                    item.and_then(|i| i.id.clone())
+                }
+                ArgKind::Integer if pointed.is_some() => {
+                    item.and_then(|i| i.number).map(|n| n.to_string())
+                }
+                _ => None,
+            };
+            if let Some(v) = value {
+                arg.kind = ArgKind::OneOf(vec![v]);
+                fixed = true;
+            }
+        }
+        fixed.then_some(out)
+    }
+
+    /// The whole call of a spec whose one argument is fixed to one value
+    /// ([`Planner::referred_spec`]); `None` when it has other arguments for the model to
+    /// write.
+    fn fixed_call(&self, spec: &CallSpec) -> Option<String> {
+        let [arg] = spec.args.as_slice() else {
+            return None;
+        };
+        let ArgKind::OneOf(values) = &arg.kind else {
+            return None;
+        };
+        let [value] = values.as_slice() else {
+            return None;
+        };
+        let integer = value.parse::<i64>().is_ok()
+            && self
+                .toolsets
+                .iter()
+                .flat_map(|s| s.tools.iter())
+                .find(|t| t.name == spec.name)
+                .and_then(|t| t.args.first())
+                .is_some_and(|a| a.ty == ArgType::Integer);
+        Some(self.call_text(&spec.name, Some((value, integer))))
+    }
+
     /// Embed every example request now (once per model: they are kept), so the first turn
     /// routes at the cost of its own request only. Nothing to do when the guidance does not
     /// route or the model cannot embed.
@@ -352,10 +424,63 @@ impl Planner<'_> {
         if !self.on(Technique::Route) {
             return None;
         }
-        let examples = self.examples_for(active, Some(history));
+        let mut examples = self.examples_for(active, Some(history));
+        if self.on(Technique::References) {
+            self.narrow_to_referring(&mut examples, history, user_text);
+        }
         match router.route(model, user_text, &examples, self.guidance) {
             Ok(Some(r)) if r.score >= self.guidance.min_route_score => Some(r),
             Ok(_) | Err(_) => None,
+        }
+    }
+
+    /// Narrow the routing `examples` of a request that points at an item of a list
+    /// ([`Technique::References`]): it acts on the item, so it is no new call of the tool
+    /// that listed it («включи первый» after a search is no new search); and an ordinal
+    /// («второй», "the last one") while the list is recent (the user spoke at most
+    /// [`RECENT_TURNS`] times since) goes to a tool of the list's set that takes an item
+    /// (an id or a number), whichever is nearest.
+    fn narrow_to_referring(
+        &self,
+        examples: &mut Vec<RouteExample>,
+        history: &[Message],
+        request: &str,
+    ) {
+        let Some(pointed) = pointer(request) else {
+            return;
+        };
+        let refs = referents(history, "");
+        let Some(tool) = refs.list_tool else {
+            return;
+        };
+        examples.retain(|e| e.target.as_deref() != Some(tool.as_str()));
+        let spoken_since = history
+            .get(refs.list_at..)
+            .unwrap_or_default()
+            .iter()
+            .filter(|m| m.role == Role::User)
+            .count();
+        if pointed == Pointer::This || spoken_since > RECENT_TURNS {
+            return;
+        }
+        let Some(set) = self.toolsets.owner_set(&tool) else {
+            return;
+        };
+        let takes_item = |name: &str| {
+            set.tools.iter().any(|t| {
+                t.name == name
+                    && t.args.iter().any(|a| {
+                        a.ty == ArgType::Integer
+                            || (a.ty == ArgType::String
+                                && (a.name == "id" || a.name.ends_with("_id")))
+                    })
+            })
+        };
+        if examples
+            .iter()
+            .any(|e| e.target.as_deref().is_some_and(takes_item))
+        {
+            examples.retain(|e| e.target.as_deref().is_some_and(takes_item));
         }
     }
 
@@ -450,10 +575,16 @@ impl Planner<'_> {
                     }
                     return plan;
                 };
-                if let Some(line) = self.decided_call(spec, request) {
+                let before = history.get(..turn_start).unwrap_or_default();
+                let referred = self.referred_spec(spec, request, before);
+                let decided = match &referred {
+                    Some(r) => self.fixed_call(r),
+                    None => self.decided_call(spec, request),
+                };
+                if let Some(line) = decided {
                     plan.forced = Some(line);
                 } else if spec.args.iter().any(|a| a.required) {
-                    let mut spec = spec.clone();
+                    let mut spec = referred.unwrap_or_else(|| spec.clone());
                     if self.on(Technique::TailOfWords) {
                         let mut words = words_of(turn, g);
                         if self.on(Technique::NumberGroups) {

@@ -121,11 +121,18 @@ pub enum Technique {
     /// result, without a model call. The failure: «Сколько будет семь умножить на восемь?»
     /// routed to the clock, or answered with a guess.
     Arithmetic,
+    /// A routed call's id or number argument that the request points at («включи первый»,
+    /// «удали её», "play the second one") is filled with that item of the session's latest
+    /// tool list (or the item the conversation is about), decided outright; and a request
+    /// that points at an item is not routed to the tool that listed it (it acts on the item,
+    /// it does not search again). The failure: follow-ups going to search, and ids a tiny
+    /// model cannot copy from three messages back.
+    References,
 }
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 27] = [
+    pub const ALL: [Technique; 28] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -153,6 +160,7 @@ impl Technique {
         Technique::TalkIntents,
         Technique::ReplyGate,
         Technique::Arithmetic,
+        Technique::References,
     ];
 
     /// The main switches: [`crate::Guidance::none`] has them all off.
@@ -195,6 +203,7 @@ impl Technique {
             Technique::TalkIntents => "talk-intents",
             Technique::ReplyGate => "reply-gate",
             Technique::Arithmetic => "arithmetic",
+            Technique::References => "references",
         }
     }
 
@@ -206,7 +215,7 @@ impl Technique {
         match self {
             Centering | StemOverlap | StemWeights | TopTwo | IdAfterReply | NamedChoice
             | DelimitedText | SpokenNumbers | TailOfWords | NumberGroups | OneAction
-            | ReplyWords | ListAsItems | DropAsides | TalkIntents => Some(Route),
+            | ReplyWords | ListAsItems | DropAsides | TalkIntents | References => Some(Route),
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable

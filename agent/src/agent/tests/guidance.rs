@@ -609,3 +609,126 @@ fn guidance_never_edits_a_request_s_messages() {
         assert_eq!(other.len(), shipped.len(), "{t}");
     }
 }
+
+const FILMS: &str = "\
+name: films
+description: фильмы
+tools:
+  - name: films_search
+    description: найти фильм
+    args:
+      - {name: query, type: string, required: true}
+    examples:
+      ru: [\"Найди фильм Титаник\", \"Поищи кино про войну\"]
+  - name: films_info
+    description: о фильме
+    args:
+      - {name: id, type: string, required: true}
+    examples:
+      ru: [\"Расскажи подробнее про фильм\"]
+  - name: films_play
+    description: включить
+    args:
+      - {name: id, type: string, required: true}
+      - {name: action, type: enum, values: [play, pause, stop], required: false}
+    examples:
+      ru: [\"Запусти найденный фильм\", \"Поставь на паузу\"]
+";
+
+/// An agent with notes that list two and add the third, and films found by id.
+fn agent_with_lists(guidance: Guidance) -> Agent {
+    let clock = ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap();
+    let toolsets = ToolsetRegistry::from_toolsets([
+        parse_toolset(NOTES, Path::new("notes.yaml")).unwrap(),
+        parse_toolset(FILMS, Path::new("films.yaml")).unwrap(),
+    ]);
+    let config = AgentConfig {
+        guidance,
+        ..AgentConfig::default()
+    };
+    let mut agent = Agent::new(config, SkillRegistry::default(), toolsets, Arc::new(clock));
+    agent.register_executor(
+        ExecutorTarget::Toolset("notes".into()),
+        Arc::new(|c: &ToolInvocation<'_>| {
+            Ok(match c.tool {
+                "notes_list" => "1. купить хлеб\n2. позвонить врачу".to_string(),
+                "notes_add" => "Заметка 3 сохранена.".to_string(),
+                _ => "Заметка удалена.".to_string(),
+            })
+        }),
+    );
+    agent.register_executor(
+        ExecutorTarget::Toolset("films".into()),
+        Arc::new(|c: &ToolInvocation<'_>| {
+            Ok(match c.tool {
+                "films_search" => {
+                    "1. Матрица (1999) id=tt0133093\n2. Матрица 2 (2003) id=tt0234215".to_string()
+                }
+                _ => "Готово.".to_string(),
+            })
+        }),
+    );
+    agent
+}
+
+#[test]
+fn a_follow_up_points_at_an_item_of_the_latest_list() {
+    let mut agent = agent_with_lists(Guidance::default());
+    let (out, _) = routed_turn(&mut agent, "Найди фильм Матрица", &["Матрица", "Нашла."]);
+    assert_eq!(out.executed[0].name, "films_search");
+    // «Включи второй»: no new search; the runtime fills in the id.
+    let (out, model) = routed_turn(&mut agent, "Включи второй", &["tt0234215", "Готово."]);
+    assert_eq!(
+        out.route.as_ref().unwrap().target.as_deref(),
+        Some("films_play")
+    );
+    let r = &model.requests()[0];
+    assert_eq!(r.prefix.as_deref(), Some("TOOL_CALL: films_play|"));
+    let spec = &r.call_specs.as_ref().unwrap()[0];
+    assert_eq!(
+        spec.args[0].kind,
+        crate::model::ArgKind::OneOf(vec!["tt0234215".into()])
+    );
+    // A call of one id is decided outright; "it" is the film the conversation is about.
+    let (out, model) = routed_turn(&mut agent, "Расскажи подробнее про него", &["Готово."]);
+    assert_eq!(
+        out.route.as_ref().unwrap().target.as_deref(),
+        Some("films_info")
+    );
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: films_info|tt0234215")
+    );
+
+    // Notes: «последнюю» is the list's last, «её» the note just added.
+    let (out, _) = routed_turn(&mut agent, "Покажи мои заметки", &["купить хлеб"]);
+    assert_eq!(out.executed[0].name, "notes_list");
+    let (out, model) = routed_turn(&mut agent, "Удали последнюю", &["Готово."]);
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: notes_delete|2"),
+        "{:?}",
+        out.route
+    );
+    let (out, _) = routed_turn(
+        &mut agent,
+        "Запиши заметку купить молоко",
+        &["купить молоко", "Ок."],
+    );
+    assert_eq!(
+        out.executed[0].name, "notes_add",
+        "{:?} {:?}",
+        out.route, out.executed
+    );
+    let (_, model) = routed_turn(&mut agent, "Ой, удали её", &["Готово."]);
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: notes_delete|3")
+    );
+
+    // Without the technique the model is left to copy the id.
+    let mut agent = agent_with_lists(Guidance::default().without(Technique::References));
+    routed_turn(&mut agent, "Найди фильм Матрица", &["Матрица", "Нашла."]);
+    let (_, model) = routed_turn(&mut agent, "Расскажи подробнее про него", &["x", "Готово."]);
+    assert_eq!(model.requests()[0].forced_reply, None);
+}

@@ -1,0 +1,332 @@
+//! References to what a tool said: the items of a session's latest list (`1. Матрица (1999)
+//! id=tt0133093`), the item the conversation is about, and the words that point at one
+//! («включи первый», «удали её», "play the second one", "delete the last one").
+//!
+//! A tiny model cannot copy `tt0133093` from three messages back; the runtime can. The
+//! items are read from the history's tool replies (nothing is stored beside the history),
+//! and a pointer in the user's words is resolved to one of them
+//! ([`crate::Technique::References`]).
+
+use crate::model::{Message, Role};
+
+/// One item a request can point at: a numbered line of a tool's list, or the one thing a
+/// tool's reply names (`Заметка 3 сохранена.`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Item {
+    /// The item's own number: its list number, or the one number of the reply.
+    pub(crate) number: Option<i64>,
+    /// Its id: the value of an `id=` (or `…_id=`) word of its line.
+    pub(crate) id: Option<String>,
+}
+
+/// What a request of a session can point at, for the tools of one set.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Referents {
+    /// The items of the latest list, in their order.
+    pub(crate) items: Vec<Item>,
+    /// The tool whose reply the list is.
+    pub(crate) list_tool: Option<String>,
+    /// The history index of that reply.
+    pub(crate) list_at: usize,
+    /// The item the conversation is about since then: the last one a call named (by its
+    /// id) or a reply named (by its one number).
+    pub(crate) focus: Option<Item>,
+}
+
+/// What the user's words point at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pointer {
+    /// The n-th item (1-based): «второй», "the second one".
+    Nth(usize),
+    /// The last item: «последнюю», "the last one".
+    Last,
+    /// The item the conversation is about: «его», «её», "it", "that one".
+    This,
+}
+
+/// Ordinal stems and the endings an ordinal takes after them (Russian: the adjective's
+/// endings, so «вторник» or «пятница» is no ordinal; English: none).
+const RU_ORDINALS: &[(&str, i64)] = &[
+    ("перв", 1),
+    ("втор", 2),
+    ("трет", 3),
+    ("четвёрт", 4),
+    ("четверт", 4),
+    ("пят", 5),
+    ("шест", 6),
+    ("седьм", 7),
+    ("восьм", 8),
+    ("девят", 9),
+    ("десят", 10),
+    ("последн", -1),
+];
+const RU_ENDINGS: &[&str] = &[
+    "ый", "ой", "ий", "ая", "яя", "ую", "юю", "ое", "ее", "ого", "его", "ому", "ему", "ые", "ие",
+    "ых", "их", "ей", "ья", "ью", "ье", "ьего", "ьей", "ьему", "ьи",
+];
+const EN_ORDINALS: &[(&str, i64)] = &[
+    ("first", 1),
+    ("second", 2),
+    ("third", 3),
+    ("fourth", 4),
+    ("fifth", 5),
+    ("sixth", 6),
+    ("seventh", 7),
+    ("eighth", 8),
+    ("ninth", 9),
+    ("tenth", 10),
+    ("last", -1),
+    ("latest", -1),
+];
+/// Words that point at the item the conversation is about.
+const THIS_WORDS: &[&str] = &[
+    "его",
+    "её",
+    "ее",
+    "него",
+    "неё",
+    "нее",
+    "этот",
+    "эту",
+    "этого",
+    "этой",
+    "этим",
+    "тот",
+    "ту",
+    "того",
+    "it",
+    "them",
+];
+
+/// The ordinal `word` is (either language), as a 1-based position or -1 for the last.
+fn ordinal(word: &str) -> Option<i64> {
+    let w = word.to_lowercase();
+    let ru = RU_ORDINALS.iter().find_map(|(stem, n)| {
+        let rest = w.strip_prefix(stem)?;
+        RU_ENDINGS.contains(&rest).then_some(*n)
+    });
+    ru.or_else(|| EN_ORDINALS.iter().find(|(s, _)| w == *s).map(|(_, n)| *n))
+}
+
+/// What `request` points at: an ordinal word first («второй», "last"), else a word for the
+/// item the conversation is about («его», "it", "that one"); `None` when it points at
+/// nothing.
+pub(crate) fn pointer(request: &str) -> Option<Pointer> {
+    let words: Vec<String> = request
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    if let Some(n) = words.iter().find_map(|w| ordinal(w)) {
+        return Some(match usize::try_from(n) {
+            Ok(n) => Pointer::Nth(n),
+            Err(_) => Pointer::Last,
+        });
+    }
+    let this = words.iter().enumerate().any(|(i, w)| {
+        THIS_WORDS.contains(&w.as_str())
+            || (w == "one" && i > 0 && matches!(words[i - 1].as_str(), "that" | "this"))
+    });
+    this.then_some(Pointer::This)
+}
+
+/// The numbered lines of a tool's reply as items (`1. …`, `2) …`); empty when it has none.
+fn list_items(reply: &str) -> Vec<Item> {
+    reply
+        .lines()
+        .filter_map(|line| {
+            let line = line.trim_start();
+            let digits = line.chars().take_while(char::is_ascii_digit).count();
+            if digits == 0 || digits > 3 {
+                return None;
+            }
+            let rest = &line[digits..];
+            let rest = rest.strip_prefix('.').or_else(|| rest.strip_prefix(')'))?;
+            if !rest.starts_with(char::is_whitespace) || rest.trim().is_empty() {
+                return None;
+            }
+            let id = rest.split_whitespace().find_map(|w| {
+                let (key, value) = w.split_once('=')?;
+                let key = key.to_lowercase();
+                let value = value.trim_end_matches([',', ';', '.', ')']);
+                ((key == "id" || key.ends_with("_id")) && !value.is_empty())
+                    .then(|| value.to_owned())
+            });
+            Some(Item {
+                number: line[..digits].parse().ok(),
+                id,
+            })
+        })
+        .collect()
+}
+
+/// The one whole number a reply without a list names (`Заметка 3 сохранена.`); `None` when
+/// it names none or several.
+fn one_number(reply: &str) -> Option<i64> {
+    let mut numbers = reply
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty());
+    let n = numbers.next()?.parse().ok()?;
+    numbers.next().is_none().then_some(n)
+}
+
+/// What the tools whose names start with `prefix` (a set's `media_`; `""`: every tool)
+/// left to point at in `history`: the items of the latest list, and the focus — the last
+/// item a later call named by its id, or a later reply named by its one number.
+pub(crate) fn referents(history: &[Message], prefix: &str) -> Referents {
+    let mut out = Referents::default();
+    for (at, m) in history.iter().enumerate() {
+        match m.role {
+            Role::Tool => {
+                let Some(name) = m.name.as_deref().filter(|n| n.starts_with(prefix)) else {
+                    continue;
+                };
+                let items = list_items(&m.content);
+                if !items.is_empty() {
+                    out.items = items;
+                    out.list_tool = Some(name.to_owned());
+                    out.list_at = at;
+                    out.focus = None;
+                } else if let Some(number) = one_number(&m.content) {
+                    out.focus = Some(
+                        out.items
+                            .iter()
+                            .find(|i| i.number == Some(number))
+                            .cloned()
+                            .unwrap_or(Item {
+                                number: Some(number),
+                                id: None,
+                            }),
+                    );
+                }
+            }
+            Role::Assistant => {
+                let named = out.items.iter().find(|i| {
+                    i.id.as_deref().is_some_and(|id| {
+                        m.content
+                            .split(|c: char| !c.is_alphanumeric() && c != '_' && c != '-')
+                            .any(|w| w == id)
+                    })
+                });
+                if let Some(item) = named {
+                    out.focus = Some(item.clone());
+                }
+            }
+            Role::User => {}
+        }
+    }
+    out
+}
+
+impl Referents {
+    /// The item `pointer` points at: the n-th or last of the list, or the focus (else the
+    /// list's first item: "play it" right after a search).
+    pub(crate) fn resolve(&self, pointer: Pointer) -> Option<&Item> {
+        match pointer {
+            Pointer::Nth(n) => self.items.get(n.checked_sub(1)?),
+            Pointer::Last => self.items.last(),
+            Pointer::This => self.focus.as_ref().or(self.items.first()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(name: &str, content: &str) -> Message {
+        Message {
+            role: Role::Tool,
+            name: Some(name.to_owned()),
+            content: content.to_owned(),
+        }
+    }
+
+    const FILMS: &str =
+        "1. Матрица (1999) id=tt0133093\n2. Матрица: Перезагрузка (2003) id=tt0234215";
+
+    #[test]
+    fn ordinals_and_pronouns_point_and_other_words_do_not() {
+        assert_eq!(pointer("Включи первый"), Some(Pointer::Nth(1)));
+        assert_eq!(pointer("Расскажи про второй"), Some(Pointer::Nth(2)));
+        assert_eq!(pointer("Удали третью"), Some(Pointer::Nth(3)));
+        assert_eq!(pointer("Удали последнюю"), Some(Pointer::Last));
+        assert_eq!(pointer("Delete the last one"), Some(Pointer::Last));
+        assert_eq!(pointer("Play the second one"), Some(Pointer::Nth(2)));
+        assert_eq!(pointer("Ой, удали её"), Some(Pointer::This));
+        assert_eq!(pointer("OK, start it"), Some(Pointer::This));
+        assert_eq!(pointer("Tell me about that one"), Some(Pointer::This));
+        assert_eq!(pointer("Запиши на вторник"), None);
+        assert_eq!(pointer("В пятницу в кино"), None);
+        assert_eq!(pointer("One more note"), None);
+        assert_eq!(pointer("Поставь на паузу"), None);
+    }
+
+    #[test]
+    fn a_list_s_items_keep_their_numbers_and_ids() {
+        let r = referents(&[tool("media_search", FILMS)], "media_");
+        assert_eq!(r.list_tool.as_deref(), Some("media_search"));
+        assert_eq!(r.items.len(), 2);
+        assert_eq!(r.items[1].number, Some(2));
+        assert_eq!(r.items[1].id.as_deref(), Some("tt0234215"));
+        assert_eq!(r.resolve(Pointer::Nth(2)), Some(&r.items[1]));
+        assert_eq!(r.resolve(Pointer::Last), Some(&r.items[1]));
+        assert_eq!(r.resolve(Pointer::Nth(3)), None);
+        assert_eq!(r.resolve(Pointer::Nth(0)), None);
+        // Nothing said about either yet: "it" is the first found.
+        assert_eq!(r.resolve(Pointer::This), Some(&r.items[0]));
+        // Another set's tools leave nothing to point at.
+        assert_eq!(
+            referents(&[tool("media_search", FILMS)], "notes_"),
+            Referents::default()
+        );
+    }
+
+    #[test]
+    fn the_focus_follows_the_calls_and_the_replies() {
+        let mut history = vec![
+            tool("media_search", FILMS),
+            Message::assistant("TOOL_CALL: media_info|tt0234215"),
+            tool("media_info", "Матрица: Перезагрузка (2003): 138 мин."),
+        ];
+        let r = referents(&history, "media_");
+        assert_eq!(
+            r.resolve(Pointer::This).and_then(|i| i.id.as_deref()),
+            Some("tt0234215")
+        );
+        history.push(Message::assistant("TOOL_CALL: media_play|tt0133093"));
+        let r = referents(&history, "media_");
+        assert_eq!(
+            r.resolve(Pointer::This).and_then(|i| i.id.as_deref()),
+            Some("tt0133093")
+        );
+
+        // A reply that names one number (a note just added) is what "it" is.
+        let notes = vec![
+            tool("notes_list", "1. купить хлеб\n2. позвонить врачу"),
+            tool("notes_add", "Заметка 3 сохранена."),
+        ];
+        let r = referents(&notes, "notes_");
+        assert_eq!(r.resolve(Pointer::This).and_then(|i| i.number), Some(3));
+        assert_eq!(r.resolve(Pointer::Last).and_then(|i| i.number), Some(2));
+        // A new list starts over.
+        let mut again = notes.clone();
+        again.push(tool("notes_list", "1. купить хлеб"));
+        let r = referents(&again, "notes_");
+        assert_eq!(r.focus, None);
+        assert_eq!(r.items.len(), 1);
+    }
+
+    #[test]
+    fn odd_lines_are_no_items() {
+        assert!(list_items("2026. год\n12:30 обед\n1.5 литра\n1.").is_empty());
+        assert_eq!(one_number("Заметка удалена."), None);
+        assert_eq!(one_number("136 мин, 1999"), None);
+        assert_eq!(
+            list_items("  3) позвонить id=")
+                .first()
+                .and_then(|i| i.id.clone()),
+            None
+        );
+    }
+}
