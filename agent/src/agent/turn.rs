@@ -275,15 +275,27 @@ impl Agent {
                 })
                 && !nudged;
             let mut gate = gate_on.then(|| ReplyGate::new(user_text, shared.config.lang));
-            let (streamed, result) = generate_streaming(
-                model,
-                &request,
-                syntax,
-                &heard,
-                lead,
-                gate.as_mut(),
-                on_event,
-            );
+            // A decided toolset switch asks nothing of the model: its request would be
+            // prefilled only to be thrown away (the switch changes the prompt's state).
+            let (streamed, result) = match plan.forced.as_deref() {
+                Some(forced) if only_switches_in(syntax, forced) => (
+                    String::new(),
+                    Ok(Generation {
+                        text: forced.to_owned(),
+                        stop: StopReason::EndOfTurn,
+                        stats: None,
+                    }),
+                ),
+                _ => generate_streaming(
+                    model,
+                    &request,
+                    syntax,
+                    &heard,
+                    lead,
+                    gate.as_mut(),
+                    on_event,
+                ),
+            };
             let refused = gate.as_ref().and_then(ReplyGate::refused);
             out.gated = out.gated.or(refused);
             out.streamed.push_str(&streamed);
@@ -574,6 +586,16 @@ fn cut_by_context(report: &ContextReport, generation: &Generation) -> bool {
 /// One model call, its visible text streamed to the host as it comes, less the part the
 /// host `heard` already, `lead` before its first visible piece: returns what was streamed
 /// and the model's result.
+/// Whether `text` is calls of toolset switches only (at least one, no words beside them).
+fn only_switches_in(syntax: CallSyntax, text: &str) -> bool {
+    let parsed = parse_output_as(syntax, text);
+    parsed.visible().trim().is_empty()
+        && parsed.has_calls()
+        && parsed
+            .calls()
+            .all(|c| CoreTool::from_name(&c.name).is_some_and(CoreTool::is_invisible))
+}
+
 fn generate_streaming(
     model: &mut dyn Model,
     request: &ModelRequest<'_>,

@@ -95,6 +95,32 @@ impl EvalCase {
     pub fn user(&self) -> &str {
         self.turns.first().map_or("", |t| t.user.as_str())
     }
+
+    /// Whether turn `i` (0-based) is a follow-up: a turn of a conversation, after its first,
+    /// that expects (among its right actions) a call of a toolset (or a core tool) an
+    /// earlier turn of it expected a call of — it goes on with what an earlier tool turn left («включи первый» after a
+    /// search, «удали её» after a note, «а завтра?» after the time). A toolset switch is no
+    /// call of its set.
+    pub fn follow_up(&self, i: usize) -> bool {
+        fn owners(t: &EvalTurn) -> impl Iterator<Item = &str> {
+            t.expect.iter().filter_map(|e| match e {
+                Expected::Call { name, .. }
+                    if !matches!(name.as_str(), "enable_toolset" | "disable_toolset") =>
+                {
+                    Some(owner(name))
+                }
+                _ => None,
+            })
+        }
+        if !self.conversation || i == 0 {
+            return false;
+        }
+        let Some(turn) = self.turns.get(i) else {
+            return false;
+        };
+        let earlier: Vec<&str> = self.turns[..i].iter().flat_map(owners).collect();
+        owners(turn).any(|o| earlier.contains(&o))
+    }
 }
 
 /// One turn of a case: what the user says and what is right.
@@ -134,6 +160,15 @@ impl EvalTurn {
             _ => "text".to_string(),
         }
     }
+}
+
+/// Who a tool belongs to: a set's tool its set (the name before its first `_`), a core
+/// tool itself.
+fn owner(name: &str) -> &str {
+    if porfiry_agent::CORE_TOOL_NAMES.contains(&name) {
+        return name;
+    }
+    name.split('_').next().unwrap_or(name)
 }
 
 /// One right first action.
@@ -513,6 +548,12 @@ cases:
         assert_eq!(talk.turns.len(), 2);
         assert_eq!(talk.turns[1].reply_matches.as_deref(), Some("tomb|запущ"));
         assert!(talk.turns[1].checks_reply() && !talk.turns[0].checks_reply());
+        // «Включи первый» goes on with the search; a first turn or a one-turn case never does.
+        assert_eq!(
+            (talk.follow_up(0), talk.follow_up(1), talk.follow_up(2)),
+            (false, true, false)
+        );
+        assert!(!f.cases[3].follow_up(0));
         assert_eq!(f.skills, Some(vec![PathBuf::from("evals/s")]));
         assert_eq!(f.toolsets, None);
         assert_eq!(f.cases.len(), 7);
@@ -629,5 +670,33 @@ cases:
             let e = err(text);
             assert!(e.contains(needle), "{text:?} → {e}");
         }
+    }
+
+    #[test]
+    fn a_follow_up_calls_the_set_or_the_core_tool_of_an_earlier_turn() {
+        let f = parse(
+            r#"
+lang: ru
+clock: 2026-08-22T10:00:00+03:00
+cases:
+  - turns:
+      - user: "Покажи заметки"
+        expect: [{call: enable_toolset, args: {name: notes}}, {call: notes_list}]
+      - user: "Который час?"
+        expect: [{call: get_current_time}]
+      - user: "Удали последнюю"
+        expect: [{call: notes_delete, args: {number: 2}}]
+      - user: "А завтра какой день?"
+        expect: [{call: get_current_time}, {text: true}]
+      - user: "Включи музыку"
+        expect: [{call: enable_toolset, args: {name: media}}]
+"#,
+        )
+        .unwrap();
+        let c = &f.cases[0];
+        let follow: Vec<bool> = (0..c.turns.len()).map(|i| c.follow_up(i)).collect();
+        // The time after notes is new; the delete goes on with the list, the second time
+        // question with the first; a switch alone is no follow-up.
+        assert_eq!(follow, [false, false, true, true, false]);
     }
 }

@@ -31,6 +31,9 @@ pub struct CaseResult {
     pub turns: usize,
     /// The case is a conversation (`turns:` in its file).
     pub conversation: bool,
+    /// The turn goes on with what an earlier tool turn of its conversation left
+    /// ([`super::EvalCase::follow_up`]).
+    pub follow_up: bool,
     /// What the user said.
     pub user: String,
     /// The file's language.
@@ -168,6 +171,10 @@ pub struct Totals {
     pub conversations: usize,
     /// Of those, conversations whose every turn is right as judged.
     pub conversations_ok: usize,
+    /// Follow-up turns ([`CaseResult::follow_up`]).
+    pub follow_ups: usize,
+    /// Of those, correct first actions.
+    pub follow_ups_correct: usize,
     /// Σ final reply tokens.
     pub reply_tokens: usize,
     /// Mean final reply tokens per case.
@@ -238,6 +245,8 @@ impl Totals {
             t.generated_tokens += c.stats.generated_tokens;
             t.generations += c.stats.generations;
             t.turn_ms += c.stats.turn_ms;
+            t.follow_ups += usize::from(c.follow_up);
+            t.follow_ups_correct += usize::from(c.follow_up && c.correct);
             let tally = t.by_expected.entry(c.kind()).or_default();
             tally.cases += 1;
             tally.correct += usize::from(c.correct);
@@ -384,6 +393,9 @@ impl EvalReport {
             ("conversations all judged right", |t| {
                 pct(t.conversations_ok, t.conversations)
             }),
+            ("follow-ups: first action correct", |t| {
+                pct(t.follow_ups_correct, t.follow_ups)
+            }),
             ("false calls (plain-reply cases)", |t| {
                 pct(t.false_calls, t.plain_cases)
             }),
@@ -481,6 +493,7 @@ mod tests {
             turn_index: 1,
             turns: 1,
             conversation: false,
+            follow_up: false,
             user: "u".into(),
             lang: Lang::Ru,
             active: vec![],

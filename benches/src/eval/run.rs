@@ -3,13 +3,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use porfiry_agent::scenario::StandIn;
 use porfiry_agent::{
-    Agent, AgentConfig, CancelToken, ExecutorTarget, Generation, ManualClock, Model, ModelError,
-    ModelRequest, Route, Severity, ToolInvocation, TurnOutcome, TurnStop,
+    Agent, AgentConfig, AgentEvent, CancelToken, ExecutorTarget, Generation, ManualClock, Model,
+    ModelError, ModelRequest, Route, Severity, ToolInvocation, TurnOutcome, TurnStop,
 };
 use porfiry_engine::{Engine, EngineModel, GenerateConfig, Tokenizer};
 use porfiry_model::ModelWrapper;
@@ -557,10 +557,12 @@ fn run_turn(
     let cancel = CancelToken::new();
     let started = Instant::now();
     let (agent, inner) = runtime.parts();
+    let switched: Arc<Mutex<Option<String>>> = Arc::default();
     let mut model = FirstRecorder {
         inner,
         first: None,
         cut: (!whole).then(|| cancel.clone()),
+        switched: Arc::clone(&switched),
     };
     let outcome = if options.routes_only {
         let route = agent.route(session, &turn.user, &mut model);
@@ -573,7 +575,19 @@ fn run_turn(
         model.first = Some(Ok(line));
         routed_outcome(route)
     } else {
-        agent.turn(session, &turn.user, &mut model, &cancel, &mut |_| {})?
+        // A decided toolset switch asks nothing of the model, yet it is the turn's first
+        // action when it comes before the first model call: recorded as its call line.
+        let out = agent.turn(session, &turn.user, &mut model, &cancel, &mut |e| {
+            if let AgentEvent::ToolsetEnabled { name } = e {
+                if let Ok(mut s) = switched.lock() {
+                    s.get_or_insert_with(|| format!("TOOL_CALL: enable_toolset|{name}"));
+                }
+            }
+        })?;
+        if model.first.is_none() {
+            model.first = switched.lock().ok().and_then(|mut s| s.take()).map(Ok);
+        }
+        out
     };
     let stats = TurnStats::of(&outcome, started.elapsed().as_secs_f64() * 1000.0);
     let first = model.first;
@@ -607,6 +621,7 @@ fn run_turn(
         turn_index: i + 1,
         turns: case.turns.len(),
         conversation: case.conversation,
+        follow_up: case.follow_up(i),
         user: turn.user.clone(),
         lang: file.lang,
         active: case.active.clone(),
@@ -652,6 +667,8 @@ struct FirstRecorder<'m> {
     inner: &'m mut (dyn Model + Send),
     first: Option<Result<String, String>>,
     cut: Option<CancelToken>,
+    /// The call line of a toolset switch the turn made without the model, if any.
+    switched: Arc<Mutex<Option<String>>>,
 }
 
 impl<'m> ModelWrapper for FirstRecorder<'m> {
@@ -670,6 +687,16 @@ impl<'m> ModelWrapper for FirstRecorder<'m> {
         request: &ModelRequest<'_>,
         on_text: &mut dyn FnMut(&str),
     ) -> Result<Generation, ModelError> {
+        if self.first.is_none() {
+            // A switch before the first model call was the first action.
+            let switch = self.switched.lock().ok().and_then(|s| s.clone());
+            if let Some(line) = switch {
+                self.first = Some(Ok(line));
+                if let Some(cut) = &self.cut {
+                    cut.cancel();
+                }
+            }
+        }
         let result = self.inner.generate(request, on_text);
         if self.first.is_none() {
             self.first = Some(match &result {

@@ -181,6 +181,7 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     24 "talk-intents",
     25 "reply-gate",
     26 "arithmetic",
+    27 "references",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).

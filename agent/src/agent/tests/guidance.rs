@@ -732,3 +732,47 @@ fn a_follow_up_points_at_an_item_of_the_latest_list() {
     let (_, model) = routed_turn(&mut agent, "Расскажи подробнее про него", &["x", "Готово."]);
     assert_eq!(model.requests()[0].forced_reply, None);
 }
+
+#[test]
+fn a_routed_switch_asks_nothing_of_the_model() {
+    let clock = ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap();
+    let toolsets =
+        ToolsetRegistry::from_toolsets([parse_toolset(NOTES, Path::new("notes.yaml")).unwrap()]);
+    let config = AgentConfig {
+        direct_execution: false,
+        ..AgentConfig::default()
+    };
+    let mut agent = Agent::new(config, SkillRegistry::default(), toolsets, Arc::new(clock));
+    agent.register_executor(
+        ExecutorTarget::Toolset("notes".into()),
+        Arc::new(|_: &ToolInvocation<'_>| Ok("1. купить хлеб".to_string())),
+    );
+    let mut model = ScriptedModel::new(["купить хлеб"]).with_embeddings();
+    let mut enabled = Vec::new();
+    let out = agent
+        .turn(
+            "s",
+            "Покажи мои заметки",
+            &mut model,
+            &CancelToken::new(),
+            &mut |e| {
+                if let AgentEvent::ToolsetEnabled { name } = e {
+                    enabled.push(name);
+                }
+            },
+        )
+        .unwrap();
+    // The switch came first, yet no request was made for it: the model's first request
+    // already sees the set active and is the routed call.
+    assert_eq!(enabled, ["notes"]);
+    let r = model.requests();
+    assert_eq!(r[0].forced_reply.as_deref(), Some("TOOL_CALL: notes_list"));
+    assert_eq!(
+        out.executed
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect::<Vec<_>>(),
+        ["notes_list"]
+    );
+    assert_eq!(out.reply, "купить хлеб");
+}

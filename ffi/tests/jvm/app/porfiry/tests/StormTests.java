@@ -489,7 +489,7 @@ public final class StormTests {
             }
             Recorder victim = new Recorder();
             round.turns.add(victim);
-            round.call("send (close victim)", () -> PorfiryNative.send(h, "victim", "Напиши длинную историю про кота.", victim));
+            round.call("send (close victim)", () -> PorfiryNative.send(h, "victim", "Расскажи подробно, почему небо голубое.", victim));
             boolean texted = victim.firstText.await(120, TimeUnit.SECONDS);
             round.victimStreaming.set(true);
             round.closing.set(true);
