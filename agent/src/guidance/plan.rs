@@ -4,13 +4,13 @@
 //! the stops that keep a spoken reply short.
 
 use super::examples::{route_examples, PLAIN_REPLY};
-use super::refer::{pointer, referents, Pointer};
+use super::refer::{pointer, referents, Pointer, Referents};
 
 /// How many times the user may have spoken since a list for an ordinal to point into it
 /// ([`Planner::narrow_to_referring`]; the current request counts).
 const RECENT_TURNS: usize = 3;
 use super::route::{word_overlap, Route, RouteExample, Router};
-use super::talk::talk_examples;
+use super::talk::{talk_examples, thanks_or_farewell};
 use super::text::{delimited_text, echo_stop, intro_sentences, number_groups, words_of};
 use super::words::{spoken_number, stems, turn_openers};
 use super::{Guidance, Technique};
@@ -323,24 +323,30 @@ impl Planner<'_> {
         Some(self.call_text(&spec.name, Some((&value, integer))))
     }
 
-    /// `spec` with the argument the request points at fixed to one value
-    /// ([`Technique::References`]): an id argument (text named `id` or `…_id`) gets the id
-    /// of the item pointed at («включи второй»; without a pointer, the item the conversation
-    /// is about: "pause it" needs the film playing), an integer argument its number
-    /// («удали последнюю», «удали её»). Items are those of the latest list of the tool's set
-    /// in the history `before` the turn. `None`: nothing to fix.
+    /// `spec` with the arguments the request decides fixed to one value each. Under
+    /// [`Technique::References`] an id argument (text named `id` or `…_id`) gets the id of the
+    /// item pointed at («включи второй»; without a pointer, the item the conversation is
+    /// about: "pause it" needs the film playing), an integer argument its number («удали
+    /// последнюю», «удали её»); items are those of the latest list of the tool's set in the
+    /// history `before` the turn. Under [`Technique::SaidValue`] an argument of a few values
+    /// gets the one the request says ("pause that": `pause`). `None`: nothing to fix.
     fn referred_spec(
         &self,
         spec: &CallSpec,
         request: &str,
         before: &[Message],
     ) -> Option<CallSpec> {
-        if !self.on(Technique::References) {
+        let references = self.on(Technique::References);
+        let said = self.on(Technique::SaidValue);
+        if !references && !said {
             return None;
         }
-        let set = self.toolsets.owner_set(&spec.name)?;
-        let refs = referents(before, &format!("{}_", set.name));
+        let refs = match self.toolsets.owner_set(&spec.name) {
+            Some(set) if references => referents(before, &format!("{}_", set.name)),
+            _ => Referents::default(),
+        };
         let pointed = pointer(request);
+        let request_stems = stems(request);
         let names = self.arg_names(&spec.name);
         let mut out = spec.clone();
         let mut fixed = false;
@@ -356,6 +362,16 @@ impl Planner<'_> {
                 ArgKind::Integer if pointed.is_some() => {
                     item.and_then(|i| i.number).map(|n| n.to_string())
                 }
+                ArgKind::OneOf(values) if said && values.len() > 1 => {
+                    let mut named = values.iter().filter(|v| {
+                        let stem: String = v.to_lowercase().chars().take(5).collect();
+                        request_stems.contains(&stem)
+                    });
+                    match (named.next(), named.next()) {
+                        (Some(v), None) => Some(v.clone()),
+                        _ => None,
+                    }
+                }
                 _ => None,
             };
             if let Some(v) = value {
@@ -366,28 +382,36 @@ impl Planner<'_> {
         fixed.then_some(out)
     }
 
-    /// The whole call of a spec whose one argument is fixed to one value
-    /// ([`Planner::referred_spec`]); `None` when it has other arguments for the model to
-    /// write.
+    /// The whole call of a spec whose every argument is fixed to one value
+    /// ([`Planner::referred_spec`]); `None` when any is left for the model to write.
     fn fixed_call(&self, spec: &CallSpec) -> Option<String> {
-        let [arg] = spec.args.as_slice() else {
-            return None;
-        };
-        let ArgKind::OneOf(values) = &arg.kind else {
-            return None;
-        };
-        let [value] = values.as_slice() else {
-            return None;
-        };
-        let integer = value.parse::<i64>().is_ok()
-            && self
-                .toolsets
-                .iter()
-                .flat_map(|s| s.tools.iter())
-                .find(|t| t.name == spec.name)
-                .and_then(|t| t.args.first())
-                .is_some_and(|a| a.ty == ArgType::Integer);
-        Some(self.call_text(&spec.name, Some((value, integer))))
+        let values: Vec<&String> = spec
+            .args
+            .iter()
+            .map(|a| match &a.kind {
+                ArgKind::OneOf(values) if values.len() == 1 => values.first(),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        match values.as_slice() {
+            [value] => {
+                let integer = value.parse::<i64>().is_ok()
+                    && self
+                        .toolsets
+                        .iter()
+                        .flat_map(|s| s.tools.iter())
+                        .find(|t| t.name == spec.name)
+                        .and_then(|t| t.args.first())
+                        .is_some_and(|a| a.ty == ArgType::Integer);
+                Some(self.call_text(&spec.name, Some((value, integer))))
+            }
+            // Positional values in declaration order (a FunctionGemma block names one).
+            [_, _, ..] if self.syntax == CallSyntax::ToolCallLine => {
+                let joined: Vec<&str> = values.iter().map(|v| v.as_str()).collect();
+                Some(format!("{}|{}", call_line(&spec.name), joined.join("|")))
+            }
+            _ => None,
+        }
     }
 
     /// Embed every example request now (once per model: they are kept), so the first turn
@@ -436,10 +460,11 @@ impl Planner<'_> {
 
     /// Narrow the routing `examples` of a request that points at an item of a list
     /// ([`Technique::References`]): it acts on the item, so it is no new call of the tool
-    /// that listed it («включи первый» after a search is no new search); and an ordinal
-    /// («второй», "the last one") while the list is recent (the user spoke at most
-    /// [`RECENT_TURNS`] times since) goes to a tool of the list's set that takes an item
-    /// (an id or a number), whichever is nearest.
+    /// that listed it («включи первый» after a search is no new search); while the list is
+    /// recent (the user spoke at most [`RECENT_TURNS`] times since) it is no small talk
+    /// either (unless it thanks or says goodbye), and an ordinal («второй», "the last one")
+    /// goes to a tool of the list's set that takes an item (an id or a number), whichever is
+    /// nearest.
     fn narrow_to_referring(
         &self,
         examples: &mut Vec<RouteExample>,
@@ -460,7 +485,19 @@ impl Planner<'_> {
             .iter()
             .filter(|m| m.role == Role::User)
             .count();
-        if pointed == Pointer::This || spoken_since > RECENT_TURNS {
+        if spoken_since > RECENT_TURNS {
+            return;
+        }
+        // About an item just listed: no small talk («включай его» is no acknowledgement,
+        // "tell me about the second one" no joke), unless it thanks or says goodbye.
+        if !thanks_or_farewell(request) {
+            examples.retain(|e| {
+                e.target
+                    .as_deref()
+                    .is_none_or(|t| Intent::from_target(t).is_none())
+            });
+        }
+        if pointed == Pointer::This {
             return;
         }
         let Some(set) = self.toolsets.owner_set(&tool) else {

@@ -126,6 +126,15 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
     Some((refined, thanks && refined == Intent::Farewell))
 }
 
+/// Whether `text` thanks or says goodbye (either language): words no pointing follow-up
+/// hides («Спасибо, включи его» still thanks).
+pub(crate) fn thanks_or_farewell(text: &str) -> bool {
+    let text = format!(" {} ", words(text).join(" "));
+    [THANKS, FAREWELLS]
+        .iter()
+        .any(|markers| markers.iter().any(|m| text.contains(&format!(" {m} "))))
+}
+
 /// Words that speak to the assistant (both languages).
 const SECOND_PERSON: &[&str] = &[
     "ты",

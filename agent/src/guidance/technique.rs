@@ -128,11 +128,15 @@ pub enum Technique {
     /// it does not search again). The failure: follow-ups going to search, and ids a tiny
     /// model cannot copy from three messages back.
     References,
+    /// A routed call's argument of a few values (an enum) is the value the request says (a
+    /// word with the value's stem: "pause that" → `pause`), decided outright. The failure:
+    /// the model leaving an optional action out ("stop it" → `media_play|tt0133093`).
+    SaidValue,
 }
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 28] = [
+    pub const ALL: [Technique; 29] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -161,6 +165,7 @@ impl Technique {
         Technique::ReplyGate,
         Technique::Arithmetic,
         Technique::References,
+        Technique::SaidValue,
     ];
 
     /// The main switches: [`crate::Guidance::none`] has them all off.
@@ -204,6 +209,7 @@ impl Technique {
             Technique::ReplyGate => "reply-gate",
             Technique::Arithmetic => "arithmetic",
             Technique::References => "references",
+            Technique::SaidValue => "said-value",
         }
     }
 
@@ -215,7 +221,9 @@ impl Technique {
         match self {
             Centering | StemOverlap | StemWeights | TopTwo | IdAfterReply | NamedChoice
             | DelimitedText | SpokenNumbers | TailOfWords | NumberGroups | OneAction
-            | ReplyWords | ListAsItems | DropAsides | TalkIntents | References => Some(Route),
+            | ReplyWords | ListAsItems | DropAsides | TalkIntents | References | SaidValue => {
+                Some(Route)
+            }
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable

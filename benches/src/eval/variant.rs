@@ -182,6 +182,7 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     25 "reply-gate",
     26 "arithmetic",
     27 "references",
+    28 "said-value",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).

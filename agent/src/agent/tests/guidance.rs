@@ -776,3 +776,27 @@ fn a_routed_switch_asks_nothing_of_the_model() {
     );
     assert_eq!(out.reply, "купить хлеб");
 }
+
+#[test]
+fn a_value_the_request_says_is_the_argument() {
+    let mut agent = agent_with_lists(Guidance::default());
+    routed_turn(&mut agent, "Найди фильм Матрица", &["Матрица", "Нашла."]);
+    let (out, model) = routed_turn(&mut agent, "Поставь на паузу, pause", &["Готово."]);
+    assert_eq!(
+        out.route.as_ref().unwrap().target.as_deref(),
+        Some("films_play")
+    );
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: films_play|tt0133093|pause")
+    );
+    // Off: the model chooses the action.
+    let mut agent = agent_with_lists(Guidance::default().without(Technique::SaidValue));
+    routed_turn(&mut agent, "Найди фильм Матрица", &["Матрица", "Нашла."]);
+    let (_, model) = routed_turn(
+        &mut agent,
+        "Поставь на паузу, pause",
+        &["tt0133093", "Готово."],
+    );
+    assert_eq!(model.requests()[0].forced_reply, None);
+}
