@@ -461,8 +461,8 @@ impl Planner<'_> {
     /// Narrow the routing `examples` of a request that points at an item of a list
     /// ([`Technique::References`]): it acts on the item, so it is no new call of the tool
     /// that listed it («включи первый» after a search is no new search); while the list is
-    /// recent (the user spoke at most [`RECENT_TURNS`] times since) it is no small talk
-    /// either (unless it thanks or says goodbye), and an ordinal («второй», "the last one")
+    /// recent (the user spoke at most [`RECENT_TURNS`] times since) it is no toolset switch
+    /// and no small talk (unless it thanks or says goodbye), and an ordinal («второй», "the last one")
     /// goes to a tool of the list's set that takes an item (an id or a number), whichever is
     /// nearest.
     fn narrow_to_referring(
@@ -488,15 +488,16 @@ impl Planner<'_> {
         if spoken_since > RECENT_TURNS {
             return;
         }
-        // About an item just listed: no small talk («включай его» is no acknowledgement,
-        // "tell me about the second one" no joke), unless it thanks or says goodbye.
-        if !thanks_or_farewell(request) {
-            examples.retain(|e| {
-                e.target
-                    .as_deref()
-                    .is_none_or(|t| Intent::from_target(t).is_none())
-            });
-        }
+        // About an item just listed: no toolset switch (its set is on), and no small talk
+        // («включай его» is no acknowledgement, "tell me about the second one" no joke)
+        // unless it thanks or says goodbye.
+        let talk_too = !thanks_or_farewell(request);
+        examples.retain(|e| {
+            e.target.as_deref().is_none_or(|t| {
+                !CoreTool::from_name(t).is_some_and(CoreTool::is_invisible)
+                    && !(talk_too && Intent::from_target(t).is_some())
+            })
+        });
         if pointed == Pointer::This {
             return;
         }

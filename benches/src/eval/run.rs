@@ -578,10 +578,16 @@ fn run_turn(
         // A decided toolset switch asks nothing of the model, yet it is the turn's first
         // action when it comes before the first model call: recorded as its call line.
         let out = agent.turn(session, &turn.user, &mut model, &cancel, &mut |e| {
-            if let AgentEvent::ToolsetEnabled { name } = e {
-                if let Ok(mut s) = switched.lock() {
-                    s.get_or_insert_with(|| format!("TOOL_CALL: enable_toolset|{name}"));
-                }
+            let line = match e {
+                AgentEvent::ToolsetEnabled { name } => format!("TOOL_CALL: enable_toolset|{name}"),
+                AgentEvent::ToolsetDisabled {
+                    name,
+                    expired: false,
+                } => format!("TOOL_CALL: disable_toolset|{name}"),
+                _ => return,
+            };
+            if let Ok(mut s) = switched.lock() {
+                s.get_or_insert(line);
             }
         })?;
         if model.first.is_none() {
