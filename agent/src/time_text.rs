@@ -7,6 +7,19 @@ use crate::messages::Lang;
 /// 22 августа 2026`), then the exact timestamp in parentheses.
 pub(crate) fn current_time(lang: Lang, t: &Timestamp) -> String {
     use chrono::{Datelike, Timelike};
+    let (day, date) = day_and_date(lang, t);
+    let exact = iso8601(t);
+    let (h, m, y) = (t.hour(), t.minute(), t.year());
+    match lang {
+        Lang::Ru => format!("{h:02}:{m:02}, {day}, {date} {y} ({exact})"),
+        Lang::En => format!("{h:02}:{m:02}, {day}, {date}, {y} ({exact})"),
+    }
+}
+
+/// The day of the week and the date without the year, as said: (`суббота`, `22 августа`),
+/// (`Saturday`, `August 22`).
+pub(crate) fn day_and_date(lang: Lang, t: &Timestamp) -> (String, String) {
+    use chrono::Datelike;
     let (days, months): (&[&str; 7], &[&str; 12]) = match lang {
         Lang::Ru => (
             &[
@@ -61,12 +74,12 @@ pub(crate) fn current_time(lang: Lang, t: &Timestamp) -> String {
     };
     let day = days[t.weekday().num_days_from_monday() as usize];
     let month = months[t.month0() as usize];
-    let exact = iso8601(t);
-    let (h, m, d, y) = (t.hour(), t.minute(), t.day(), t.year());
-    match lang {
-        Lang::Ru => format!("{h:02}:{m:02}, {day}, {d} {month} {y} ({exact})"),
-        Lang::En => format!("{h:02}:{m:02}, {day}, {month} {d}, {y} ({exact})"),
-    }
+    let d = t.day();
+    let date = match lang {
+        Lang::Ru => format!("{d} {month}"),
+        Lang::En => format!("{month} {d}"),
+    };
+    (day.to_string(), date)
 }
 
 #[cfg(test)]

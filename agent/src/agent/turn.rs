@@ -9,7 +9,9 @@ use super::{
     TurnStop,
 };
 use crate::call_line::{parse_output_as, RepeatGuard, VisibleTextFilter};
-use crate::guidance::{arithmetic_question, say_arithmetic, Route, Technique};
+use crate::guidance::{
+    arithmetic_question, day_question, say_arithmetic, say_day, Route, Technique,
+};
 use crate::judge::user_lang;
 use crate::messages::Texts;
 use crate::model::{
@@ -164,8 +166,24 @@ impl Agent {
             .is_on(Technique::Arithmetic)
             .then(|| arithmetic_question(user_text))
             .flatten();
-        if let Some(question) = question {
-            let reply = say_arithmetic(user_lang(user_text, shared.config.lang), &question);
+        // A question of the day tomorrow or yesterday: from the clock.
+        let day = || {
+            let on = shared.config.guidance.is_on(Technique::DayQuestions);
+            let offset = on.then(|| day_question(user_text)).flatten()?;
+            Some(say_day(
+                user_lang(user_text, shared.config.lang),
+                &shared.clock.now(),
+                offset,
+            ))
+        };
+        let computed = match question {
+            Some(question) => Some(say_arithmetic(
+                user_lang(user_text, shared.config.lang),
+                &question,
+            )),
+            None => day(),
+        };
+        if let Some(reply) = computed {
             on_event(AgentEvent::Text(reply.clone()));
             out.streamed.push_str(&reply);
             s.history.push(Message::assistant(reply.clone()));

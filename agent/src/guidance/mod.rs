@@ -9,6 +9,7 @@
 //! - `text` — the text rules: the words of a turn, number groups, the text a request sets
 //!   apart, the echo and intro stops.
 //! - `refer` — the items of the latest tool list a request points at («второй», «её»).
+//! - `dates` — questions of the day before or after today, answered from the clock.
 //! - `plan` — one request's [`ReplyPlan`]: what the request may produce (a forced reply or
 //!   its [`crate::ReplyGuide`]), from the session's state, the route and the techniques on.
 //!
@@ -20,6 +21,7 @@
 //! `agent/src/agent/tests/guidance.rs`, `guidance_never_edits_a_request_s_messages`).
 
 mod arithmetic;
+mod dates;
 mod examples;
 mod plan;
 mod refer;
@@ -33,6 +35,7 @@ pub use route::{Route, RouteExample};
 pub use technique::{Technique, UnknownTechnique};
 
 pub(crate) use arithmetic::{arithmetic_question, say as say_arithmetic};
+pub(crate) use dates::{day_question, say_day};
 pub(crate) use plan::{Planner, ReplyPlan};
 pub(crate) use route::Router;
 pub(crate) use talk::refine as refine_intent;
@@ -71,7 +74,8 @@ impl Default for Guidance {
 impl Guidance {
     /// Nothing but the bare prompt: every main switch off ([`Technique::MAIN`]: no
     /// routing, no call constraint, no examples, no reply stops or cap, every declared set
-    /// advertised, no reply gate, no arithmetic) — the behaviour before guidance existed. The refinements
+    /// advertised, no reply gate, no arithmetic, no day questions) — the behaviour before
+    /// guidance existed. The refinements
     /// stay on and do nothing without what they refine; [`Technique::NoReplyPhrase`] stays
     /// on.
     pub fn none() -> Self {
@@ -84,6 +88,7 @@ impl Guidance {
         }
         g.on.set(Technique::ReplyGate, false);
         g.on.set(Technique::Arithmetic, false);
+        g.on.set(Technique::DayQuestions, false);
         g
     }
 

@@ -132,11 +132,15 @@ pub enum Technique {
     /// word with the value's stem: "pause that" → `pause`), decided outright. The failure:
     /// the model leaving an optional action out ("stop it" → `media_play|tt0133093`).
     SaidValue,
+    /// A question of the day or date tomorrow, yesterday (and the day after or before) that
+    /// asks nothing else is answered from the clock, without a model call. The failure:
+    /// «А завтра какой день?» answered with today's time by the clock tool, or a guess.
+    DayQuestions,
 }
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 29] = [
+    pub const ALL: [Technique; 30] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -166,6 +170,7 @@ impl Technique {
         Technique::Arithmetic,
         Technique::References,
         Technique::SaidValue,
+        Technique::DayQuestions,
     ];
 
     /// The main switches: [`crate::Guidance::none`] has them all off.
@@ -210,6 +215,7 @@ impl Technique {
             Technique::Arithmetic => "arithmetic",
             Technique::References => "references",
             Technique::SaidValue => "said-value",
+            Technique::DayQuestions => "day-questions",
         }
     }
 
@@ -227,7 +233,7 @@ impl Technique {
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable
-            | NoReplyPhrase | ReplyGate | Arithmetic => None,
+            | NoReplyPhrase | ReplyGate | Arithmetic | DayQuestions => None,
         }
     }
 
@@ -245,7 +251,10 @@ impl Technique {
     pub fn decides_reply(self) -> bool {
         matches!(
             self,
-            Technique::TalkIntents | Technique::ReplyGate | Technique::Arithmetic
+            Technique::TalkIntents
+                | Technique::ReplyGate
+                | Technique::Arithmetic
+                | Technique::DayQuestions
         )
     }
 
@@ -323,7 +332,10 @@ mod tests {
                     Technique::MAIN.contains(&t)
                         || matches!(
                             t,
-                            Technique::NoReplyPhrase | Technique::ReplyGate | Technique::Arithmetic
+                            Technique::NoReplyPhrase
+                                | Technique::ReplyGate
+                                | Technique::Arithmetic
+                                | Technique::DayQuestions
                         ),
                     "{t}"
                 ),

@@ -111,6 +111,33 @@ impl Texts {
         }
     }
 
+    /// The answer to a question of the day `offset` days from today (never 0), said as
+    /// `weekday` and `date` (without the year).
+    pub fn day_answer(self, offset: i64, weekday: &str, date: &str) -> String {
+        match self.lang() {
+            Lang::Ru => {
+                let when = match offset {
+                    1 => "Завтра",
+                    2 => "Послезавтра",
+                    -1 => "Вчера",
+                    -2 => "Позавчера",
+                    _ => "В тот день",
+                };
+                format!("{when} — {weekday}, {date}.")
+            }
+            Lang::En => {
+                let when = match offset {
+                    1 => "Tomorrow is",
+                    2 => "The day after tomorrow is",
+                    -1 => "Yesterday was",
+                    -2 => "The day before yesterday was",
+                    _ => "That day is",
+                };
+                format!("{when} {weekday}, {date}.")
+            }
+        }
+    }
+
     /// What the assistant can do, as one phrase that follows «Я умею» / "I can": the core
     /// tools' (the time, text on the glasses) and then `sets` (each set's spoken phrase,
     /// [`crate::Toolset::spoken_in`]), joined as a list.

@@ -183,6 +183,7 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     26 "arithmetic",
     27 "references",
     28 "said-value",
+    29 "day-questions",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).

@@ -800,3 +800,19 @@ fn a_value_the_request_says_is_the_argument() {
     );
     assert_eq!(model.requests()[0].forced_reply, None);
 }
+
+#[test]
+fn a_question_of_tomorrow_is_answered_from_the_clock() {
+    let mut agent = agent_with(Guidance::default());
+    let (out, model) = routed_turn(&mut agent, "А завтра какой день недели будет?", &[]);
+    assert_eq!(out.reply, "Завтра — воскресенье, 23 августа.");
+    assert!(out.computed && model.requests().is_empty());
+    // Off: the turn goes to the model.
+    let mut agent = agent_with(Guidance::default().without(Technique::DayQuestions));
+    let (out, model) = routed_turn(
+        &mut agent,
+        "А завтра какой день недели будет?",
+        &["10:00.", "Суббота."],
+    );
+    assert!(!out.computed && !model.requests().is_empty());
+}
