@@ -178,7 +178,7 @@ impl Shared {
     /// The system text and the state message (the history index it goes before, its text)
     /// for the session's next request, by layout. Drops expired sets first and moves the
     /// state anchor when the state changed.
-    fn layout(&self, s: &mut Session) -> (String, Option<(usize, String)>) {
+    pub(super) fn layout(&self, s: &mut Session) -> (String, Option<(usize, String)>) {
         s.expire(self.clock.now());
         let prompt = self.prompt(&s.active_names());
         let at = match self.layout_kind() {

@@ -8,6 +8,7 @@ use super::{
     Agent, AgentError, AgentEvent, ContextReport, GenerationRecord, ReplyKind, TurnOutcome,
     TurnStop,
 };
+use crate::args::validate_args;
 use crate::call_line::{parse_output_as, RepeatGuard, VisibleTextFilter};
 use crate::guidance::{
     arithmetic_question, day_question, say_arithmetic, say_day, Route, Technique,
@@ -73,6 +74,30 @@ impl Agent {
         s.expire(self.shared.clock.now());
         let turn_start = s.history.len();
         s.history.push(Message::user(partial_text));
+        // A partial routed to a tool of an inactive set: the turn will switch without a model
+        // call, so the request to prepare is the one after the switch.
+        let route = self.shared.route(&s, partial_text, model);
+        let plan = self.shared.plan(&s, route.as_ref(), turn_start);
+        if let Some(forced) = plan
+            .forced
+            .as_deref()
+            .filter(|f| only_switches_in(self.shared.syntax, f))
+        {
+            // The state before the switch anchors first, as in the turn's first request.
+            let _ = self.shared.layout(&mut s);
+            let enable = CoreTool::EnableToolset;
+            for call in parse_output_as(self.shared.syntax, forced).calls() {
+                if call.name != enable.name() {
+                    continue;
+                }
+                let Ok(args) = validate_args(&enable.args(), &call.args) else {
+                    continue;
+                };
+                if let Some(set) = args.str("name").and_then(|n| self.shared.toolsets.get(n)) {
+                    s.active.insert(set.name.clone(), self.shared.deadline());
+                }
+            }
+        }
         let mut report = ContextReport::default();
         let Ok(view) = self
             .shared
@@ -94,7 +119,6 @@ impl Agent {
             .map_err(|e| AgentError::Model(e.to_string()))?;
         // The route itself is decided again by the turn (its session may change before); only
         // the embedding of the text is kept. A model that cannot embed loses nothing here.
-        let _ = self.shared.route(&s, partial_text, model);
         Ok(())
     }
 

@@ -816,3 +816,60 @@ fn a_question_of_tomorrow_is_answered_from_the_clock() {
     );
     assert!(!out.computed && !model.requests().is_empty());
 }
+
+/// A partial transcript routed to a tool of an inactive set prepares the request after the
+/// switch: the turn's first model request is the one prefilled while the user spoke.
+#[test]
+fn a_partial_routed_to_an_inactive_set_prepares_the_request_after_the_switch() {
+    use crate::model::{Generation, ModelRequest};
+    struct Prepared {
+        inner: ScriptedModel,
+        prefills: Vec<(String, Vec<crate::model::Message>)>,
+    }
+    impl Model for Prepared {
+        fn generate(
+            &mut self,
+            request: &ModelRequest<'_>,
+            on_text: &mut dyn FnMut(&str),
+        ) -> Result<Generation, ModelError> {
+            self.inner.generate(request, on_text)
+        }
+        fn prefill(&mut self, r: &ModelRequest<'_>) -> Result<(), ModelError> {
+            self.prefills
+                .push((r.system.to_owned(), r.messages.to_vec()));
+            Ok(())
+        }
+        fn embed(&mut self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, ModelError> {
+            self.inner.embed(texts)
+        }
+    }
+    let clock = ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap();
+    let toolsets =
+        ToolsetRegistry::from_toolsets([parse_toolset(NOTES, Path::new("notes.yaml")).unwrap()]);
+    let config = AgentConfig {
+        direct_execution: false,
+        ..AgentConfig::default()
+    };
+    let mut agent = Agent::new(config, SkillRegistry::default(), toolsets, Arc::new(clock));
+    agent.register_executor(
+        ExecutorTarget::Toolset("notes".into()),
+        Arc::new(|_: &ToolInvocation<'_>| Ok("1. купить хлеб".to_string())),
+    );
+    let mut model = Prepared {
+        inner: ScriptedModel::new(["купить хлеб"]).with_embeddings(),
+        prefills: Vec::new(),
+    };
+    let said = "Покажи мои заметки";
+    agent.prepare_turn("s", said, &mut model).unwrap();
+    // Preparing changed nothing in the session.
+    assert!(agent.sessions.get("s").is_none_or(|s| s.active.is_empty()));
+    agent
+        .turn("s", said, &mut model, &CancelToken::new(), &mut |_| {})
+        .unwrap();
+    let first = &model.inner.requests()[0];
+    assert_eq!(first.forced_reply.as_deref(), Some("TOOL_CALL: notes_list"));
+    assert_eq!(
+        model.prefills[0],
+        (first.system.clone(), first.messages.clone())
+    );
+}
