@@ -449,6 +449,15 @@ impl Planner<'_> {
             return None;
         }
         let mut examples = self.examples_for(active, Some(history));
+        // A message that sets a text apart (after a colon, in quotes) carries content for a
+        // tool or the model, never small talk («И ещё запиши: позвонить маме»).
+        if self.on(Technique::TalkIntents) && delimited_text(user_text).is_some() {
+            examples.retain(|e| {
+                e.target
+                    .as_deref()
+                    .is_none_or(|t| Intent::from_target(t).is_none())
+            });
+        }
         if self.on(Technique::References) {
             self.narrow_to_referring(&mut examples, history, user_text);
         }

@@ -108,7 +108,8 @@ pub enum Technique {
     /// Greetings, thanks, farewells, how-are-you, who-are-you, what-can-you-do,
     /// acknowledgements and requests no tool serves are routing targets of their own
     /// ([`crate::Intent`]), answered from the message catalog in the user's language (what
-    /// the assistant can do: from the host's own tools). The failure: a base model answering
+    /// the assistant can do: from the host's own tools); a message that sets a text apart
+    /// (after a colon, in quotes) is none of them. The failure: a base model answering
     /// "Привет!" with prompt debris, English, or a refusal.
     TalkIntents,
     /// A generated plain reply that the judge's debris and language rules refuse

@@ -119,3 +119,21 @@ fn a_clean_beginning_is_kept_when_the_gate_closes_later() {
     assert_eq!(out.streamed, "Из-за рассеяния света.");
     assert_eq!(agent.history("s").last().unwrap().content, out.reply);
 }
+
+#[test]
+fn a_message_that_sets_a_text_apart_is_no_small_talk() {
+    // A thanks example with a text set apart: without the rule it routes to thanks.
+    let said = "Спасибо, ты мне очень помог: «синий зонт»";
+    let target = |guidance: Guidance| {
+        let mut agent = agent_with(guidance);
+        let (out, _) = routed_turn(&mut agent, said, &["Ок."]);
+        out.route.and_then(|r| r.target)
+    };
+    let routed = target(Guidance::default());
+    assert!(
+        routed
+            .as_deref()
+            .is_none_or(|t| Intent::from_target(t).is_none()),
+        "{routed:?}"
+    );
+}
