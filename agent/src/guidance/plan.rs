@@ -449,19 +449,23 @@ impl Planner<'_> {
             return None;
         }
         let mut examples = self.examples_for(active, Some(history));
+        if self.on(Technique::References) {
+            self.narrow_to_referring(&mut examples, history, user_text);
+        }
+        let mut route = router.route(model, user_text, &examples, self.guidance);
         // A message that sets a text apart (after a colon, in quotes) carries content for a
-        // tool or the model, never small talk («И ещё запиши: позвонить маме»).
-        if self.on(Technique::TalkIntents) && delimited_text(user_text).is_some() {
+        // tool or the model, never small talk («И ещё запиши: позвонить маме»): routed to an
+        // intent, it is routed again among the rest (a route elsewhere stays as it is).
+        let talk = |r: &Result<Option<Route>, ModelError>| matches!(r, Ok(Some(r)) if r.target.as_deref().is_some_and(|t| Intent::from_target(t).is_some()));
+        if self.on(Technique::TalkIntents) && talk(&route) && delimited_text(user_text).is_some() {
             examples.retain(|e| {
                 e.target
                     .as_deref()
                     .is_none_or(|t| Intent::from_target(t).is_none())
             });
+            route = router.route(model, user_text, &examples, self.guidance);
         }
-        if self.on(Technique::References) {
-            self.narrow_to_referring(&mut examples, history, user_text);
-        }
-        match router.route(model, user_text, &examples, self.guidance) {
+        match route {
             Ok(Some(r)) if r.score >= self.guidance.min_route_score => Some(r),
             Ok(_) | Err(_) => None,
         }
