@@ -4,11 +4,7 @@
 //! the stops that keep a spoken reply short.
 
 use super::examples::{route_examples, PLAIN_REPLY};
-use super::refer::{pointer, referents, Pointer, Referents};
-
-/// How many times the user may have spoken since a list for an ordinal to point into it
-/// ([`Planner::narrow_to_referring`]; the current request counts).
-const RECENT_TURNS: usize = 3;
+use super::refer::{is_id_arg, pointer, referents, Pointer, Referents};
 use super::route::{word_overlap, Route, RouteExample, Router};
 use super::talk::{talk_examples, thanks_or_farewell};
 use super::text::{delimited_text, echo_stop, intro_sentences, number_groups, words_of};
@@ -25,6 +21,10 @@ use crate::output::ToolCall;
 use crate::skill::SkillRegistry;
 use crate::tools::CoreTool;
 use crate::toolset::ToolsetRegistry;
+
+/// How many times the user may have spoken since a list for an ordinal to point into it
+/// ([`Planner::narrow_to_referring`]; the current request counts).
+const RECENT_TURNS: usize = 3;
 
 /// What one request may produce, owned: a forced reply, or the guide
 /// [`ReplyPlan::reply_guide`] lends to the request.
@@ -274,10 +274,7 @@ impl Planner<'_> {
                 })
             });
             for t in &set.tools {
-                let needs_id = t
-                    .args
-                    .iter()
-                    .any(|a| a.required && (a.name == "id" || a.name.ends_with("_id")));
+                let needs_id = t.args.iter().any(|a| a.required && is_id_arg(&a.name));
                 if id_after_reply && needs_id && !replied {
                     continue;
                 }
@@ -356,9 +353,7 @@ impl Planner<'_> {
                 None => refs.focus.as_ref().or(refs.items.first()),
             };
             let value = match &arg.kind {
-                ArgKind::Text if name == "id" || name.ends_with("_id") => {
-                    item.and_then(|i| i.id.clone())
-                }
+                ArgKind::Text if is_id_arg(name) => item.and_then(|i| i.id.clone()),
                 ArgKind::Integer if pointed.is_some() => {
                     item.and_then(|i| i.number).map(|n| n.to_string())
                 }
@@ -456,13 +451,12 @@ impl Planner<'_> {
         // A message that sets a text apart (after a colon, in quotes) carries content for a
         // tool or the model, never small talk («И ещё запиши: позвонить маме»): routed to an
         // intent, it is routed again among the rest (a route elsewhere stays as it is).
-        let talk = |r: &Result<Option<Route>, ModelError>| matches!(r, Ok(Some(r)) if r.target.as_deref().is_some_and(|t| Intent::from_target(t).is_some()));
-        if self.on(Technique::TalkIntents) && talk(&route) && delimited_text(user_text).is_some() {
-            examples.retain(|e| {
-                e.target
-                    .as_deref()
-                    .is_none_or(|t| Intent::from_target(t).is_none())
-            });
+        let is_talk =
+            |target: Option<&str>| target.is_some_and(|t| Intent::from_target(t).is_some());
+        let routed_to_talk = matches!(&route, Ok(Some(r)) if is_talk(r.target.as_deref()));
+        if self.on(Technique::TalkIntents) && routed_to_talk && delimited_text(user_text).is_some()
+        {
+            examples.retain(|e| !is_talk(e.target.as_deref()));
             route = router.route(model, user_text, &examples, self.guidance);
         }
         match route {
@@ -521,9 +515,7 @@ impl Planner<'_> {
             set.tools.iter().any(|t| {
                 t.name == name
                     && t.args.iter().any(|a| {
-                        a.ty == ArgType::Integer
-                            || (a.ty == ArgType::String
-                                && (a.name == "id" || a.name.ends_with("_id")))
+                        a.ty == ArgType::Integer || (a.ty == ArgType::String && is_id_arg(&a.name))
                     })
             })
         };

@@ -7,7 +7,14 @@
 //! and a pointer in the user's words is resolved to one of them
 //! ([`crate::Technique::References`]).
 
+use super::words::{EN_ORDINALS, RU_ORDINALS};
 use crate::model::{Message, Role};
+
+/// Whether an argument named `name` takes an id (`id`, `…_id`): a value only a tool's reply
+/// gives.
+pub(crate) fn is_id_arg(name: &str) -> bool {
+    name == "id" || name.ends_with("_id")
+}
 
 /// One item a request can point at: a numbered line of a tool's list, or the one thing a
 /// tool's reply names (`Заметка 3 сохранена.`).
@@ -44,40 +51,13 @@ pub(crate) enum Pointer {
     This,
 }
 
-/// Ordinal stems and the endings an ordinal takes after them (Russian: the adjective's
-/// endings, so «вторник» or «пятница» is no ordinal; English: none).
-const RU_ORDINALS: &[(&str, i64)] = &[
-    ("перв", 1),
-    ("втор", 2),
-    ("трет", 3),
-    ("четвёрт", 4),
-    ("четверт", 4),
-    ("пят", 5),
-    ("шест", 6),
-    ("седьм", 7),
-    ("восьм", 8),
-    ("девят", 9),
-    ("десят", 10),
-    ("последн", -1),
-];
+/// The endings a Russian ordinal takes after its stem (the adjective's: «вторник» or
+/// «пятница» is no ordinal). English ordinals are whole words.
 const RU_ENDINGS: &[&str] = &[
     "ый", "ой", "ий", "ая", "яя", "ую", "юю", "ое", "ее", "ого", "его", "ому", "ему", "ые", "ие",
     "ых", "их", "ей", "ья", "ью", "ье", "ьего", "ьей", "ьему", "ьи",
 ];
-const EN_ORDINALS: &[(&str, i64)] = &[
-    ("first", 1),
-    ("second", 2),
-    ("third", 3),
-    ("fourth", 4),
-    ("fifth", 5),
-    ("sixth", 6),
-    ("seventh", 7),
-    ("eighth", 8),
-    ("ninth", 9),
-    ("tenth", 10),
-    ("last", -1),
-    ("latest", -1),
-];
+
 /// Words that point at the item the conversation is about.
 const THIS_WORDS: &[&str] = &[
     "его",
@@ -149,8 +129,7 @@ fn list_items(reply: &str) -> Vec<Item> {
                 let (key, value) = w.split_once('=')?;
                 let key = key.to_lowercase();
                 let value = value.trim_end_matches([',', ';', '.', ')']);
-                ((key == "id" || key.ends_with("_id")) && !value.is_empty())
-                    .then(|| value.to_owned())
+                (is_id_arg(&key) && !value.is_empty()).then(|| value.to_owned())
             });
             Some(Item {
                 number: line[..digits].parse().ok(),

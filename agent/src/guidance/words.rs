@@ -70,6 +70,38 @@ pub(crate) fn turn_openers(lang: Lang) -> &'static [&'static str] {
     }
 }
 
+/// Russian ordinal stems («втор|ой», «последн|юю»): the position, -1 for the last.
+pub(crate) const RU_ORDINALS: &[(&str, i64)] = &[
+    ("перв", 1),
+    ("втор", 2),
+    ("трет", 3),
+    ("четвёрт", 4),
+    ("четверт", 4),
+    ("пят", 5),
+    ("шест", 6),
+    ("седьм", 7),
+    ("восьм", 8),
+    ("девят", 9),
+    ("десят", 10),
+    ("последн", -1),
+];
+
+/// English ordinals: the position, -1 for the last.
+pub(crate) const EN_ORDINALS: &[(&str, i64)] = &[
+    ("first", 1),
+    ("second", 2),
+    ("third", 3),
+    ("fourth", 4),
+    ("fifth", 5),
+    ("sixth", 6),
+    ("seventh", 7),
+    ("eighth", 8),
+    ("ninth", 9),
+    ("tenth", 10),
+    ("last", -1),
+    ("latest", -1),
+];
+
 /// A number the user said as a word («вторую», «third»), by the word's beginning:
 /// ordinals match every ending, cardinals only as the whole word.
 pub(crate) fn spoken_number(lang: Lang, word: &str) -> Option<i64> {
@@ -77,20 +109,7 @@ pub(crate) fn spoken_number(lang: Lang, word: &str) -> Option<i64> {
     type Words = &'static [(&'static str, i64)];
     let (ordinals, cardinals): (Words, Words) = match lang {
         Lang::Ru => (
-            &[
-                ("перв", 1),
-                ("втор", 2),
-                ("трет", 3),
-                ("четвёрт", 4),
-                ("четверт", 4),
-                ("пят", 5),
-                ("шест", 6),
-                ("седьм", 7),
-                ("восьм", 8),
-                ("девят", 9),
-                ("десят", 10),
-                ("последн", -1),
-            ],
+            RU_ORDINALS,
             &[
                 ("один", 1),
                 ("одну", 1),
@@ -107,19 +126,7 @@ pub(crate) fn spoken_number(lang: Lang, word: &str) -> Option<i64> {
             ],
         ),
         Lang::En => (
-            &[
-                ("first", 1),
-                ("second", 2),
-                ("third", 3),
-                ("fourth", 4),
-                ("fifth", 5),
-                ("sixth", 6),
-                ("seventh", 7),
-                ("eighth", 8),
-                ("ninth", 9),
-                ("tenth", 10),
-                ("last", -1),
-            ],
+            EN_ORDINALS,
             &[
                 ("one", 1),
                 ("two", 2),

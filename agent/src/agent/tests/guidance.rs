@@ -733,8 +733,9 @@ fn a_follow_up_points_at_an_item_of_the_latest_list() {
     assert_eq!(model.requests()[0].forced_reply, None);
 }
 
-#[test]
-fn a_routed_switch_asks_nothing_of_the_model() {
+/// An agent with notes only (listing one note) whose tools run only once their set is
+/// enabled (no direct execution): a routed notes tool is a decided switch first.
+fn notes_by_switch() -> Agent {
     let clock = ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap();
     let toolsets =
         ToolsetRegistry::from_toolsets([parse_toolset(NOTES, Path::new("notes.yaml")).unwrap()]);
@@ -747,6 +748,12 @@ fn a_routed_switch_asks_nothing_of_the_model() {
         ExecutorTarget::Toolset("notes".into()),
         Arc::new(|_: &ToolInvocation<'_>| Ok("1. купить хлеб".to_string())),
     );
+    agent
+}
+
+#[test]
+fn a_routed_switch_asks_nothing_of_the_model() {
+    let mut agent = notes_by_switch();
     let mut model = ScriptedModel::new(["купить хлеб"]).with_embeddings();
     let mut enabled = Vec::new();
     let out = agent
@@ -843,18 +850,7 @@ fn a_partial_routed_to_an_inactive_set_prepares_the_request_after_the_switch() {
             self.inner.embed(texts)
         }
     }
-    let clock = ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap();
-    let toolsets =
-        ToolsetRegistry::from_toolsets([parse_toolset(NOTES, Path::new("notes.yaml")).unwrap()]);
-    let config = AgentConfig {
-        direct_execution: false,
-        ..AgentConfig::default()
-    };
-    let mut agent = Agent::new(config, SkillRegistry::default(), toolsets, Arc::new(clock));
-    agent.register_executor(
-        ExecutorTarget::Toolset("notes".into()),
-        Arc::new(|_: &ToolInvocation<'_>| Ok("1. купить хлеб".to_string())),
-    );
+    let mut agent = notes_by_switch();
     let mut model = Prepared {
         inner: ScriptedModel::new(["купить хлеб"]).with_embeddings(),
         prefills: Vec::new(),
