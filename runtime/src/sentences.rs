@@ -1,19 +1,21 @@
-//! Splits streamed reply text into sentences for text-to-speech.
+//! Splits streamed reply text into sentences for text-to-speech, by the seam's one sentence
+//! rule ([`porfiry_model::wire::utterance_ends`]): the same ends the stop scanner's sentence
+//! cap and the scripted model cut at, plus line breaks after text (a list's lines are said
+//! one by one).
+
+use porfiry_model::wire::utterance_ends;
 
 /// Accumulates text pieces and hands out each sentence as soon as it is complete.
 ///
-/// A sentence ends at `.`, `!`, `?` or `…` (with any closing quotes or brackets after it)
-/// followed by whitespace, or at a line break. A number with a dot at the start of a line or
-/// sentence (`1. `, list numbering) and a single letter followed by a dot (an initial) do not
-/// end a sentence.
+/// A sentence ends where [`utterance_ends`] says: a terminator run (`.`, `!`, `?`, `…`) with
+/// its closing quotes or brackets, followed by whitespace — not after a list number or an
+/// initial —, or a line break after text. An end is only known once the character after it
+/// has arrived, so a sentence is released when the whitespace after it comes.
 /// Whatever is left when the reply ends comes out of [`SentenceSplitter::finish`].
 #[derive(Debug, Default)]
 pub struct SentenceSplitter {
     buf: String,
 }
-
-const ENDERS: [char; 4] = ['.', '!', '?', '…'];
-const CLOSERS: [char; 7] = ['"', '\'', '»', '”', ')', ']', '’'];
 
 impl SentenceSplitter {
     /// An empty splitter.
@@ -24,15 +26,20 @@ impl SentenceSplitter {
     /// Adds a piece; returns the sentences it completed (trimmed, never empty), in order.
     pub fn push(&mut self, piece: &str) -> Vec<String> {
         self.buf.push_str(piece);
+        let ends: Vec<usize> = utterance_ends(&self.buf).collect();
+        let Some(&last) = ends.last() else {
+            return Vec::new();
+        };
         let mut out = Vec::new();
-        while let Some(end) = self.boundary() {
-            let rest = self.buf.split_off(end);
-            let sentence = std::mem::replace(&mut self.buf, rest);
-            let trimmed = sentence.trim();
+        let mut from = 0;
+        for end in ends {
+            let trimmed = self.buf[from..end].trim();
             if !trimmed.is_empty() {
                 out.push(trimmed.to_string());
             }
+            from = end;
         }
+        self.buf.drain(..last);
         out
     }
 
@@ -41,54 +48,6 @@ impl SentenceSplitter {
         let rest = std::mem::take(&mut self.buf);
         let trimmed = rest.trim();
         (!trimmed.is_empty()).then(|| trimmed.to_string())
-    }
-
-    /// Byte offset just after the first sentence boundary in the buffer (including the
-    /// whitespace that confirmed it), or `None`.
-    fn boundary(&self) -> Option<usize> {
-        let chars: Vec<(usize, char)> = self.buf.char_indices().collect();
-        for (i, &(at, c)) in chars.iter().enumerate() {
-            if c == '\n' {
-                // Only break on a newline once something precedes it on the line.
-                if self.buf[..at].trim().is_empty() {
-                    continue;
-                }
-                return Some(at + c.len_utf8());
-            }
-            if !ENDERS.contains(&c) {
-                continue;
-            }
-            let mut j = i + 1;
-            while j < chars.len() && (ENDERS.contains(&chars[j].1) || CLOSERS.contains(&chars[j].1))
-            {
-                j += 1;
-            }
-            let Some(&(ws_at, ws)) = chars.get(j) else {
-                return None; // need more text to know
-            };
-            if !ws.is_whitespace() || (c == '.' && self.not_an_end(at)) {
-                continue;
-            }
-            return Some(ws_at + ws.len_utf8());
-        }
-        None
-    }
-
-    /// Whether the dot at `dot` follows a list number (first word of its line or sentence) or
-    /// a lone initial.
-    fn not_an_end(&self, dot: usize) -> bool {
-        let before = &self.buf[..dot];
-        let word: &str = before
-            .rsplit(|c: char| c.is_whitespace())
-            .next()
-            .unwrap_or("");
-        let first_word = before[..before.len() - word.len()]
-            .rsplit('\n')
-            .next()
-            .is_none_or(|line| line.trim().is_empty());
-        let list_number = first_word && word.chars().all(|c| c.is_ascii_digit());
-        let initial = word.chars().count() == 1 && word.chars().all(char::is_alphabetic);
-        !word.is_empty() && (list_number || initial)
     }
 }
 
@@ -123,6 +82,11 @@ mod tests {
                 &["1. Tomb Raider", "2. Solaris"],
             ),
             (&["Ответ номер 0. Готово."], &["Ответ номер 0.", "Готово."]),
+            // A list number or an ordinal mid-sentence is no end (the seam's rule).
+            (
+                &["Купи 1. хлеб 2. молоко. Всё."],
+                &["Купи 1. хлеб 2. молоко.", "Всё."],
+            ),
             (
                 &["Вышло в 2018. ", "Смотри."],
                 &["Вышло в 2018.", "Смотри."],

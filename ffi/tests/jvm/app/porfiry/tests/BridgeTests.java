@@ -276,7 +276,7 @@ public final class BridgeTests {
         int perThread = 3;
         String[] outputs = new String[threads * perThread];
         for (int i = 0; i < outputs.length; i++) {
-            outputs[i] = "Ответ номер " + i + ". Готово.";
+            outputs[i] = "Ответ номер " + i + " готов. Спасибо.";
         }
         long h = scripted(1, outputs);
         List<Recorder> all = Collections.synchronizedList(new ArrayList<>());
