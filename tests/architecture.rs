@@ -50,23 +50,23 @@ fn crates_depend_only_as_the_architecture_says() {
     let all = dependencies();
     // crate → the workspace crates it may depend on (anything else is a broken rule).
     let allowed: &[(&str, &[&str])] = &[
-        ("porfiry-model", &[]),
+        ("porfiry-seam", &[]),
         ("porfiry-models", &[]),
         // The front matter of skill and protocol documents: one reading for the agent's
         // skill folders and the catalog.
         ("porfiry-frontmatter", &[]),
-        ("porfiry-agent", &["porfiry-model", "porfiry-frontmatter"]),
+        ("porfiry-agent", &["porfiry-seam", "porfiry-frontmatter"]),
         // The catalog (skills and protocols in SQLite) stands apart from the agent and the
         // model; hosts reach it through the runtime.
         ("porfiry-catalog", &["porfiry-frontmatter"]),
         // The engine knows the model seam, never the agent (skills, toolsets, prompts).
-        ("porfiry-engine", &["porfiry-model"]),
+        ("porfiry-engine", &["porfiry-seam"]),
         // Only the runtime uses the models crate and the engine together; it executes the
         // `skills` toolset over the catalog.
         (
             "porfiry-runtime",
             &[
-                "porfiry-model",
+                "porfiry-seam",
                 "porfiry-agent",
                 "porfiry-engine",
                 "porfiry-models",
@@ -75,12 +75,12 @@ fn crates_depend_only_as_the_architecture_says() {
         ),
         (
             "porfiry-ffi",
-            &["porfiry-model", "porfiry-agent", "porfiry-runtime"],
+            &["porfiry-seam", "porfiry-agent", "porfiry-runtime"],
         ),
         (
             "porfiry-bench",
             &[
-                "porfiry-model",
+                "porfiry-seam",
                 "porfiry-agent",
                 "porfiry-engine",
                 "porfiry-runtime",
@@ -91,7 +91,7 @@ fn crates_depend_only_as_the_architecture_says() {
         (
             "porfiry",
             &[
-                "porfiry-model",
+                "porfiry-seam",
                 "porfiry-agent",
                 "porfiry-engine",
                 "porfiry-runtime",

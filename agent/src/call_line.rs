@@ -1,7 +1,7 @@
 //! The call-line protocol: parsing model output and filtering what the host may hear.
 //!
 //! The model writes a call on a line of its own: `TOOL_CALL: name|args`. What counts as a
-//! call line is the seam's one rule ([`porfiry_model::wire::line_start`]): any case of
+//! call line is the seam's one rule ([`porfiry_seam::wire::line_start`]): any case of
 //! `TOOL_CALL`, spaces around tokens, backticks, markdown emphasis or a list dash before
 //! it. Parsing is forgiving beyond that — a code fence around a call, several calls in one
 //! output — and total: every input parses, nothing panics. Every other line is text.
@@ -13,7 +13,7 @@
 //! the current line back while it could still become a call line and releases it as soon
 //! as it clearly cannot.
 
-use porfiry_model::wire::{self, LineStart};
+use porfiry_seam::wire::{self, LineStart};
 
 use crate::args::RawArgs;
 use crate::function_gemma;

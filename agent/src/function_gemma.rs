@@ -22,12 +22,12 @@
 
 use serde_json::{Map, Number, Value};
 
-use porfiry_model::wire::function_gemma::{
+use porfiry_seam::wire::function_gemma::{
     CALL_END, DECLARATION_END as DECL_END, DECLARATION_START as DECL_START, ESCAPE as ESC,
     RESPONSE_END as RESP_END, RESPONSE_START as RESP_START,
 };
-/// The markers, defined once by the model seam ([`porfiry_model::wire::function_gemma`]).
-pub use porfiry_model::wire::function_gemma::{CALL_START, MARKERS};
+/// The markers, defined once by the model seam ([`porfiry_seam::wire::function_gemma`]).
+pub use porfiry_seam::wire::function_gemma::{CALL_START, MARKERS};
 
 use crate::args::{ArgDecl, ArgType, ArgValue, Args, RawArgs};
 use crate::output::{ParsedOutput, Segment, ToolCall};

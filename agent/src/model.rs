@@ -1,6 +1,6 @@
-//! The model seam, re-exported from `porfiry-model` so agent code names it as before.
+//! The model seam, re-exported from `porfiry-seam` so agent code names it as before.
 
-pub use porfiry_model::{
+pub use porfiry_seam::{
     is_list_number, wire, ArgKind, ArgSpec, CallLine, CallSpec, CallSyntax, CancelToken,
     ContextWindow, Generation, GenerationStats, Message, Model, ModelError, ModelErrorKind,
     ModelRequest, ReplyGuide, Role, StopReason,

@@ -9,8 +9,8 @@ use crate::model::{
     CallSyntax, ContextWindow, Generation, GenerationStats, Message, Model, ModelError,
     ModelErrorKind, ModelRequest, ReplyGuide, StopReason,
 };
-use porfiry_model::first_stop;
-use porfiry_model::wire::{function_gemma, sentence_end};
+use porfiry_seam::first_stop;
+use porfiry_seam::wire::{function_gemma, sentence_end};
 
 /// What a [`ScriptedModel`] was asked, per generation.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,7 +50,7 @@ pub struct RecordedRequest {
 /// played instead of the script (no output is used up), an output that does not start with
 /// the prefix gets it in front, the output ends before the first stop string and after the
 /// capped number of sentences (the one rule of the engine's stop scanner too,
-/// [`porfiry_model::wire::sentence_ends`]). [`ScriptedModel::with_embeddings`] lets it embed (by words).
+/// [`porfiry_seam::wire::sentence_ends`]). [`ScriptedModel::with_embeddings`] lets it embed (by words).
 ///
 /// By default its context is unbounded. [`ScriptedModel::with_context`] makes it behave like
 /// an engine with a small context, counting tokens by a simple rule

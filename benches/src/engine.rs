@@ -2,7 +2,7 @@
 
 use porfiry_agent::{Generation, Model, ModelError, ModelRequest, PromptLayout};
 use porfiry_engine::{Engine, EngineModel, EngineParams, GenerateConfig, TokenId};
-use porfiry_model::ModelWrapper;
+use porfiry_seam::ModelWrapper;
 
 use crate::dialogue::Dialogue;
 use crate::error::BenchError;

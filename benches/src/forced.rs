@@ -3,7 +3,7 @@
 use std::collections::VecDeque;
 
 use porfiry_agent::{Generation, Model, ModelError, ModelRequest};
-use porfiry_model::ModelWrapper;
+use porfiry_seam::ModelWrapper;
 
 /// Something to do with the wrapped model before every request (e.g. clear the engine's KV
 /// cache for the no-reuse baseline). An error fails the generation.

@@ -13,7 +13,7 @@
 use std::time::Instant;
 
 use porfiry_engine::{Engine, EngineParams, GenerateConfig, GenerateRequest, KvType};
-use porfiry_model::Message;
+use porfiry_seam::Message;
 
 use crate::cancel::status_kb;
 use crate::engine::{load_engine, ModelChoice};

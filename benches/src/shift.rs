@@ -32,7 +32,7 @@ use porfiry_agent::{
     ModelRequest, Severity, ToolInvocation,
 };
 use porfiry_engine::{EngineModel, EngineParams, GenerateConfig, KvType};
-use porfiry_model::ModelWrapper;
+use porfiry_seam::ModelWrapper;
 
 use crate::engine::{load_engine, ModelChoice};
 use crate::error::BenchError;

@@ -25,7 +25,7 @@
 use std::time::Instant;
 
 use porfiry_engine::{Engine, EngineParams, GenerateConfig, GenerateRequest, Message, Tokenizer};
-use porfiry_model::{ArgKind, ArgSpec, CallSpec};
+use porfiry_seam::{ArgKind, ArgSpec, CallSpec};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args()

@@ -29,12 +29,12 @@
 //! text, the call markers of the model's own replies, the response wrapper of a tool result.
 //! In a user message or a tool result they are plain text.
 
-use porfiry_model::wire::function_gemma::{
+use porfiry_seam::wire::function_gemma::{
     CALL_END as FG_CALL_END, CALL_START as FG_CALL_START, DECLARATION_END as FG_DECL_END,
     DECLARATION_START as FG_DECL_START, ESCAPE as FG_ESCAPE, RESPONSE_END as FG_RESP_END,
     RESPONSE_START as FG_RESP_START,
 };
-use porfiry_model::{CallSyntax, Message, Role};
+use porfiry_seam::{CallSyntax, Message, Role};
 
 /// A chat format the engine can render.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -494,7 +494,7 @@ mod tests {
     #[test]
     fn gemma_tool_results_have_their_own_turn() {
         // The seam's call line: the words are the agent's, not the engine's.
-        let line = porfiry_model::CallLine::default();
+        let line = porfiry_seam::CallLine::default();
         let (call, header) = (line.marker, line.result_header);
         let got = text(
             ChatFormat::Gemma,

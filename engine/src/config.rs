@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use porfiry_model::{ArgKind, CallLine, CallSpec};
+use porfiry_seam::{ArgKind, CallLine, CallSpec};
 
 /// How the next token is chosen. Plain data; see the presets.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -87,7 +87,7 @@ pub struct ToolCallGrammar {
     /// agent runs it and asks again (a tiny model's second call is mostly a repetition).
     pub max_calls: u32,
     /// The words of the call line: its marker and its yes/no words. The engine spells none of
-    /// them: they come with each request ([`porfiry_model::ReplyGuide::call_line`]); the
+    /// them: they come with each request ([`porfiry_seam::ReplyGuide::call_line`]); the
     /// default is the seam's ([`CallLine::default`]). Not part of a configuration file.
     #[serde(skip)]
     pub line: CallLine,
@@ -302,7 +302,7 @@ pub struct GenerateConfig {
     /// well-formed call ([`ToolCallGrammar::gbnf`]). Only with a grammar.
     pub allowed_calls: Option<Vec<CallSpec>>,
     /// Stop after this many sentences of visible text (the seam's rule,
-    /// [`porfiry_model::wire::sentence_ends`]: a call line is not one).
+    /// [`porfiry_seam::wire::sentence_ends`]: a call line is not one).
     pub max_sentences: Option<usize>,
     /// The reply is made of these words only ([`ToolCallGrammar::gbnf_words`]), no call.
     pub reply_words: Option<Vec<String>>,
@@ -340,7 +340,7 @@ mod tests {
 
     #[test]
     fn a_requests_calls_spell_out_names_and_argument_shapes() {
-        use porfiry_model::ArgSpec;
+        use porfiry_seam::ArgSpec;
         let arg = |kind: ArgKind, required: bool| ArgSpec { kind, required };
         let calls = vec![
             CallSpec {
@@ -409,7 +409,7 @@ mod tests {
         };
         let calls = [CallSpec {
             name: "lamp".into(),
-            args: vec![porfiry_model::ArgSpec {
+            args: vec![porfiry_seam::ArgSpec {
                 kind: ArgKind::Boolean,
                 required: true,
             }],

@@ -5,7 +5,7 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use crossbeam_channel::{Receiver, Sender};
-use porfiry_model::Message;
+use porfiry_seam::Message;
 
 use crate::chat::ChatFormat;
 use crate::error::EngineError;

@@ -9,7 +9,7 @@ use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Sender;
-use porfiry_model::{GenerationStats, Message, StopReason};
+use porfiry_seam::{GenerationStats, Message, StopReason};
 
 use crate::chat::{self, ChatFormat, PromptSegment};
 use crate::config::GenerateConfig;

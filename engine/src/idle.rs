@@ -10,7 +10,7 @@
 
 use std::time::Duration;
 
-use porfiry_model::Message;
+use porfiry_seam::Message;
 
 use crate::kv::TokenId;
 

@@ -1,5 +1,5 @@
 //! Porfiry's inference engine: a GGUF model on llama.cpp (through `llama-cpp-2`), behind the
-//! agent's [`Model`](porfiry_model::Model) seam.
+//! agent's [`Model`](porfiry_seam::Model) seam.
 //!
 //! # Pieces
 //! - [`Engine`]: validates a GGUF file ([`inspect_gguf`]), loads it on a dedicated worker
@@ -34,7 +34,7 @@
 //! # Example
 //! ```no_run
 //! use porfiry_engine::{Engine, EngineParams, GenerateConfig, GenerateRequest};
-//! use porfiry_model::Message;
+//! use porfiry_seam::Message;
 //!
 //! let engine = Engine::load("models/cache/gemma-3-270m-q4_k_m.gguf", EngineParams::default())?;
 //! let request = GenerateRequest::new("main", "You are Porfiry.", vec![Message::user("Hi")])
@@ -96,4 +96,4 @@ pub use wire::{
     CacheReport, Completion, Event, GenerateRequest, HeadReport, HeadSource, ModelInfo, SeqReport,
 };
 
-pub use porfiry_model::{CancelToken, GenerationStats, Message, Role, StopReason};
+pub use porfiry_seam::{CancelToken, GenerationStats, Message, Role, StopReason};

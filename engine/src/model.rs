@@ -1,6 +1,6 @@
 //! The engine behind the agent's [`Model`] seam.
 
-use porfiry_model::{
+use porfiry_seam::{
     CallSyntax, ContextWindow, Generation, Message, Model, ModelError, ModelErrorKind,
     ModelRequest, ReplyGuide,
 };
@@ -212,7 +212,7 @@ mod tests {
         assert_eq!(c.stop, ["<start_function_response>", "\n"]);
         assert_eq!(c.tool_call_grammar, None);
         // The grammar's words come with the request.
-        let line = porfiry_model::CallLine {
+        let line = porfiry_seam::CallLine {
             marker: "CALL:",
             result_header: "RESULT: ",
             booleans: &["ja", "nein"],

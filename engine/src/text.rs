@@ -5,7 +5,7 @@
 //! bytes until the next token completes them. [`StopScanner`] keeps back any tail of the text
 //! that could still become a stop string, so a stop string never reaches the caller.
 
-use porfiry_model::{first_stop, sentence_end};
+use porfiry_seam::{first_stop, sentence_end};
 
 /// Turns a stream of byte pieces into valid UTF-8 text, never splitting a character.
 #[derive(Debug, Default)]

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::LlamaModel;
-use porfiry_model::Message;
+use porfiry_seam::Message;
 
 use crate::backend::backend;
 use crate::chat::{self, ChatFormat};

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crossbeam_channel::Sender;
-use porfiry_model::{CancelToken, GenerationStats, Message, StopReason};
+use porfiry_seam::{CancelToken, GenerationStats, Message, StopReason};
 
 use crate::chat::ChatFormat;
 use crate::config::GenerateConfig;

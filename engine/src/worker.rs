@@ -49,7 +49,7 @@ use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::token::LlamaToken;
-use porfiry_model::Message;
+use porfiry_seam::Message;
 
 use self::snapshots::Snapshots;
 use self::watch::Watch;

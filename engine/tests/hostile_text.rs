@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 
 use common::{model_path, GEMMA, SMOLLM2};
 use porfiry_engine::{ChatFormat, Tokenizer};
-use porfiry_model::Message;
+use porfiry_seam::Message;
 
 /// Marker strings of every format Porfiry renders or might meet: Gemma, ChatML (SmolLM2,
 /// Qwen), FunctionGemma's function-calling tokens, Gemma's image and control tokens, the

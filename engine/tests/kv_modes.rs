@@ -5,7 +5,7 @@ mod common;
 
 use common::{model_path, test_params, GEMMA};
 use porfiry_engine::{Completion, Engine, EngineParams, GenerateConfig, GenerateRequest};
-use porfiry_model::Message;
+use porfiry_seam::Message;
 
 fn ask(
     engine: &Engine,

@@ -10,7 +10,7 @@ mod common;
 
 use common::{model_path, test_params, GEMMA, SMOLLM2};
 use porfiry_engine::{Completion, Engine, EngineParams, GenerateConfig, GenerateRequest};
-use porfiry_model::{GenerationStats, Message};
+use porfiry_seam::{GenerationStats, Message};
 
 const SYSTEM: &str = "You are a voice assistant. Answer briefly.";
 

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use common::{model_path, SMOLLM2};
 use porfiry_engine::{Engine, EngineError, EngineParams, GenerateConfig, GenerateRequest};
-use porfiry_model::Message;
+use porfiry_seam::Message;
 
 fn params(mmap: bool) -> EngineParams {
     EngineParams {

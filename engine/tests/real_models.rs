@@ -12,7 +12,7 @@ use porfiry_engine::{
     ChatFormat, Engine, EngineError, EngineModel, Event, GenerateConfig, GenerateRequest,
     GgufError, StopReason, Tokenizer,
 };
-use porfiry_model::{CancelToken, Message, Model, ModelRequest};
+use porfiry_seam::{CancelToken, Message, Model, ModelRequest};
 
 const SYSTEM: &str = "You are Porfiry, a helpful voice assistant. Answer briefly.";
 

@@ -14,8 +14,8 @@ use std::time::Duration;
 use jni::objects::{JClass, JObject, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong};
 use jni::{Env, EnvUnowned};
-use porfiry_model::Paced;
 use porfiry_runtime::{load_agent, Backend, Runtime, Service};
+use porfiry_seam::Paced;
 use serde_json::json;
 
 use crate::args::{lang_arg, non_negative, string_arg};

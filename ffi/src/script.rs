@@ -1,5 +1,5 @@
 //! The scripted model of `createScripted`: [`Script`] plays the Java side's outputs (the
-//! export wraps it in [`porfiry_model::Paced`], which slows their streaming down so
+//! export wraps it in [`porfiry_seam::Paced`], which slows their streaming down so
 //! cancel/close tests are deterministic).
 
 use std::collections::VecDeque;

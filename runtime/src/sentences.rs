@@ -1,9 +1,9 @@
 //! Splits streamed reply text into sentences for text-to-speech, by the seam's one sentence
-//! rule ([`porfiry_model::wire::utterance_ends`]): the same ends the stop scanner's sentence
+//! rule ([`porfiry_seam::wire::utterance_ends`]): the same ends the stop scanner's sentence
 //! cap and the scripted model cut at, plus line breaks after text (a list's lines are said
 //! one by one).
 
-use porfiry_model::wire::utterance_ends;
+use porfiry_seam::wire::utterance_ends;
 
 /// Accumulates text pieces and hands out each sentence as soon as it is complete.
 ///

@@ -5,8 +5,8 @@
 
 use porfiry_agent::ScriptedModel;
 use porfiry_engine::StopScanner;
-use porfiry_model::{CancelToken, Model, ModelRequest, ReplyGuide};
 use porfiry_runtime::SentenceSplitter;
+use porfiry_seam::{CancelToken, Model, ModelRequest, ReplyGuide};
 
 /// Texts where the rules of a naive splitter and the seam's disagree: closers after the
 /// terminator, initials, list numbers and ordinals, a zero, decimals, years, times, runs of

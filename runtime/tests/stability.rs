@@ -16,10 +16,10 @@ use porfiry_agent::{
     parse_toolset, Agent, AgentConfig, Generation, Lang, Model, ModelError, ModelErrorKind,
     ModelRequest, ScriptedModel, SkillRegistry, StopReason, SystemClock, Texts, ToolsetRegistry,
 };
-use porfiry_model::Paced;
 use porfiry_runtime::{
     Backend, EventSink, HostCall, HostFailure, Runtime, Service, ServiceEvent, DEFAULT_TOOL_TIMEOUT,
 };
+use porfiry_seam::Paced;
 use serde_json::{json, Value};
 
 const SEARCH: &str = "\

@@ -7,7 +7,7 @@
 
 use crate::judge::{judge_reply, JudgeContext, Rule, Verdict};
 use crate::messages::Lang;
-use porfiry_model::wire::sentence_ends;
+use porfiry_seam::wire::sentence_ends;
 
 /// The gate of one generation.
 #[derive(Debug)]

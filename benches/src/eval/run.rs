@@ -12,8 +12,8 @@ use porfiry_agent::{
     ModelError, ModelRequest, Route, Severity, ToolInvocation, TurnOutcome, TurnStop,
 };
 use porfiry_engine::{Engine, EngineModel, GenerateConfig, Tokenizer};
-use porfiry_model::ModelWrapper;
 use porfiry_runtime::{Backend, Runtime, RuntimeConfig, TurnStats, DEFAULT_TOOL_TIMEOUT};
+use porfiry_seam::ModelWrapper;
 
 use super::case::{EvalCase, EvalFile, EvalTurn, Expected};
 use super::error::EvalError;

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use llama_cpp_2::token::LlamaToken;
-use porfiry_model::{CancelToken, GenerationStats, Message, StopReason};
+use porfiry_seam::{CancelToken, GenerationStats, Message, StopReason};
 
 use super::decode::Decoded;
 use super::Worker;

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use llama_cpp_2::context::session::LlamaStateSeqFlags;
-use porfiry_model::Message;
+use porfiry_seam::Message;
 
 use super::Worker;
 use crate::backend::compute_guard;

@@ -1,7 +1,7 @@
 //! Idle-time work (`crate::idle`) carried out: the framing that opens a session's next
 //! message, and the prompt of a partial transcript, decoded ahead of the request.
 
-use porfiry_model::Message;
+use porfiry_seam::Message;
 
 use super::Worker;
 use crate::chat;

@@ -10,7 +10,7 @@ use porfiry_agent::{
     ModelError, ModelRequest, ScriptedModel, SkillRegistry, StopReason, SystemClock, Texts,
     ToolExecutor, ToolInvocation, ToolsetRegistry,
 };
-use porfiry_model::Paced;
+use porfiry_seam::Paced;
 use serde_json::{json, Value};
 
 use super::queue::lock;
