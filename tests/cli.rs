@@ -207,7 +207,7 @@ fn chat_reads_commands_and_turns_from_stdin() {
         .take()
         .unwrap()
         .write_all(
-            // Requests the model answers (a greeting is answered from the message catalog).
+            // Requests the model answers (a greeting is answered from the message texts).
             "/stats\n/prompt\n/session other\nWhy is the sky blue?\nWhy is grass green?\n/stats\n/reset\n/nope\n/quit\n"
                 .as_bytes(),
         )

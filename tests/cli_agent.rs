@@ -84,7 +84,10 @@ fn prompt_text_and_json() {
         .map(|s| s["kind"].as_str().unwrap())
         .collect();
     // The media skill is hidden while its set is active; other skills (notes) stay indexed.
-    assert_eq!(kinds, ["core", "catalog", "active_toolsets", "skills"]);
+    assert_eq!(
+        kinds,
+        ["core", "toolset_index", "active_toolsets", "skills"]
+    );
     let skills = v["sections"][3]["text"].as_str().unwrap();
     assert!(!skills.contains("media —"), "{skills}");
     assert!(skills.contains("notes"), "{skills}");

@@ -11,7 +11,7 @@
 //! 2. **free of debris** — words that belong to the machinery, not to an answer:
 //!    - chat-template leftovers ([`Rule::TemplateLeftovers`]): `<start_of_turn>`,
 //!      `<|im_start|>`, `</s>`, `[INST]`…, any `<name>` / `<|name|>` tag;
-//!    - protocol words ([`Rule::ProtocolWords`]): `TOOL_CALL`, `TOOL_RESULT`, the core tool
+//!    - call-line words ([`Rule::CallWords`]): `TOOL_CALL`, `TOOL_RESULT`, the core tool
 //!      names, and any identifier-shaped word with an underscore (`notes_add`,
 //!      `media_search`: every tool name is one);
 //!    - role words ([`Rule::RoleWords`]): a speaker's label with its colon (`user:`,
@@ -85,7 +85,7 @@ pub enum Rule {
     /// Chat-template markers (`<start_of_turn>`, `<|im_end|>`…).
     TemplateLeftovers,
     /// `TOOL_CALL`, `TOOL_RESULT` or a tool name.
-    ProtocolWords,
+    CallWords,
     /// A speaker's label (`user:`, `Пользователь:`…).
     RoleWords,
     /// A `|`.
@@ -113,7 +113,7 @@ impl Rule {
     pub const ALL: [Rule; 13] = [
         Rule::Empty,
         Rule::TemplateLeftovers,
-        Rule::ProtocolWords,
+        Rule::CallWords,
         Rule::RoleWords,
         Rule::Pipe,
         Rule::PromptVocabulary,
@@ -131,7 +131,7 @@ impl Rule {
         match self {
             Rule::Empty => "empty",
             Rule::TemplateLeftovers => "template_leftovers",
-            Rule::ProtocolWords => "protocol_words",
+            Rule::CallWords => "call_words",
             Rule::RoleWords => "role_words",
             Rule::Pipe => "pipe",
             Rule::PromptVocabulary => "prompt_vocabulary",
@@ -150,7 +150,7 @@ impl Rule {
         matches!(
             self,
             Rule::TemplateLeftovers
-                | Rule::ProtocolWords
+                | Rule::CallWords
                 | Rule::RoleWords
                 | Rule::Pipe
                 | Rule::PromptVocabulary
@@ -197,7 +197,7 @@ pub fn judge_reply(reply: &str, user_text: &str, lang: Lang, context: JudgeConte
     }
     let checks: [(Rule, &dyn Fn() -> bool); 12] = [
         (Rule::TemplateLeftovers, &|| has_template_tag(reply)),
-        (Rule::ProtocolWords, &|| has_protocol_word(reply)),
+        (Rule::CallWords, &|| has_protocol_word(reply)),
         (Rule::RoleWords, &|| has_role_label(reply)),
         (Rule::Pipe, &|| reply.contains('|')),
         (Rule::PromptVocabulary, &|| has_prompt_vocabulary(&words)),
@@ -256,7 +256,7 @@ pub fn user_lang(text: &str, default: Lang) -> Lang {
     }
 }
 
-/// Whether `reply` is the catch-all refusal of the message catalog (either language),
+/// Whether `reply` is the catch-all refusal of the message texts (either language),
 /// alone or within other words.
 pub fn is_refusal(reply: &str) -> bool {
     let reply = words(reply).join(" ");
@@ -694,7 +694,7 @@ mod tests {
     fn the_observed_bad_replies_fail_by_name() {
         use Lang::{En, Ru};
         fails(
-            Rule::ProtocolWords,
+            Rule::CallWords,
             &[("Скиллы (read_skill|имя):", "Привет! Как тебя зовут?", Ru)],
         );
         fails(Rule::Recital, &[("Shown.", "Hello! What's your name?", En)]);
@@ -751,9 +751,9 @@ mod tests {
     }
 
     #[test]
-    fn protocol_words_fail() {
+    fn call_words_fail() {
         fails(
-            Rule::ProtocolWords,
+            Rule::CallWords,
             &[
                 ("TOOL_CALL: get_current_time", "Который час?", Lang::Ru),
                 ("Вызываю notes_add для этого.", "Запиши хлеб", Lang::Ru),

@@ -89,12 +89,11 @@ impl std::str::FromStr for PromptLayout {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SectionKind {
-    /// The core tools and the call protocol (static).
+    /// The core tools and the call line (static).
     Core,
-    /// The toolset index: one line per declared toolset (static; `catalog` in JSON).
-    #[serde(rename = "catalog")]
+    /// The toolset index: one line per declared toolset (static).
     ToolsetIndex,
-    /// Worked examples of the protocol (static; when the agent's guidance asks for them).
+    /// Worked examples of the call line (static; when the agent's guidance asks for them).
     Examples,
     /// The active toolsets of the session and their tools.
     ActiveToolsets,
@@ -110,11 +109,11 @@ impl SectionKind {
             SectionKind::Core | SectionKind::ToolsetIndex | SectionKind::Examples
         )
     }
-    /// The kind's name as used in JSON (`core`, `catalog`, `active_toolsets`, `skills`).
+    /// The kind's name as used in JSON (`core`, `toolset_index`, `examples`, `active_toolsets`, `skills`).
     pub fn as_str(self) -> &'static str {
         match self {
             SectionKind::Core => "core",
-            SectionKind::ToolsetIndex => "catalog",
+            SectionKind::ToolsetIndex => "toolset_index",
             SectionKind::Examples => "examples",
             SectionKind::ActiveToolsets => "active_toolsets",
             SectionKind::Skills => "skills",

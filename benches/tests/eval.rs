@@ -200,7 +200,7 @@ fn near_copies_are_caught() {
 /// The eval measures tool use on wordings the toolsets' routing examples do not contain: no
 /// case's or conversation turn's request is an example of a shipped or runtime toolset, or
 /// a near copy of one (one word changed, added, left out, or the words reordered). (The
-/// message catalog's own example requests are compared in the agent crate's tests.)
+/// message texts's own example requests are compared in the agent crate's tests.)
 #[test]
 fn no_eval_request_copies_a_toolset_example() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");

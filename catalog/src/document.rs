@@ -354,7 +354,7 @@ impl Document {
     /// What the model reads when it loads the entry. A skill: its name, description and
     /// instructions. A protocol: name and description, then the preconditions, the numbered
     /// steps, the post-checks, the three escape hatches and the context. `labels` word the
-    /// headings (the host's message catalog supplies them in the session's language).
+    /// headings (the host's message texts supplies them in the session's language).
     pub fn render_compact(&self, labels: &CompactLabels<'_>) -> String {
         let mut out = self.name.clone();
         if !self.description.is_empty() {
@@ -420,7 +420,7 @@ pub struct CompactLabels<'a> {
 }
 
 impl CompactLabels<'static> {
-    /// English headings (tests, the CLI; the agent's message catalog has its own).
+    /// English headings (tests, the CLI; the agent's message texts has its own).
     pub const ENGLISH: CompactLabels<'static> = CompactLabels {
         preconditions: "Preconditions",
         steps: "Steps",

@@ -59,7 +59,7 @@
 //!   the agent or the model; hosts reach it through the runtime. Documents are read by
 //!   `porfiry-frontmatter`, the reading the agent's skill folders use too: both split,
 //!   bound and read a front matter the same way. Texts the model reads are plain data here
-//!   ([`Document::render_compact`] takes its headings from the caller's message catalog).
+//!   ([`Document::render_compact`] takes its headings from the caller's message texts).
 #![deny(missing_docs)]
 
 mod clock;

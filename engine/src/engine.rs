@@ -303,13 +303,13 @@ impl Engine {
     ///
     /// # Errors
     /// [`EngineError::WorkerGone`].
-    pub fn prefill(
+    pub fn decode_ahead(
         &self,
         session: &str,
         system: &str,
         messages: &[Message],
     ) -> Result<(), EngineError> {
-        self.send(Command::Prefill {
+        self.send(Command::DecodeAhead {
             session: session.to_owned(),
             system: system.to_owned(),
             messages: messages.to_vec(),

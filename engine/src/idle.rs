@@ -4,7 +4,7 @@
 //! Pure bookkeeping. [`IdleQueue`] holds the work not started yet, at most one item per
 //! session: the chat framing after a reply ([`IdleWork::Anticipate`], started once the worker
 //! has been idle for [`ANTICIPATE_AFTER`]) or a partial transcript
-//! ([`IdleWork::Prefill`], started at once). [`AheadBook`] remembers, per sequence, the tokens
+//! ([`IdleWork::DecodeAhead`], started at once). [`AheadBook`] remembers, per sequence, the tokens
 //! decoded that way, so the next request can report how many of the tokens it reused were
 //! decoded ahead ([`anticipated_tokens`]).
 
@@ -32,8 +32,8 @@ pub(crate) enum IdleWork {
         messages: Vec<Message>,
     },
     /// A session's conversation with the user's words heard so far as its last message
-    /// ([`crate::Engine::prefill`]). Decode it up to the end of those words.
-    Prefill {
+    /// ([`crate::Engine::decode_ahead`]). Decode it up to the end of those words.
+    DecodeAhead {
         session: String,
         system: String,
         messages: Vec<Message>,
@@ -44,7 +44,7 @@ impl IdleWork {
     /// The session the work is for.
     pub fn session(&self) -> &str {
         match self {
-            IdleWork::Anticipate { session, .. } | IdleWork::Prefill { session, .. } => session,
+            IdleWork::Anticipate { session, .. } | IdleWork::DecodeAhead { session, .. } => session,
         }
     }
 
@@ -52,7 +52,7 @@ impl IdleWork {
     pub fn delay(&self) -> Duration {
         match self {
             IdleWork::Anticipate { .. } => ANTICIPATE_AFTER,
-            IdleWork::Prefill { .. } => Duration::ZERO,
+            IdleWork::DecodeAhead { .. } => Duration::ZERO,
         }
     }
 }
@@ -99,9 +99,9 @@ impl IdleQueue {
 
     /// A prefill hint: replaces the session's work not started yet (a newer partial
     /// utterance, or the framing after a reply, which the prefill covers).
-    pub fn prefill(&mut self, session: String, system: String, messages: Vec<Message>) {
+    pub fn decode_ahead(&mut self, session: String, system: String, messages: Vec<Message>) {
         self.drop_session(&session);
-        self.pending.push(IdleWork::Prefill {
+        self.pending.push(IdleWork::DecodeAhead {
             session,
             system,
             messages,
@@ -260,7 +260,7 @@ mod tests {
                     queue.anticipate(seq, session, system, messages);
                 }
                 Op::Hint(session, words) => {
-                    queue.prefill(session.into(), "sys".into(), vec![Message::user(words)])
+                    queue.decode_ahead(session.into(), "sys".into(), vec![Message::user(words)])
                 }
                 Op::Request(session) => queue.drop_session(session),
             }
@@ -272,7 +272,7 @@ mod tests {
         std::iter::from_fn(|| queue.take_next())
             .map(|p| match p {
                 IdleWork::Anticipate { session, .. } => ("A".into(), session),
-                IdleWork::Prefill {
+                IdleWork::DecodeAhead {
                     session, messages, ..
                 } => (
                     format!("P {}", messages.last().map_or("", |m| m.content.as_str())),

@@ -227,8 +227,8 @@ impl KvBook {
     /// positions, `seq_pos_max + 1`), e.g. after a computation was aborted midway: the book
     /// keeps its first `held` tokens when it knows that many. Returns false when llama.cpp
     /// holds positions the book has no tokens for; the caller must remove them (the book
-    /// is never ahead of llama.cpp, and never behind it either once settled).
-    pub fn settle(&mut self, seq: i32, held: usize) -> bool {
+    /// is never ahead of llama.cpp, and never behind it either once reconciled).
+    pub fn reconcile(&mut self, seq: i32, held: usize) -> bool {
         if held > self.tokens(seq).len() {
             return false;
         }
@@ -396,7 +396,7 @@ mod tests {
             let mut book = KvBook::new(1, 100);
             book.extend(0, book_tokens);
             assert_eq!(
-                book.settle(0, *held),
+                book.reconcile(0, *held),
                 *accepted,
                 "{book_tokens:?} held {held}"
             );

@@ -82,10 +82,10 @@ impl Model for EngineModel {
             .map_err(model_error)
     }
 
-    /// Queues [`Engine::prefill`].
-    fn prefill(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
+    /// Queues [`Engine::decode_ahead`].
+    fn decode_ahead(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
         self.engine
-            .prefill(request.session, request.system, request.messages)
+            .decode_ahead(request.session, request.system, request.messages)
             .map_err(model_error)
     }
 

@@ -245,7 +245,7 @@ pub(crate) enum Command {
     Settle {
         done: Sender<()>,
     },
-    Prefill {
+    DecodeAhead {
         session: String,
         system: String,
         messages: Vec<Message>,

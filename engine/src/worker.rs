@@ -431,11 +431,11 @@ impl<'m> Worker<'m> {
             }
             // Replaces the session's idle-time work not started yet: a newer partial
             // utterance (or the framing after a reply, which the prefill covers) supersedes it.
-            Command::Prefill {
+            Command::DecodeAhead {
                 session,
                 system,
                 messages,
-            } => self.pending.prefill(session, system, messages),
+            } => self.pending.decode_ahead(session, system, messages),
             Command::PrepareHead {
                 system,
                 messages,

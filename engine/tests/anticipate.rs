@@ -229,7 +229,7 @@ fn prefill_while_speaking(file: &str) {
     let held = one.stats.prompt_tokens + one.stats.generated_tokens;
     // Partial transcripts as speech recognition revises them; only the newest matters.
     for words in ["Кот", "Который", "Который ч"] {
-        engine.prefill("s", SYSTEM, &heard(words)).unwrap();
+        engine.decode_ahead("s", SYSTEM, &heard(words)).unwrap();
     }
     engine.settle().unwrap();
     let cached = engine.cache_report().unwrap().seqs[0].tokens;
@@ -274,8 +274,8 @@ fn last_partial_is_final(file: &str) {
 
     let engine = load(file, true, 1);
     first_turn(&engine, "s");
-    engine.prefill("s", SYSTEM, &heard("Который")).unwrap();
-    engine.prefill("s", SYSTEM, &heard(SECOND)).unwrap();
+    engine.decode_ahead("s", SYSTEM, &heard("Который")).unwrap();
+    engine.decode_ahead("s", SYSTEM, &heard(SECOND)).unwrap();
     engine.settle().unwrap();
     let two = second_turn(&engine, "s", REPLY);
     let s = &two.stats;
@@ -310,7 +310,9 @@ fn a_revised_transcript_or_a_new_session_is_prefilled_correctly() {
     let engine = load(GEMMA, true, 1);
     first_turn(&engine, "s");
     // Heard wrong first, then corrected: the wrong words are trimmed like a stale suffix.
-    engine.prefill("s", SYSTEM, &heard("Кто такой ты")).unwrap();
+    engine
+        .decode_ahead("s", SYSTEM, &heard("Кто такой ты"))
+        .unwrap();
     engine.settle().unwrap();
     let two = second_turn(&engine, "s", REPLY);
     assert_eq!(two.tokens, want.tokens);
@@ -320,7 +322,7 @@ fn a_revised_transcript_or_a_new_session_is_prefilled_correctly() {
     );
 
     engine
-        .prefill("new", SYSTEM, &[Message::user("Который")])
+        .decode_ahead("new", SYSTEM, &[Message::user("Который")])
         .unwrap();
     engine.settle().unwrap();
     let first = GenerateRequest::new("new", SYSTEM, vec![Message::user(SECOND)])
@@ -349,7 +351,7 @@ fn a_request_does_not_wait_for_a_long_prefill() {
     let long = "слово ".repeat(300);
     let messages = [Message::user(long.as_str())];
     let full = engine.render(SYSTEM, &messages).unwrap().tokens.len();
-    engine.prefill("s", SYSTEM, &messages).unwrap();
+    engine.decode_ahead("s", SYSTEM, &messages).unwrap();
     // Let it start (it starts at once: nothing else is queued), then ask.
     std::thread::sleep(std::time::Duration::from_millis(200));
     let req = GenerateRequest::new("other", SYSTEM, vec![Message::user(SECOND)])

@@ -15,7 +15,7 @@ pub(crate) const MESSAGES_PLACEHOLDER: &str = "{{messages}}";
 pub(crate) const USER_PLACEHOLDER: &str = "{{user}}";
 
 /// In a script output, replaced by [`describe`] of the last user message of the latest
-/// `prefill` hint (`prepare`'s partial transcript), or `none` before any.
+/// `decode_ahead` hint (`prepare`'s partial transcript), or `none` before any.
 pub(crate) const PREPARED_PLACEHOLDER: &str = "{{prepared}}";
 
 /// How many leading characters [`describe`] lists.
@@ -52,7 +52,7 @@ fn last_user(messages: &[Message]) -> Option<&str> {
 /// [`PREPARED_PLACEHOLDER`] expanded.
 pub(crate) struct Script {
     outputs: VecDeque<String>,
-    /// [`describe`] of the latest `prefill` hint's user text.
+    /// [`describe`] of the latest `decode_ahead` hint's user text.
     prepared: Option<String>,
 }
 
@@ -90,7 +90,7 @@ impl Model for Script {
         ScriptedModel::new([text]).generate(request, on_text)
     }
 
-    fn prefill(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
+    fn decode_ahead(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
         self.prepared = last_user(request.messages).map(describe);
         Ok(())
     }
@@ -146,7 +146,7 @@ mod tests {
             .generate(&request(&sent[..0]), &mut |_| {})
             .unwrap();
         assert_eq!(none.text, "none", "no hint yet");
-        m.prefill(&request(&heard)).unwrap();
+        m.decode_ahead(&request(&heard)).unwrap();
         let g = m.generate(&request(&sent), &mut |_| {}).unwrap();
         assert_eq!(
             g.text,

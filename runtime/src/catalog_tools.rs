@@ -10,7 +10,7 @@
 //! (a protocol sent to create or update is refused, and points at propose); a protocol is
 //! only ever proposed — a pending proposal the user decides (`porfiry catalog accept`), never
 //! an entry search or load can see. Every reply the model reads comes from the agent's
-//! message catalog ([`Texts`]); a refusal carries the store's own reason. Its sibling, the
+//! message texts ([`Texts`]); a refusal carries the store's own reason. Its sibling, the
 //! `protocol` toolset and the run hook, is `protocol_tools.rs`; both share one catalog
 //! (`shared_catalog.rs`).
 

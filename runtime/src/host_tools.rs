@@ -4,7 +4,7 @@
 //! that never returns costs its thread, never the turn. The wait also ends when the turn's
 //! budget runs out ([`ToolInvocation::time_left`]) or the turn is cancelled (its cancel token,
 //! looked at every 10 ms): a barge-in never waits for a hung tool. Every text the model reads
-//! comes from the agent's catalog, in the agent's language.
+//! comes from the agent's message texts, in the agent's language.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,7 +26,7 @@ pub trait HostCall: Send + Sync + 'static {
 }
 
 /// Why a host tool gave no result. [`TimedExecutor`] turns it into the tool reply the model
-/// reads, through the agent's message catalog.
+/// reads, through the agent's message texts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HostFailure {
     /// The tool reported an error (a Java exception, an I/O error): its text, passed on as

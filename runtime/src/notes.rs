@@ -3,7 +3,7 @@
 //! The runtime's one built-in host tool set (`toolsets/notes.yaml`, skill `skills/notes.md`),
 //! registered when [`crate::RuntimeConfig::notes`] is on (the CLI), so `ask`/`chat` show a
 //! whole tool round trip on this machine; notes live in `<data>/notes.txt`. Replies are short, in
-//! the agent's language, and come from the agent's message catalog ([`Texts`]).
+//! the agent's language, and come from the agent's message texts ([`Texts`]).
 
 use std::path::PathBuf;
 use std::sync::Mutex;

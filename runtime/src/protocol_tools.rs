@@ -8,7 +8,7 @@
 //! The run's session is the call's ([`ToolInvocation::session`]); the rules are the store's
 //! ([`Catalog::mark_step`], [`Catalog::finish_run`]): `finish` needs a report and no open
 //! step, `cancel` skips the open steps, and once a step failed `fail` is the only way out.
-//! Every reply comes from the agent's message catalog ([`Texts`]); a refusal carries the
+//! Every reply comes from the agent's message texts ([`Texts`]); a refusal carries the
 //! store's own reason.
 
 use porfiry_agent::{HostHook, HostNote, Lang, RunReminder, Texts, ToolExecutor, ToolInvocation};

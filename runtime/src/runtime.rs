@@ -152,7 +152,7 @@ impl Runtime {
                 let view = self.agent.head_view();
                 let head = m.engine().prepare_head(&view.system, &view.messages)?;
                 // Routing's example requests, embedded once (kept beside the snapshots).
-                let _ = self.agent.prepare_routes(m);
+                let _ = self.agent.embed_routes(m);
                 Ok(Some(head))
             }
             Backend::Other(_) => {

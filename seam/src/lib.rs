@@ -384,7 +384,7 @@ pub struct ContextWindow {
 )]
 #[serde(rename_all = "snake_case")]
 pub enum CallSyntax {
-    /// Porfiry's own protocol, taught by the system prompt: a line `TOOL_CALL: name|args`
+    /// Porfiry's own call line, taught by the system prompt: a line `TOOL_CALL: name|args`
     /// (Gemma, ChatML and any model without a call format of its own). The default.
     #[default]
     ToolCallLine,
@@ -451,7 +451,7 @@ pub trait Model {
     ///
     /// # Errors
     /// What the model reports when it cannot take the hint.
-    fn prefill(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
+    fn decode_ahead(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
         let _ = request;
         Ok(())
     }
@@ -504,7 +504,7 @@ pub trait Model {
     }
 
     /// The call syntax this model was trained on (its chat format decides). Default
-    /// [`CallSyntax::ToolCallLine`]: the `TOOL_CALL:` protocol the system prompt teaches.
+    /// [`CallSyntax::ToolCallLine`]: the `TOOL_CALL:` call line the system prompt teaches.
     fn call_syntax(&self) -> CallSyntax {
         CallSyntax::ToolCallLine
     }
@@ -513,7 +513,7 @@ pub trait Model {
 /// A model that changes how another one generates (teacher forcing, pacing, tracing) and
 /// leaves everything else to it. Implement [`ModelWrapper::inner`], [`ModelWrapper::inner_mut`]
 /// and [`ModelWrapper::wrapped_generate`]; the blanket [`Model`] implementation forwards every hint
-/// (`prepare_head`, `settle`, `prefill`, `end_session`, `context_window`, `count_tokens`,
+/// (`prepare_head`, `settle`, `decode_ahead`, `end_session`, `context_window`, `count_tokens`,
 /// `embed`, `embed_query`, `call_syntax`) to the inner model — written once, here, so no
 /// wrapper forgets one. The inner model may be a trait object (`dyn Model + Send`).
 pub trait ModelWrapper {
@@ -555,8 +555,8 @@ impl<W: ModelWrapper> Model for W {
         self.inner_mut().settle()
     }
 
-    fn prefill(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
-        self.inner_mut().prefill(request)
+    fn decode_ahead(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
+        self.inner_mut().decode_ahead(request)
     }
 
     fn end_session(&mut self, session: &str) -> Result<(), ModelError> {

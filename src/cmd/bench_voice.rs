@@ -17,7 +17,7 @@ use porfiry_agent::{AgentEvent, CancelToken};
 use super::ask::{AgentArgs, Host, ModelArgs};
 
 /// The built-in utterances (Russian): tools with and without arguments, a switch-free plain
-/// reply the model writes (small talk is answered from the message catalog, without the
+/// reply the model writes (small talk is answered from the message texts, without the
 /// model), a list.
 const UTTERANCES_RU: &[&str] = &[
     "Который час?",

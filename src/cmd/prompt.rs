@@ -27,7 +27,7 @@ pub struct Args {
     /// Prompt language: ru or en.
     #[arg(long, default_value = "ru")]
     lang: Lang,
-    /// Include the worked examples of the protocol (`Technique::FewShot`).
+    /// Include the worked examples of the call line (`Technique::FewShot`).
     #[arg(long)]
     few_shot: bool,
     /// Print `{"sections":[{"kind":..,"text":..,"chars":N,"tokens":N}],"text":..,"tokens":{..}}`.

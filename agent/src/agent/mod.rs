@@ -415,11 +415,11 @@ impl Shared {
         self.advertised = Advertised { toolsets, skills };
     }
 
-    /// Embed every example request routing compares with now ([`Planner::prepare_routes`]).
+    /// Embed every example request routing compares with now ([`Planner::embed_routes`]).
     ///
     /// # Errors
     /// What the model reports when embedding fails.
-    fn prepare_routes(&mut self, model: &mut dyn Model) -> Result<(), ModelError> {
+    fn embed_routes(&mut self, model: &mut dyn Model) -> Result<(), ModelError> {
         let Shared {
             config,
             advertised,
@@ -427,7 +427,7 @@ impl Shared {
             router,
             ..
         } = self;
-        planner(config, *syntax, advertised).prepare_routes(router, model)
+        planner(config, *syntax, advertised).embed_routes(router, model)
     }
 
     /// Where routing sends the turn `user_text` of session `s` (whose history ends with

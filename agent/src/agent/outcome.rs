@@ -196,7 +196,7 @@ pub struct TurnOutcome {
     /// Hidden notes of the host that entered the history at the turn's start
     /// ([`super::HostHook::take_notes`]).
     pub notes: usize,
-    /// The conversational intent the turn was answered for from the message catalog,
+    /// The conversational intent the turn was answered for from the message texts,
     /// without a model call ([`crate::Technique::TalkIntents`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub talk: Option<Intent>,

@@ -1,4 +1,4 @@
-//! Conversational messages answered from the message catalog
+//! Conversational messages answered from the message texts
 //! ([`Technique::TalkIntents`]).
 
 use super::session::Session;

@@ -32,7 +32,7 @@ impl Agent {
         self.shared.syntax = model.call_syntax();
         let view = self.head_view();
         let head = model.prepare_head(&view.system, &view.messages);
-        self.prepare_routes(model)?;
+        self.embed_routes(model)?;
         head
     }
 
@@ -42,15 +42,15 @@ impl Agent {
     ///
     /// # Errors
     /// What the model reports when embedding fails; routing then tries again per turn.
-    pub fn prepare_routes(&mut self, model: &mut dyn Model) -> Result<(), ModelError> {
-        self.shared.prepare_routes(model)
+    pub fn embed_routes(&mut self, model: &mut dyn Model) -> Result<(), ModelError> {
+        self.shared.embed_routes(model)
     }
 
     /// Let `model` decode the session's next request ahead of the turn while the user is
     /// still speaking: `partial_text` is what was heard so far (a partial transcript; call
     /// again as it grows — each call supersedes the last). The request is the one
     /// [`Agent::turn`] would make now for that text, laid out the same way; the model
-    /// decodes it up to the end of the text ([`Model::prefill`]), and the turn made with the
+    /// decodes it up to the end of the text ([`Model::decode_ahead`]), and the turn made with the
     /// final text reuses everything its prompt shares with it. When the guidance routes, the
     /// text is routed too (after the hint, so the model decodes while it embeds), and a turn
     /// whose final text is the same finds the request's embedding ready. Nothing in the
@@ -107,7 +107,7 @@ impl Agent {
             return Ok(());
         };
         model
-            .prefill(&ModelRequest {
+            .decode_ahead(&ModelRequest {
                 session,
                 system: &view.system,
                 messages: &view.messages,
@@ -219,7 +219,7 @@ impl Agent {
         // Where the first action goes, decided once per turn (guidance permitting).
         shared.expire(s, on_event);
         out.route = shared.route(s, user_text, model);
-        // A conversational message routed to its intent: answered from the message catalog.
+        // A conversational message routed to its intent: answered from the message texts.
         if let Some((intent, reply)) = shared.talk_answer(session, s, out.route.as_ref(), user_text)
         {
             on_event(AgentEvent::Text(reply.clone()));

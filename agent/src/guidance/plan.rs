@@ -415,7 +415,7 @@ impl Planner<'_> {
     ///
     /// # Errors
     /// What the model reports when embedding fails.
-    pub(crate) fn prepare_routes(
+    pub(crate) fn embed_routes(
         &self,
         router: &mut Router,
         model: &mut dyn Model,

@@ -95,7 +95,7 @@ pub enum Technique {
     /// The failure: an identical request producing the identical switch until the turn's
     /// model calls run out.
     NoRepeatSwitch,
-    /// Worked examples of the protocol in the prompt's static head (default off: +1 Gemma
+    /// Worked examples of the call line in the prompt's static head (default off: +1 Gemma
     /// case of 88 for 148 more head tokens).
     FewShot,
     /// Toolsets without an executor on this host are left out of the prompt, the calls and
@@ -107,7 +107,7 @@ pub enum Technique {
     NoReplyPhrase,
     /// Greetings, thanks, farewells, how-are-you, who-are-you, what-can-you-do,
     /// acknowledgements and requests no tool serves are routing targets of their own
-    /// ([`crate::Intent`]), answered from the message catalog in the user's language (what
+    /// ([`crate::Intent`]), answered from the message texts in the user's language (what
     /// the assistant can do: from the host's own tools); a message that sets a text apart
     /// (after a colon, in quotes) is none of them. The failure: a base model answering
     /// "Привет!" with prompt debris, English, or a refusal.
@@ -246,7 +246,7 @@ impl Technique {
     }
 
     /// Whether the technique decides the reply the user gets in place of the model's: a
-    /// conversational message answered from the message catalog, a reply the gate held
+    /// conversational message answered from the message texts, a reply the gate held
     /// back, an arithmetic question computed. The history then holds what the user got. Every other technique leaves the
     /// turn's reply the model's.
     pub fn decides_reply(self) -> bool {

@@ -150,13 +150,13 @@ impl Texts {
 
     // ---- prompt --------------------------------------------------------------------------
 
-    /// Worked examples of the protocol for the prompt's head (a request, the call line, the
+    /// Worked examples of the call line for the prompt's head (a request, the call line, the
     /// tool's reply, a short answer), in this language.
     pub(crate) fn few_shot(self) -> &'static str {
         self.get(Key::FewShot)
     }
 
-    /// The first lines of the core section: who the assistant is and the call protocol.
+    /// The first lines of the core section: who the assistant is and the call line.
     pub(crate) fn core_header(self) -> &'static str {
         self.get(Key::CoreHeader)
     }
@@ -278,11 +278,7 @@ impl Texts {
     pub(crate) fn unknown_tool(self, name: &str, core: &[String], index: &str) -> String {
         self.fill(
             Key::UnknownTool,
-            &[
-                ("name", name),
-                ("core", &core.join(", ")),
-                ("catalog", index),
-            ],
+            &[("name", name), ("core", &core.join(", ")), ("index", index)],
         )
     }
 

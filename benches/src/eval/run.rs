@@ -600,7 +600,7 @@ fn run_turn(
     let (action, first_output) = match first {
         Some(Ok(text)) => (first_action(&text, runtime.agent()), text),
         Some(Err(error)) => (FirstAction::NoOutput { error }, String::new()),
-        // Answered from the message catalog without a model call: plain text.
+        // Answered from the message texts without a model call: plain text.
         None if outcome.talk.is_some() || outcome.computed => {
             (FirstAction::Text, outcome.reply.clone())
         }

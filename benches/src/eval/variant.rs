@@ -68,7 +68,7 @@ pub const VARIANTS: &[Variant] = &[
     ),
     Variant::new(
         "few-shot",
-        "bare + worked examples of the protocol in the prompt's head",
+        "bare + worked examples of the call line in the prompt's head",
         few_shot,
     ),
     Variant::new(

@@ -73,7 +73,7 @@ impl Worker<'_> {
                 Ok(Decoded::Done)
             }
             Err(DecodeError::Unknown(DECODE_ABORTED)) => {
-                self.settle_seq(seq);
+                self.reconcile_seq(seq);
                 Ok(Decoded::Aborted)
             }
             Err(e) => {
@@ -88,9 +88,9 @@ impl Worker<'_> {
     /// which removes the positions of the batch it stopped in): the book follows when it
     /// knows more; positions llama.cpp holds beyond the book are removed (or, if llama.cpp
     /// refuses, the whole sequence).
-    fn settle_seq(&mut self, seq: i32) {
+    fn reconcile_seq(&mut self, seq: i32) {
         let held = held_positions(self.ctx.kv_cache_seq_pos_max(seq));
-        if self.book.settle(seq, held) {
+        if self.book.reconcile(seq, held) {
             return;
         }
         let known = self.book.tokens(seq).len();

@@ -20,11 +20,11 @@ impl Worker<'_> {
                 system,
                 messages,
             }) => self.anticipate(seq, &session, &system, &messages, interrupted),
-            Some(IdleWork::Prefill {
+            Some(IdleWork::DecodeAhead {
                 session,
                 system,
                 messages,
-            }) => self.prefill(&session, &system, &messages, interrupted),
+            }) => self.decode_heard(&session, &system, &messages, interrupted),
         }
     }
 
@@ -66,7 +66,7 @@ impl Worker<'_> {
     /// diverging tail the next prefill or request removes (a few tokens, decoded while the
     /// user spoke). Stops between batches when `interrupted` (a command is waiting); what
     /// was decoded stays useful.
-    fn prefill(
+    fn decode_heard(
         &mut self,
         session: &str,
         system: &str,

@@ -141,7 +141,7 @@ impl Model for Recording {
         lock(&self.seen).0.push(users(request.messages));
         self.inner.generate(request, on_text)
     }
-    fn prefill(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
+    fn decode_ahead(&mut self, request: &ModelRequest<'_>) -> Result<(), ModelError> {
         let last = users(request.messages).pop().unwrap_or_default();
         lock(&self.seen).1.push(last);
         Ok(())

@@ -449,7 +449,7 @@ fn prepare_turn_hints_the_fitted_request_and_leaves_the_record() {
         ) -> Result<Generation, ModelError> {
             self.inner.generate(request, on_text)
         }
-        fn prefill(&mut self, r: &ModelRequest<'_>) -> Result<(), ModelError> {
+        fn decode_ahead(&mut self, r: &ModelRequest<'_>) -> Result<(), ModelError> {
             self.prefills.push(r.messages.to_vec());
             Ok(())
         }

@@ -841,7 +841,7 @@ fn a_partial_routed_to_an_inactive_set_prepares_the_request_after_the_switch() {
         ) -> Result<Generation, ModelError> {
             self.inner.generate(request, on_text)
         }
-        fn prefill(&mut self, r: &ModelRequest<'_>) -> Result<(), ModelError> {
+        fn decode_ahead(&mut self, r: &ModelRequest<'_>) -> Result<(), ModelError> {
             self.prefills
                 .push((r.system.to_owned(), r.messages.to_vec()));
             Ok(())

@@ -1,4 +1,4 @@
-//! Conversational messages answered from the message catalog, and the reply gate: debris
+//! Conversational messages answered from the message texts, and the reply gate: debris
 //! never reaches the user nor the history.
 
 use super::guidance::{agent_with, routed_turn};

@@ -407,7 +407,7 @@ fn prepare_turn_hints_the_turns_request_and_changes_nothing() {
         ) -> Result<Generation, ModelError> {
             self.inner.generate(request, on_text)
         }
-        fn prefill(&mut self, r: &ModelRequest<'_>) -> Result<(), ModelError> {
+        fn decode_ahead(&mut self, r: &ModelRequest<'_>) -> Result<(), ModelError> {
             self.prefills.push((
                 r.session.to_owned(),
                 r.system.to_owned(),

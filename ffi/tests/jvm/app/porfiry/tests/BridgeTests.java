@@ -847,7 +847,7 @@ public final class BridgeTests {
 
     static void gemmaStreamsATurn() throws Exception {
         long h = PorfiryNative.create(prop("porfiry.model"), SKILLS, TOOLSETS, 2048, 2, 48, "ru");
-        // A request the model answers (a greeting is answered from the message catalog).
+        // A request the model answers (a greeting is answered from the message texts).
         Recorder r = send(h, "s", "Расскажи, как устроена радуга.");
         r.await(300);
         Check.eq(null, r.error, "error");
@@ -1037,7 +1037,7 @@ public final class BridgeTests {
         int head = Integer.parseInt(Check.json(stats.substring(stats.indexOf("\"head\":")), "tokens"));
         Check.isTrue(head > 50, "the head was prepared at open: " + stats);
 
-        // Requests the model answers (small talk is answered from the message catalog).
+        // Requests the model answers (small talk is answered from the message texts).
         Recorder r1 = send(a.handle(), "s", "Расскажи про море.");
         r1.await(300);
         Check.eq(null, r1.error, "error");

@@ -13,7 +13,7 @@ import java.util.Properties;
  * the app's files directory. Immutable; {@code with*} methods return a changed copy.
  */
 public final class AssistantSettings {
-    /** Languages the assistant speaks (the model's message catalog and text-to-speech). */
+    /** Languages the assistant speaks (the model's message texts and text-to-speech). */
     public static final String[] LANGUAGES = {"ru", "en"};
 
     private final String modelFile;
