@@ -127,7 +127,7 @@ pub enum Speaking {
 /// ideal prefill is what follows the head. With `speaking` other than [`Speaking::Typed`],
 /// the user is modelled as a voice user: before each turn the words said before the last one
 /// (and with [`Speaking::AllHeard`] then all of them) reach the agent as partial transcripts
-/// ([`Agent::prepare_turn`], as a voice host forwards speech recognition's partial results)
+/// ([`Agent::hear_partial`], as a voice host forwards speech recognition's partial results)
 /// and the model decodes them while the user "speaks".
 ///
 /// # Errors
@@ -162,7 +162,7 @@ pub fn run_dialogue_with_head(
         }
         for partial in partials {
             agent
-                .prepare_turn(session, partial, model)
+                .hear_partial(session, partial, model)
                 .map_err(|e| BenchError::Model(format!("turn {n}: {e}")))?;
         }
         // The user's pause before speaking: the model finishes its idle-time work (the

@@ -438,7 +438,7 @@ pub fn run_storm(
                     .take(1 + rng.below(text.chars().count()))
                     .collect();
                 prepares += 1;
-                if let Err(e) = service.prepare(&session, &cut) {
+                if let Err(e) = service.hear_partial(&session, &cut) {
                     call_error(&ledger, e);
                 }
                 if rng.below(2) == 0 && backlog < 2 * sessions.len() {

@@ -1,5 +1,5 @@
 //! The JNI exports of the assistant in `app.porfiry.core.PorfiryNative`: `open`, `create`,
-//! `createScripted`, then calls on a handle (`registerToolset`, `send`, `prepare`, `cancel`,
+//! `createScripted`, then calls on a handle (`registerToolset`, `send`, `hearPartial`, `cancel`,
 //! `delivered`, `endSession`, `close`, `prompt`, `stats`, `cacheReport`).
 //!
 //! Every export runs through [`export`] (the error and panic policy of `boundary.rs`). The
@@ -215,9 +215,9 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_send<'c>(
     })
 }
 
-/// `void prepare(long handle, String session, String partialText)`.
+/// `void hearPartial(long handle, String session, String partialText)`.
 #[no_mangle]
-pub extern "system" fn Java_app_porfiry_core_PorfiryNative_prepare<'c>(
+pub extern "system" fn Java_app_porfiry_core_PorfiryNative_hearPartial<'c>(
     env: EnvUnowned<'c>,
     _class: JClass<'c>,
     handle: jlong,
@@ -227,7 +227,7 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_prepare<'c>(
     on_assistant(env, handle, |env, assistant| {
         let session = string_arg(env, &session, "session")?;
         let partial = string_arg(env, &partial, "partialText")?;
-        Ok(assistant.prepare(&session, &partial)?)
+        Ok(assistant.hear_partial(&session, &partial)?)
     })
 }
 

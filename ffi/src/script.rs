@@ -15,7 +15,7 @@ pub(crate) const MESSAGES_PLACEHOLDER: &str = "{{messages}}";
 pub(crate) const USER_PLACEHOLDER: &str = "{{user}}";
 
 /// In a script output, replaced by [`describe`] of the last user message of the latest
-/// `decode_ahead` hint (`prepare`'s partial transcript), or `none` before any.
+/// `decode_ahead` hint (`hearPartial`'s partial transcript), or `none` before any.
 pub(crate) const PREPARED_PLACEHOLDER: &str = "{{prepared}}";
 
 /// How many leading characters [`describe`] lists.

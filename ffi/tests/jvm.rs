@@ -314,7 +314,7 @@ fn utf8_round_trips_both_ways() {
 }
 
 /// Lone surrogates, NUL, pairs and texts of 5,000,000 chars and 2,000,000 emoji through
-/// `send` and `prepare` (the JNI string conversion itself; RELIABILITY.md §6, §7). Prints
+/// `send` and `hearPartial` (the JNI string conversion itself; RELIABILITY.md §6, §7). Prints
 /// each case's times.
 #[test]
 fn hostile_strings_cross_the_bridge() {

@@ -12,7 +12,7 @@
 //! - [`Runtime::open`] resolves (and fetches) the model, loads the engine and the agent,
 //!   registers the built-in host tools and warms the head up, and says what it did in an
 //!   [`OpenReport`]. [`Runtime`] then runs turns ([`Runtime::turn`] → [`Turn`] with its
-//!   [`TurnStats`]), partial-transcript hints ([`Runtime::prepare`]), prompts and
+//!   [`TurnStats`]), partial-transcript hints ([`Runtime::hear_partial`]), prompts and
 //!   [`Runtime::end_session`].
 //! - [`TurnStats`] is the one definition of every per-turn figure (sums and last-request
 //!   figures named apart), used by the CLI, the bridge's `onDone` and the benchmark rows.

@@ -187,9 +187,9 @@ impl Runtime {
     ///
     /// # Errors
     /// [`RuntimeError::Agent`] for an empty session name or what the model reports.
-    pub fn prepare(&mut self, session: &str, partial: &str) -> Result<(), RuntimeError> {
+    pub fn hear_partial(&mut self, session: &str, partial: &str) -> Result<(), RuntimeError> {
         let model = self.backend.model();
-        self.agent.prepare_turn(session, partial, model)?;
+        self.agent.hear_partial(session, partial, model)?;
         Ok(())
     }
 

@@ -252,7 +252,7 @@ struct DialogueArgs {
     #[arg(long, value_name = "DIR")]
     head_snapshots: Option<std::path::PathBuf>,
     /// Model a voice user: before each turn the user's words but the last reach the agent as
-    /// a partial transcript (`Agent::prepare_turn`) and are decoded while they "speak"; the
+    /// a partial transcript (`Agent::hear_partial`) and are decoded while they "speak"; the
     /// turn then prefills only the last word and the framing that closes the message.
     #[arg(long)]
     speaking: bool,

@@ -4,7 +4,7 @@
 //!
 //! Each round plays the utterances twice as a new session each: typed (each message arrives
 //! whole) and spoken (before each message the words but the last, then all of them, reach the
-//! runtime as partial transcripts — `Runtime::prepare` — and the model finishes its idle-time
+//! runtime as partial transcripts — `Runtime::hear_partial` — and the model finishes its idle-time
 //! work, as it would while the user talks). A turn is timed from the call with the final text
 //! to its first visible text (`AgentEvent::Text`): routing, the first request, any tool call
 //! and its follow-up included — what the user waits for.
@@ -83,9 +83,9 @@ pub fn run(a: VoiceArgs) -> anyhow::Result<ExitCode> {
             for (i, u) in utterances.iter().enumerate() {
                 if mode == "spoken" {
                     if let Some((before, _)) = u.trim().rsplit_once(char::is_whitespace) {
-                        host.runtime.prepare(&session, before)?;
+                        host.runtime.hear_partial(&session, before)?;
                     }
-                    host.runtime.prepare(&session, u)?;
+                    host.runtime.hear_partial(&session, u)?;
                 }
                 // The user's pause: idle-time work finishes (the framing after the last
                 // reply, the words heard).

@@ -11,7 +11,7 @@
 //! - `compact`: keeping every request inside the model's context ([`ContextBudget`], the
 //!   compaction of the request's view of the history).
 //! - `turn`: the turn loop and the hints ahead of it ([`Agent::warm_up`],
-//!   [`Agent::prepare_turn`]).
+//!   [`Agent::hear_partial`]).
 //! - `dispatch`: answering one tool call — core tools, toolset switches, host tools.
 //! - `hook`: what a host tells the agent about a session between calls ([`HostHook`]: the
 //!   reminder of a running protocol, hidden notes, extra skills index lines).
@@ -130,7 +130,7 @@ struct Shared {
     /// The host's hook into sessions ([`Agent::set_host_hook`]); `None`: no host notes.
     hook: Option<SharedHook>,
     /// How the model writes calls ([`crate::Model::call_syntax`]), as the last call that
-    /// got a model ([`Agent::turn`], [`Agent::warm_up`], [`Agent::prepare_turn`]) found it;
+    /// got a model ([`Agent::turn`], [`Agent::warm_up`], [`Agent::hear_partial`]) found it;
     /// the prompt, the request layout and the guide follow it.
     syntax: CallSyntax,
 }

@@ -260,7 +260,7 @@ pub enum AgentError {
         available: Vec<String>,
     },
     /// The model refused a request outside a turn
-    /// ([`Agent::prepare_turn`](super::Agent::prepare_turn)).
+    /// ([`Agent::hear_partial`](super::Agent::hear_partial)).
     #[error("model: {0}")]
     Model(String),
 }

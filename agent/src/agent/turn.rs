@@ -58,7 +58,7 @@ impl Agent {
     ///
     /// # Errors
     /// [`AgentError::EmptySession`], or what the model reports.
-    pub fn prepare_turn(
+    pub fn hear_partial(
         &mut self,
         session: &str,
         partial_text: &str,

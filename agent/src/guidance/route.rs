@@ -40,7 +40,7 @@ pub struct Route {
 pub(crate) struct Router {
     cache: HashMap<String, Vec<f32>>,
     /// The most recent requests' embeddings, newest last: a voice user's last partial
-    /// transcript is routed while they speak ([`crate::Agent::prepare_turn`]), and the turn
+    /// transcript is routed while they speak ([`crate::Agent::hear_partial`]), and the turn
     /// with the same final text finds its embedding here instead of waiting for the model.
     queries: Vec<(String, Vec<f32>)>,
 }

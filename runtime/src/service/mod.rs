@@ -131,15 +131,15 @@ impl Service {
 
     /// Queues a hint: the user is speaking in `session` and `partial` is what was heard so
     /// far. The worker has the model decode the turn's prompt up to those words
-    /// ([`Runtime::prepare`]), so the turn sent when the user finishes prefills only the last
+    /// ([`Runtime::hear_partial`]), so the turn sent when the user finishes prefills only the last
     /// words; skipped when a turn of the session is already queued (its own request does the
     /// work). Hints are cheap to send often (the engine does only the newest).
     ///
     /// # Errors
     /// [`ServiceError::InvalidArgument`] for an empty session, [`ServiceError::Closed`].
-    pub fn prepare(&self, session: &str, partial: &str) -> Result<(), ServiceError> {
+    pub fn hear_partial(&self, session: &str, partial: &str) -> Result<(), ServiceError> {
         check_session(session)?;
-        self.enqueue(ServiceJob::Prepare {
+        self.enqueue(ServiceJob::HearPartial {
             session: session.to_string(),
             text: partial.to_string(),
         })

@@ -65,7 +65,7 @@ pub(super) enum ServiceJob {
         session: String,
         reply: Sender<String>,
     },
-    Prepare {
+    HearPartial {
         session: String,
         text: String,
     },

@@ -284,10 +284,10 @@ fn a_newer_message_does_not_reach_across_an_ended_session() {
 #[test]
 fn prepare_is_a_hint_that_changes_no_turn() {
     let (a, seen) = recording(&["Да."]);
-    a.prepare("s", "вопр").unwrap();
-    a.prepare("s", "вопрос").unwrap();
+    a.hear_partial("s", "вопр").unwrap();
+    a.hear_partial("s", "вопрос").unwrap();
     assert!(matches!(
-        a.prepare("", "x"),
+        a.hear_partial("", "x"),
         Err(ServiceError::InvalidArgument(_))
     ));
     // The prompt job queues behind the hints: when it answers, they have run.
@@ -303,7 +303,10 @@ fn prepare_is_a_hint_that_changes_no_turn() {
     assert_eq!(hints, vec!["вопр".to_string(), "вопрос".to_string()]);
     assert_eq!(turns, vec![vec!["вопрос".to_string()]]);
     a.close().unwrap();
-    assert!(matches!(a.prepare("s", "x"), Err(ServiceError::Closed)));
+    assert!(matches!(
+        a.hear_partial("s", "x"),
+        Err(ServiceError::Closed)
+    ));
 }
 
 #[test]

@@ -37,10 +37,11 @@ pub(super) fn worker_loop(mut runtime: Runtime, rx: Receiver<ServiceJob>, shared
                     let _ = catch_unwind(AssertUnwindSafe(|| runtime.warm_up()));
                 }
             }
-            ServiceJob::Prepare { session, text } => {
+            ServiceJob::HearPartial { session, text } => {
                 let queued_turn = lock(&shared.pending).iter().any(|p| p.session == session);
                 if !queued_turn {
-                    let _ = catch_unwind(AssertUnwindSafe(|| runtime.prepare(&session, &text)));
+                    let _ =
+                        catch_unwind(AssertUnwindSafe(|| runtime.hear_partial(&session, &text)));
                 }
             }
             ServiceJob::Prompt { session, reply } => {

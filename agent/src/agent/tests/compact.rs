@@ -436,7 +436,7 @@ fn without_a_count_the_agent_estimates_on_the_large_side() {
 }
 
 #[test]
-fn prepare_turn_hints_the_fitted_request_and_leaves_the_record() {
+fn hear_partial_hints_the_fitted_request_and_leaves_the_record() {
     struct Hinted {
         inner: ScriptedModel,
         prefills: Vec<Vec<Message>>,
@@ -476,7 +476,7 @@ fn prepare_turn_hints_the_fitted_request_and_leaves_the_record() {
         prefills: Vec::new(),
     };
     let next = words("t4_", 30);
-    agent.prepare_turn("s", &next, &mut model).unwrap();
+    agent.hear_partial("s", &next, &mut model).unwrap();
     assert_eq!(agent.sessions["s"].compacted, record);
     let out = agent
         .turn("s", &next, &mut model, &CancelToken::new(), &mut |_| {})
@@ -488,7 +488,7 @@ fn prepare_turn_hints_the_fitted_request_and_leaves_the_record() {
         inner: ScriptedModel::new(Vec::<String>::new()).with_context(40, 10),
         prefills: Vec::new(),
     };
-    agent.prepare_turn("s", "x", &mut tiny).unwrap();
+    agent.hear_partial("s", "x", &mut tiny).unwrap();
     assert!(tiny.prefills.is_empty());
 }
 

@@ -480,8 +480,8 @@ fn the_last_partial_is_embedded_once_for_its_turn() {
         inner: ScriptedModel::new(["10:00."]).with_embeddings(),
         queries: Vec::new(),
     };
-    agent.prepare_turn("s", "Который час", &mut model).unwrap();
-    agent.prepare_turn("s", said, &mut model).unwrap();
+    agent.hear_partial("s", "Который час", &mut model).unwrap();
+    agent.hear_partial("s", said, &mut model).unwrap();
     assert_eq!(model.queries, ["Который час", said]);
     assert!(agent.history("s").is_empty(), "a hint changes nothing");
     let out = agent
@@ -856,7 +856,7 @@ fn a_partial_routed_to_an_inactive_set_prepares_the_request_after_the_switch() {
         prefills: Vec::new(),
     };
     let said = "Покажи мои заметки";
-    agent.prepare_turn("s", said, &mut model).unwrap();
+    agent.hear_partial("s", said, &mut model).unwrap();
     // Preparing changed nothing in the session.
     assert!(agent.sessions.get("s").is_none_or(|s| s.active.is_empty()));
     agent

@@ -394,7 +394,7 @@ fn model_errors_end_the_turn_and_keep_the_history() {
 }
 
 #[test]
-fn prepare_turn_hints_the_turns_request_and_changes_nothing() {
+fn hear_partial_hints_the_turns_request_and_changes_nothing() {
     struct Hinted {
         inner: ScriptedModel,
         prefills: Vec<(String, String, Vec<Message>)>,
@@ -427,8 +427,8 @@ fn prepare_turn_hints_the_turns_request_and_changes_nothing() {
         inner: ScriptedModel::new(["Сейчас десять."]),
         prefills: Vec::new(),
     };
-    agent.prepare_turn("s", "Который", &mut model).unwrap();
-    agent.prepare_turn("s", "Который час?", &mut model).unwrap();
+    agent.hear_partial("s", "Который", &mut model).unwrap();
+    agent.hear_partial("s", "Который час?", &mut model).unwrap();
     assert_eq!(agent.history("s"), history.as_slice());
     assert_eq!(agent.sessions.get("s").map(|s| s.active.len()), Some(1));
     assert_eq!(model.prefills.len(), 2);
@@ -460,19 +460,19 @@ fn prepare_turn_hints_the_turns_request_and_changes_nothing() {
     assert_eq!(messages, &first.messages);
 
     // A hint for a session that does not exist yet does not create it.
-    agent.prepare_turn("new", "Привет", &mut model).unwrap();
+    agent.hear_partial("new", "Привет", &mut model).unwrap();
     assert!(!agent.sessions().any(|s| s == "new"));
     assert_eq!(
         model.prefills[2].2.last().map(|m| m.content.as_str()),
         Some("Привет")
     );
     assert_eq!(
-        agent.prepare_turn(" ", "x", &mut model),
+        agent.hear_partial(" ", "x", &mut model),
         Err(AgentError::EmptySession)
     );
     // A model without prefill support accepts the hint and does nothing.
     let mut scripted = ScriptedModel::new(Vec::<String>::new());
-    agent.prepare_turn("s", "Ещё", &mut scripted).unwrap();
+    agent.hear_partial("s", "Ещё", &mut scripted).unwrap();
 }
 
 #[test]

@@ -183,7 +183,7 @@ public final class BridgeTests {
             String sent = c[1];
             String want = described(c[2]);
             long t0 = System.nanoTime();
-            PorfiryNative.prepare(h, name, sent);
+            PorfiryNative.hearPartial(h, name, sent);
             // prompt() is a job of the same worker: when it answers, the hint was taken.
             PorfiryNative.prompt(h, name);
             long prepareMs = (System.nanoTime() - t0) / 1_000_000;
@@ -863,8 +863,8 @@ public final class BridgeTests {
         Check.contains(PorfiryNative.stats(h), "\"kind\":\"gguf\"", "stats");
         System.out.println("gemma turn: " + r.done);
         // The user speaks again: partial transcripts go ahead of the turn.
-        PorfiryNative.prepare(h, "s", "Почему");
-        PorfiryNative.prepare(h, "s", "Почему трава зелёная");
+        PorfiryNative.hearPartial(h, "s", "Почему");
+        PorfiryNative.hearPartial(h, "s", "Почему трава зелёная");
         // Wait until the words heard are in the cache: the conversation so far, the framing of
         // the next message (5 tokens) and at least 3 tokens of words (a loaded machine may take
         // a while; a request arriving first would stop the hint's decode).

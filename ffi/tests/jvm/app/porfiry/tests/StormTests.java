@@ -297,7 +297,7 @@ public final class StormTests {
         } else if (pick < 45) {
             String text = REQUESTS[r.nextInt(REQUESTS.length)];
             String partial = text.substring(0, 1 + r.nextInt(text.length()));
-            return round.call("prepare", () -> PorfiryNative.prepare(round.handle, s, partial));
+            return round.call("hearPartial", () -> PorfiryNative.hearPartial(round.handle, s, partial));
         } else if (pick < 62) {
             return round.call("cancel", () -> {
                 PorfiryNative.cancel(round.handle, s);

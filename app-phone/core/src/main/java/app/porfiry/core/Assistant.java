@@ -44,9 +44,9 @@ public final class Assistant implements AutoCloseable {
         PorfiryNative.send(handle, session, text, listener);
     }
 
-    /** See {@link PorfiryNative#prepare}. */
-    public void prepare(String session, String partialText) {
-        PorfiryNative.prepare(handle, session, partialText);
+    /** See {@link PorfiryNative#hearPartial}. */
+    public void hearPartial(String session, String partialText) {
+        PorfiryNative.hearPartial(handle, session, partialText);
     }
 
     /** See {@link PorfiryNative#endSession}. */

@@ -64,7 +64,7 @@ public final class PorfiryNative {
      * them (so cancellation and close can be tested deterministically). In an output,
      * {@code {{messages}}} is replaced by the number of messages the model was sent (to check how
      * much history a request carries), {@code {{user}}} and {@code {{prepared}}} by what the last
-     * user text of the request and of the latest {@link #prepare} was when it reached the model
+     * user text of the request and of the latest {@link #hearPartial} was when it reached the model
      * ({@code "<chars> chars, <n> U+FFFD: U+XXXX ..."}, the first 16 code points).
      */
     public static native long createScripted(String[] script, int pieceDelayMs, String skillsDir,
@@ -96,7 +96,7 @@ public final class PorfiryNative {
      * to prefill before the reply starts. Call it with every partial result; it returns at once
      * and changes nothing in the session (a hint, not a turn).
      */
-    public static native void prepare(long handle, String session, String partialText);
+    public static native void hearPartial(long handle, String session, String partialText);
 
     /**
      * Tells how much of the running turn's streamed text in {@code session} reached the user so
