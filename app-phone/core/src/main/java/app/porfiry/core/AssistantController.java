@@ -190,7 +190,7 @@ public final class AssistantController {
             // After the idle period the words belong to a new conversation: end the old one
             // first, so the hint prepares the request the new one will make.
             startOverIfIdle();
-            assistant.hear_partial(session, partialText);
+            assistant.hearPartial(session, partialText);
         }
     }
 
