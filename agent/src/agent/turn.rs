@@ -11,7 +11,8 @@ use super::{
 use crate::args::validate_args;
 use crate::call_line::{parse_output_as, RepeatGuard, VisibleTextFilter};
 use crate::guidance::{
-    arithmetic_question, day_question, say_arithmetic, say_day, Route, Technique,
+    arithmetic_question, day_question, say_arithmetic, say_day, say_units, unit_question, Route,
+    Technique,
 };
 use crate::judge::user_lang;
 use crate::messages::Texts;
@@ -200,12 +201,21 @@ impl Agent {
                 offset,
             ))
         };
+        // How many of one unit of time make another: computed.
+        let units = || {
+            let on = shared.config.guidance.is_on(Technique::UnitQuestions);
+            let question = on.then(|| unit_question(user_text)).flatten()?;
+            Some(say_units(
+                user_lang(user_text, shared.config.lang),
+                &question,
+            ))
+        };
         let computed = match question {
             Some(question) => Some(say_arithmetic(
                 user_lang(user_text, shared.config.lang),
                 &question,
             )),
-            None => day(),
+            None => day().or_else(units),
         };
         if let Some(reply) = computed {
             on_event(AgentEvent::Text(reply.clone()));

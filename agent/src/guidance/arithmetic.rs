@@ -221,7 +221,7 @@ const FILLER: &[&str] = &[
 ];
 
 /// The value of a number word.
-fn number_word(word: &str) -> Option<f64> {
+pub(super) fn number_word(word: &str) -> Option<f64> {
     const WORDS: &[(&str, f64)] = &[
         ("ноль", 0.0),
         ("один", 1.0),

@@ -10,6 +10,7 @@
 //!   apart, the echo and intro stops.
 //! - `refer` — the items of the latest tool list a request points at («второй», «её»).
 //! - `dates` — questions of the day before or after today, answered from the clock.
+//! - `units` — questions of how many of one unit of time make another, computed.
 //! - `plan` — one request's [`ReplyPlan`]: what the request may produce (a forced reply or
 //!   its [`crate::ReplyGuide`]), from the session's state, the route and the techniques on.
 //!
@@ -29,6 +30,7 @@ mod route;
 mod talk;
 mod technique;
 mod text;
+mod units;
 mod words;
 
 pub use route::{Route, RouteExample};
@@ -39,6 +41,7 @@ pub(crate) use dates::{day_question, say_day};
 pub(crate) use plan::{Planner, ReplyPlan};
 pub(crate) use route::Router;
 pub(crate) use talk::refine as refine_intent;
+pub(crate) use units::{say as say_units, unit_question};
 
 #[cfg(test)]
 pub(crate) use text::{delimited_text, echo_stop, number_groups};
@@ -89,6 +92,7 @@ impl Guidance {
         g.on.set(Technique::ReplyGate, false);
         g.on.set(Technique::Arithmetic, false);
         g.on.set(Technique::DayQuestions, false);
+        g.on.set(Technique::UnitQuestions, false);
         g
     }
 

@@ -53,6 +53,9 @@ const RU_TALK: &[(Intent, &str)] = &[
     (Intent::OutOfScope, "Забронируй столик"),
     (Intent::OutOfScope, "Отправь письмо коллеге"),
     (Intent::OutOfScope, "Оплати коммуналку"),
+    (Intent::OutOfScope, "А ты умеешь бронировать гостиницы?"),
+    (Intent::OutOfScope, "Можешь вызвать мне сантехника?"),
+    (Intent::OutOfScope, "Ты можешь купить продукты с доставкой?"),
 ];
 
 const EN_TALK: &[(Intent, &str)] = &[
@@ -91,6 +94,9 @@ const EN_TALK: &[(Intent, &str)] = &[
     (Intent::OutOfScope, "Reserve a table"),
     (Intent::OutOfScope, "Write an email to the team"),
     (Intent::OutOfScope, "Pay my phone bill"),
+    (Intent::OutOfScope, "Are you able to book hotels?"),
+    (Intent::OutOfScope, "Could you get me a plumber?"),
+    (Intent::OutOfScope, "Can you buy groceries for delivery?"),
 ];
 
 /// What a conversational message routed to `intent` is answered as, from its words: a

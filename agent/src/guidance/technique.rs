@@ -137,11 +137,16 @@ pub enum Technique {
     /// asks nothing else is answered from the clock, without a model call. The failure:
     /// «А завтра какой день?» answered with today's time by the clock tool, or a guess.
     DayQuestions,
+    /// A question of how many of one unit of time make another («Сколько минут в часе?»,
+    /// "How many days are there in a week?"), with a whole answer and nothing else asked, is
+    /// answered with the computed count, without a model call. The failure: such questions
+    /// routed to the clock tool, or answered with a guess or a refusal.
+    UnitQuestions,
 }
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 30] = [
+    pub const ALL: [Technique; 31] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -172,6 +177,7 @@ impl Technique {
         Technique::References,
         Technique::SaidValue,
         Technique::DayQuestions,
+        Technique::UnitQuestions,
     ];
 
     /// The main switches: [`crate::Guidance::none`] has them all off.
@@ -217,6 +223,7 @@ impl Technique {
             Technique::References => "references",
             Technique::SaidValue => "said-value",
             Technique::DayQuestions => "day-questions",
+            Technique::UnitQuestions => "unit-questions",
         }
     }
 
@@ -234,7 +241,7 @@ impl Technique {
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable
-            | NoReplyPhrase | ReplyGate | Arithmetic | DayQuestions => None,
+            | NoReplyPhrase | ReplyGate | Arithmetic | DayQuestions | UnitQuestions => None,
         }
     }
 
@@ -256,6 +263,7 @@ impl Technique {
                 | Technique::ReplyGate
                 | Technique::Arithmetic
                 | Technique::DayQuestions
+                | Technique::UnitQuestions
         )
     }
 
@@ -337,6 +345,7 @@ mod tests {
                                 | Technique::ReplyGate
                                 | Technique::Arithmetic
                                 | Technique::DayQuestions
+                                | Technique::UnitQuestions
                         ),
                     "{t}"
                 ),

@@ -59,7 +59,7 @@ fn variants(lang: Lang, intent: Intent) -> &'static [&'static str] {
         ],
         (Lang::En, Intent::OutOfScope) => &[
             "I can't do that yet. But I can {caps}.",
-            "That's beyond me for now. I can {caps}.",
+            "Sorry, that's beyond me for now. I can {caps}.",
         ],
     }
 }

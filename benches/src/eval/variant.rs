@@ -184,6 +184,7 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     27 "references",
     28 "said-value",
     29 "day-questions",
+    30 "unit-questions",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).

@@ -869,3 +869,18 @@ fn a_partial_routed_to_an_inactive_set_prepares_the_request_after_the_switch() {
         (first.system.clone(), first.messages.clone())
     );
 }
+
+#[test]
+fn a_question_of_units_of_time_is_computed() {
+    let mut agent = agent_with(Guidance::default());
+    let (out, model) = routed_turn(&mut agent, "А сколько минут в часе?", &[]);
+    assert_eq!(out.reply, "В часе 60 минут.");
+    assert!(out.computed && model.requests().is_empty());
+    // In the language of the message.
+    let (out, _) = routed_turn(&mut agent, "How many days are there in a week?", &[]);
+    assert_eq!(out.reply, "There are 7 days in a week.");
+    // Off: the turn goes to the model.
+    let mut agent = agent_with(Guidance::default().without(Technique::UnitQuestions));
+    let (out, model) = routed_turn(&mut agent, "А сколько минут в часе?", &["Шестьдесят."]);
+    assert!(!out.computed && !model.requests().is_empty());
+}
