@@ -107,7 +107,7 @@ pub use judge::{
     declines, is_refusal, judge_reply, user_lang, JudgeContext, Rule, Verdict, MAX_WORDS,
 };
 pub use load::{MAX_FILE_BYTES, MAX_FLOW_OPENINGS};
-pub use messages::{ArgProblem, Lang, Texts, UnknownLang};
+pub use messages::{AnswerTranscript, ArgProblem, Lang, Texts, UnknownLang};
 pub use model::{
     wire, ArgKind, ArgSpec, CallLine, CallSpec, CallSyntax, CancelToken, ContextWindow, Generation,
     GenerationStats, Message, Model, ModelError, ModelErrorKind, ModelRequest, ReplyGuide, Role,

@@ -34,6 +34,7 @@ use crate::skill::SkillRegistry;
 use crate::tools::{ExecutorTarget, ToolExecutor};
 use crate::toolset::{Toolset, ToolsetRegistry};
 
+mod answer;
 mod compact;
 mod dispatch;
 mod gate;

@@ -240,6 +240,25 @@ impl Agent {
             out.stop = TurnStop::Answered;
             return Ok(out);
         }
+        // A question no tool serves: asked in a question-and-answer transcript.
+        let route = out.route.clone();
+        if let Some(reply) = shared.transcript_answer(
+            session,
+            s,
+            route.as_ref(),
+            user_text,
+            model,
+            cancel,
+            &mut out,
+            on_event,
+        ) {
+            on_event(AgentEvent::Text(reply.clone()));
+            out.streamed.push_str(&reply);
+            s.history.push(Message::assistant(reply.clone()));
+            out.reply = reply;
+            out.stop = TurnStop::Answered;
+            return Ok(out);
+        }
         // The visible text of the last discarded generation: the host heard it already.
         let mut heard = String::new();
         // A switch that changed nothing: its call and reply, for the next request only.

@@ -9,6 +9,7 @@
 //! - `text` — the text rules: the words of a turn, number groups, the text a request sets
 //!   apart, the echo and intro stops.
 //! - `refer` — the items of the latest tool list a request points at («второй», «её»).
+//! - `answers` — questions of fact asked in a question-and-answer transcript.
 //! - `dates` — questions of the day before or after today, answered from the clock.
 //! - `units` — questions of how many of one unit of time make another, computed.
 //! - `plan` — one request's [`ReplyPlan`]: what the request may produce (a forced reply or
@@ -21,6 +22,7 @@
 //! one fixed, the system text is the same whatever else is on (tested:
 //! `agent/src/agent/tests/guidance.rs`, `guidance_never_edits_a_request_s_messages`).
 
+mod answers;
 mod arithmetic;
 mod dates;
 mod examples;
@@ -36,6 +38,7 @@ mod words;
 pub use route::{Route, RouteExample};
 pub use technique::{Technique, UnknownTechnique};
 
+pub(crate) use answers::{answer_prefix, is_question, transcript};
 pub(crate) use arithmetic::{arithmetic_question, say as say_arithmetic};
 pub(crate) use dates::{day_question, say_day};
 pub(crate) use plan::{Planner, ReplyPlan};

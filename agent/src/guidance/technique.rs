@@ -142,11 +142,18 @@ pub enum Technique {
     /// answered with the computed count, without a model call. The failure: such questions
     /// routed to the clock tool, or answered with a guess or a refusal.
     UnitQuestions,
+    /// A question no tool or conversational intent serves («Какая столица Франции?»,
+    /// "Who painted the Mona Lisa?") is asked in a question-and-answer transcript of its own
+    /// (a persona line, worked exchanges, the question; the answer's label as the reply's
+    /// prefix) instead of the chat prompt, and the answer is given only when the judge
+    /// accepts it. The failure: a base model that never saw chat turns answering a question
+    /// with the prompt's words, an echo, another language or the refusal.
+    AnswerTranscript,
 }
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 31] = [
+    pub const ALL: [Technique; 32] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -178,6 +185,7 @@ impl Technique {
         Technique::SaidValue,
         Technique::DayQuestions,
         Technique::UnitQuestions,
+        Technique::AnswerTranscript,
     ];
 
     /// The main switches: [`crate::Guidance::none`] has them all off.
@@ -224,6 +232,7 @@ impl Technique {
             Technique::SaidValue => "said-value",
             Technique::DayQuestions => "day-questions",
             Technique::UnitQuestions => "unit-questions",
+            Technique::AnswerTranscript => "answer-transcript",
         }
     }
 
@@ -235,9 +244,8 @@ impl Technique {
         match self {
             Centering | StemOverlap | StemWeights | TopTwo | IdAfterReply | NamedChoice
             | DelimitedText | SpokenNumbers | TailOfWords | NumberGroups | OneAction
-            | ReplyWords | ListAsItems | DropAsides | TalkIntents | References | SaidValue => {
-                Some(Route)
-            }
+            | ReplyWords | ListAsItems | DropAsides | TalkIntents | References | SaidValue
+            | AnswerTranscript => Some(Route),
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable
@@ -264,6 +272,7 @@ impl Technique {
                 | Technique::Arithmetic
                 | Technique::DayQuestions
                 | Technique::UnitQuestions
+                | Technique::AnswerTranscript
         )
     }
 

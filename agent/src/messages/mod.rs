@@ -17,6 +17,8 @@ use std::str::FromStr;
 mod tables;
 mod talk;
 
+pub use talk::AnswerTranscript;
+
 use tables::{en, ru, Key};
 
 /// The language of everything the model sees (prompt and tool replies).

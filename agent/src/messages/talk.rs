@@ -64,6 +64,19 @@ fn variants(lang: Lang, intent: Intent) -> &'static [&'static str] {
     }
 }
 
+/// The parts of the question-and-answer transcript ([`Texts::answer_transcript`]).
+#[derive(Debug, Clone, Copy)]
+pub struct AnswerTranscript {
+    /// Who answers, as the request's system text.
+    pub persona: &'static str,
+    /// The label of a question line («Вопрос», "Question").
+    pub question: &'static str,
+    /// The label of an answer line («Ответ», "Answer").
+    pub answer: &'static str,
+    /// Worked exchanges, `(question, answer)`.
+    pub shots: &'static [(&'static str, &'static str)],
+}
+
 impl Texts {
     /// The reply to a conversational message of `intent`: variant `variant` (any number;
     /// taken modulo the number of variants), with `caps` ([`Texts::capabilities`]) where
@@ -135,6 +148,52 @@ impl Texts {
                 };
                 format!("{when} {weekday}, {date}.")
             }
+        }
+    }
+
+    /// The question-and-answer transcript a question of fact is asked in
+    /// ([`crate::Technique::AnswerTranscript`]): a persona line (the request's system
+    /// text), the labels of a question and of an answer, and a few worked exchanges of
+    /// different kinds (a count, a colour, an author, a superlative, a place, the assistant
+    /// itself). Written apart from every eval case.
+    pub fn answer_transcript(self) -> AnswerTranscript {
+        match self.lang() {
+            Lang::Ru => AnswerTranscript {
+                persona: "Порфирий — голосовой помощник. Он отвечает на вопросы коротко и верно.",
+                question: "Вопрос",
+                answer: "Ответ",
+                shots: &[
+                    ("Сколько ног у паука?", "У паука восемь ног."),
+                    ("Какого цвета спелый помидор?", "Спелый помидор красный."),
+                    ("Кто написал «Евгения Онегина»?", "Александр Пушкин."),
+                    ("Какая планета самая большая?", "Юпитер."),
+                    ("Где живут пингвины?", "В Антарктиде."),
+                    (
+                        "Ты живой?",
+                        "Нет, я Порфирий, голосовой помощник, программа.",
+                    ),
+                ],
+            },
+            Lang::En => AnswerTranscript {
+                persona:
+                    "Porfiry is a voice assistant. He answers questions briefly and correctly.",
+                question: "Question",
+                answer: "Answer",
+                shots: &[
+                    (
+                        "How many legs does a spider have?",
+                        "A spider has eight legs.",
+                    ),
+                    ("What color is a ripe tomato?", "A ripe tomato is red."),
+                    ("Who wrote Romeo and Juliet?", "William Shakespeare."),
+                    ("Which planet is the largest?", "Jupiter."),
+                    ("Where do penguins live?", "In Antarctica."),
+                    (
+                        "Are you alive?",
+                        "No, I'm Porfiry, a voice assistant program.",
+                    ),
+                ],
+            },
         }
     }
 

@@ -185,6 +185,7 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     28 "said-value",
     29 "day-questions",
     30 "unit-questions",
+    31 "answer-transcript",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).

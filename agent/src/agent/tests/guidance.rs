@@ -111,7 +111,8 @@ fn a_call_with_arguments_gets_its_name_and_the_request_s_words() {
 
 #[test]
 fn a_plain_request_gets_a_reply_without_calls() {
-    let mut agent = agent_with(Guidance::default());
+    // In the chat prompt (a question would be asked in the transcript).
+    let mut agent = agent_with(Guidance::default().without(Technique::AnswerTranscript));
     let (out, model) = routed_turn(
         &mut agent,
         "Почему небо голубое?",

@@ -1,6 +1,7 @@
 //! Conversational messages answered from the message texts, and the reply gate: debris
 //! never reaches the user nor the history.
 
+use super::super::answer::ANSWERS_SESSION;
 use super::guidance::{agent_with, routed_turn};
 use super::*;
 use crate::judge::{judge_reply, JudgeContext};
@@ -62,7 +63,8 @@ fn without_the_technique_a_greeting_goes_to_the_model() {
 
 #[test]
 fn debris_is_held_back_and_never_reaches_the_next_request() {
-    let mut agent = agent_with(Guidance::default());
+    // The chat prompt's reply (a question would be asked in the transcript).
+    let mut agent = agent_with(Guidance::default().without(Technique::AnswerTranscript));
     let debris = "Скиллы (read_skill|имя): купить фильм. alimentaire";
     let mut model = ScriptedModel::new([debris, "Из-за хлорофилла."]).with_embeddings();
     let mut heard = String::new();
@@ -108,7 +110,8 @@ fn debris_is_held_back_and_never_reaches_the_next_request() {
 
 #[test]
 fn a_clean_beginning_is_kept_when_the_gate_closes_later() {
-    let mut agent = agent_with(Guidance::default());
+    // The chat prompt's reply (a question would be asked in the transcript).
+    let mut agent = agent_with(Guidance::default().without(Technique::AnswerTranscript));
     let (out, _) = routed_turn(
         &mut agent,
         "Почему небо голубое?",
@@ -136,4 +139,65 @@ fn a_message_that_sets_a_text_apart_is_no_small_talk() {
             .is_none_or(|t| Intent::from_target(t).is_none()),
         "{routed:?}"
     );
+}
+
+#[test]
+fn a_question_is_asked_in_the_transcript_and_its_answer_kept() {
+    let mut agent = agent_with(Guidance::default());
+    let (out, model) = routed_turn(
+        &mut agent,
+        "Почему небо голубое?",
+        &[" Из-за рассеяния света."],
+    );
+    assert_eq!(out.route.as_ref().unwrap().target, None);
+    assert_eq!(out.reply, "Из-за рассеяния света.");
+    let r = &model.requests()[0];
+    assert_eq!(r.session, ANSWERS_SESSION);
+    assert_eq!(r.prefix.as_deref(), Some("Ответ:"));
+    assert_eq!(r.stop, ["\n"]);
+    assert_eq!(r.calls, Some(vec![]));
+    assert_eq!(r.messages.len(), 1);
+    assert!(r.messages[0]
+        .content
+        .ends_with("Вопрос: Почему небо голубое?"));
+    // The user's session holds the question and the answer, never the transcript.
+    let history = agent.history("s");
+    assert_eq!(history.len(), 2);
+    assert_eq!(history[1].content, "Из-за рассеяния света.");
+    // A question that goes on from it is asked after that exchange.
+    let (out, model) = routed_turn(
+        &mut agent,
+        "А закат почему красный?",
+        &[" Тоже из-за него."],
+    );
+    assert_eq!(out.reply, "Тоже из-за него.");
+    let asked = &model.requests()[0].messages[0].content;
+    assert!(
+        asked.ends_with(
+            "Вопрос: Почему небо голубое?\nОтвет: Из-за рассеяния света.\n\nВопрос: А закат почему красный?"
+        ),
+        "{asked}"
+    );
+}
+
+#[test]
+fn an_unacceptable_answer_falls_back_to_the_chat_prompt() {
+    let mut agent = agent_with(Guidance::default());
+    // An echo of the question: the judge refuses it; the turn asks in the chat prompt.
+    let (out, model) = routed_turn(
+        &mut agent,
+        "Почему небо голубое?",
+        &[" Почему небо голубое?", "Небо голубое из-за рассеяния."],
+    );
+    assert_eq!(model.requests().len(), 2);
+    assert_eq!(model.requests()[1].session, "s");
+    assert_eq!(out.reply, "Небо голубое из-за рассеяния.");
+    // Off: the chat prompt at once.
+    let mut agent = agent_with(Guidance::default().without(Technique::AnswerTranscript));
+    let (_, model) = routed_turn(
+        &mut agent,
+        "Почему небо голубое?",
+        &["Из-за рассеяния света."],
+    );
+    assert_eq!(model.requests()[0].session, "s");
 }
