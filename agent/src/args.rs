@@ -49,6 +49,11 @@ pub struct ArgDecl {
     pub required: bool,
     /// A short note for the model, if any.
     pub description: Option<String>,
+    /// For an enum: words a user says for a value beside the value itself, e.g. `stop` ←
+    /// «останови», «стоп» (`said:` in a toolset's YAML). Never shown to the model; the
+    /// guidance reads them to fix the value a request names
+    /// ([`crate::Technique::SaidValue`]).
+    pub said: Vec<(String, Vec<String>)>,
 }
 
 /// A validated argument value.
@@ -340,6 +345,7 @@ mod tests {
             ty,
             required,
             description: None,
+            said: Vec::new(),
         }
     }
 

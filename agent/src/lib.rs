@@ -125,5 +125,5 @@ pub use skill::{
 };
 pub use tools::{ExecutorTarget, ToolExecutor, ToolInvocation, CORE_TOOL_NAMES};
 pub use toolset::{
-    parse_toolset, ToolDecl, Toolset, ToolsetRegistry, EXAMPLES_LIMIT, EXAMPLE_CHARS,
+    parse_toolset, ToolDecl, Toolset, ToolsetRegistry, EXAMPLES_LIMIT, EXAMPLE_CHARS, SAID_LIMIT,
 };

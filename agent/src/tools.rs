@@ -57,6 +57,7 @@ impl CoreTool {
             ty: ArgType::String,
             required,
             description: None,
+            said: Vec::new(),
         };
         match self {
             CoreTool::GetCurrentTime => vec![],

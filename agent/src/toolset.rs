@@ -51,6 +51,8 @@ impl ToolDecl {
     }
 }
 
+/// Most words said for one value of an enum argument (`said:`).
+pub const SAID_LIMIT: usize = 16;
 /// Most example requests per tool and language.
 pub const EXAMPLES_LIMIT: usize = 32;
 /// Longest example request, in characters.
@@ -133,6 +135,8 @@ struct RawArg {
     description: Option<String>,
     #[serde(default)]
     values: Vec<String>,
+    #[serde(default)]
+    said: BTreeMap<String, Vec<String>>,
 }
 
 fn default_type() -> String {
@@ -230,6 +234,30 @@ pub fn parse_toolset(text: &str, path: &Path) -> Result<Toolset, Problem> {
                     a.name
                 )));
             }
+            let mut said = Vec::new();
+            for (value, words) in &a.said {
+                let value = value.trim();
+                let known =
+                    matches!(&ty, ArgType::Enum(values) if values.iter().any(|v| v == value));
+                if !known {
+                    return Err(bad(format!(
+                        "argument {:?} says words for {value:?}, which is not one of its values",
+                        a.name
+                    )));
+                }
+                let words: Vec<String> = words
+                    .iter()
+                    .map(|w| one_line(w))
+                    .filter(|w| !w.is_empty())
+                    .collect();
+                if words.len() > SAID_LIMIT {
+                    return Err(bad(format!(
+                        "argument {:?} says more than {SAID_LIMIT} words for {value:?}",
+                        a.name
+                    )));
+                }
+                said.push((value.to_string(), words));
+            }
             args.push(ArgDecl {
                 name: a.name,
                 ty,
@@ -238,6 +266,7 @@ pub fn parse_toolset(text: &str, path: &Path) -> Result<Toolset, Problem> {
                     .description
                     .map(|d| one_line(&d))
                     .filter(|d| !d.is_empty()),
+                said,
             });
         }
         let mut examples = Vec::new();
@@ -442,6 +471,20 @@ mod tests {
             ArgType::Enum(vec!["play".into(), "pause".into(), "stop".into()])
         );
         assert!(s.tool("media_search").unwrap().args[0].required);
+        assert!(s.tool("media_play").unwrap().args[1].said.is_empty());
+    }
+
+    #[test]
+    fn an_enum_says_its_values_in_other_words() {
+        let text = "name: x\ndescription: d\ntools: [{name: x_a, args: [{name: q, type: enum, values: [pause, stop], said: {stop: [останови, \" стоп \"]}}]}]";
+        let s = parse(text).unwrap();
+        assert_eq!(
+            s.tool("x_a").unwrap().args[0].said,
+            [(
+                "stop".to_string(),
+                vec!["останови".to_string(), "стоп".to_string()]
+            )]
+        );
     }
 
     #[test]
@@ -473,6 +516,14 @@ mod tests {
             (
                 "name: x\ndescription: d\ntools: [{name: x_a, args: [{name: q, type: date}]}]",
                 "unknown type",
+            ),
+            (
+                "name: x\ndescription: d\ntools: [{name: x_a, args: [{name: q, type: enum, values: [a], said: {b: [bee]}}]}]",
+                "not one of its values",
+            ),
+            (
+                "name: x\ndescription: d\ntools: [{name: x_a, args: [{name: q, said: {b: [bee]}}]}]",
+                "not one of its values",
             ),
             (
                 "name: x\ndescription: d\ntools: [{name: x_a, args: [{name: q}, {name: q}]}]",

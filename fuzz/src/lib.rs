@@ -162,6 +162,7 @@ pub fn args(data: &[u8]) {
             },
             required: b & 8 != 0,
             description: None,
+            said: Vec::new(),
         })
         .collect();
     let body = text(rest);

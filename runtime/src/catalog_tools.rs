@@ -230,6 +230,7 @@ mod tests {
             ty: ArgType::String,
             required: false,
             description: None,
+            said: Vec::new(),
         }
     }
 

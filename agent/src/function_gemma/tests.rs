@@ -12,6 +12,7 @@ fn decl(name: &str, ty: ArgType, required: bool, description: Option<&str>) -> A
         ty,
         required,
         description,
+        said: Vec::new(),
     }
 }
 

@@ -135,6 +135,20 @@ impl Planner<'_> {
             .unwrap_or_default()
     }
 
+    /// The words said for the values of each argument of tool `name`, in order
+    /// ([`crate::ArgDecl::said`]; none for a core tool's).
+    fn said_words(&self, name: &str) -> Vec<Vec<(String, Vec<String>)>> {
+        if let Some(core) = CoreTool::from_name(name) {
+            return core.args().into_iter().map(|a| a.said).collect();
+        }
+        self.toolsets
+            .iter()
+            .flat_map(|s| s.tools.iter())
+            .find(|t| t.name == name)
+            .map(|t| t.args.iter().map(|a| a.said.clone()).collect())
+            .unwrap_or_default()
+    }
+
     /// A whole call of `name` with its first argument `value` (`integer`: a number) or
     /// none, written in the model's syntax: `TOOL_CALL: name|value`, or FunctionGemma's
     /// `<start_function_call>call:name{arg:<escape>value<escape>}<end_function_call>`.
@@ -345,9 +359,10 @@ impl Planner<'_> {
         let pointed = pointer(request);
         let request_stems = stems(request);
         let names = self.arg_names(&spec.name);
+        let said_words = self.said_words(&spec.name);
         let mut out = spec.clone();
         let mut fixed = false;
-        for (arg, name) in out.args.iter_mut().zip(&names) {
+        for ((arg, name), said_words) in out.args.iter_mut().zip(&names).zip(&said_words) {
             let item = match pointed {
                 Some(p) => refs.resolve(p),
                 None => refs.focus.as_ref().or(refs.items.first()),
@@ -358,9 +373,16 @@ impl Planner<'_> {
                     item.and_then(|i| i.number).map(|n| n.to_string())
                 }
                 ArgKind::OneOf(values) if said && values.len() > 1 => {
+                    // The value by its own stem, or by one of the words said for it.
                     let mut named = values.iter().filter(|v| {
                         let stem: String = v.to_lowercase().chars().take(5).collect();
-                        request_stems.contains(&stem)
+                        let other_words = said_words
+                            .iter()
+                            .filter(|(value, _)| value == *v)
+                            .flat_map(|(_, words)| words.iter().flat_map(|w| stems(w)));
+                        std::iter::once(stem)
+                            .chain(other_words)
+                            .any(|s| request_stems.contains(&s))
                     });
                     match (named.next(), named.next()) {
                         (Some(v), None) => Some(v.clone()),

@@ -39,7 +39,7 @@ const RU_TALK: &[(Intent, &str)] = &[
     (Intent::Acknowledgement, "Прекрасно"),
     (Intent::Acknowledgement, "Понял, хорошо"),
     (Intent::Acknowledgement, "Супер, годится"),
-    (Intent::Identity, "Как твоё имя?"),
+    (Intent::Identity, "Как тебя называть?"),
     (Intent::Identity, "Ты кто?"),
     (Intent::Identity, "Представься, пожалуйста"),
     (Intent::Identity, "С кем я говорю?"),

@@ -130,8 +130,9 @@ pub enum Technique {
     /// model cannot copy from three messages back.
     References,
     /// A routed call's argument of a few values (an enum) is the value the request says (a
-    /// word with the value's stem: "pause that" → `pause`), decided outright. The failure:
-    /// the model leaving an optional action out ("stop it" → `media_play|tt0133093`).
+    /// word with the value's stem: "pause that" → `pause`; or a word the toolset says for it,
+    /// `said:` in its YAML: «Останови» → `stop`), decided outright. The failure: the model
+    /// leaving an optional action out ("stop it" → `media_play|tt0133093`).
     SaidValue,
     /// A question of the day or date tomorrow, yesterday (and the day after or before) that
     /// asks nothing else is answered from the clock, without a model call. The failure:

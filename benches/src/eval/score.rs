@@ -155,6 +155,7 @@ fn text_arg(name: &str, required: bool) -> ArgDecl {
         ty: ArgType::String,
         required,
         description: None,
+        said: Vec::new(),
     }
 }
 

@@ -541,6 +541,7 @@ fn timed_executor_answers_fails_and_times_out() {
         ty: porfiry_agent::ArgType::String,
         required: true,
         description: None,
+        said: Vec::new(),
     }];
     let args = |v: &str| {
         porfiry_agent::validate_args(&decl, &porfiry_agent::RawArgs::Parts(vec![v.to_string()]))

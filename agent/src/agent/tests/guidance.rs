@@ -631,9 +631,9 @@ tools:
     description: включить
     args:
       - {name: id, type: string, required: true}
-      - {name: action, type: enum, values: [play, pause, stop], required: false}
+      - {name: action, type: enum, values: [play, pause, stop], required: false, said: {stop: [останови, стоп]}}
     examples:
-      ru: [\"Запусти найденный фильм\", \"Поставь на паузу\"]
+      ru: [\"Запусти найденный фильм\", \"Поставь на паузу\", \"Останови просмотр\"]
 ";
 
 /// An agent with notes that list two and add the third, and films found by id.
@@ -797,6 +797,12 @@ fn a_value_the_request_says_is_the_argument() {
     assert_eq!(
         model.requests()[0].forced_reply.as_deref(),
         Some("TOOL_CALL: films_play|tt0133093|pause")
+    );
+    // A word said for a value (`said:`): «останови» is `stop`.
+    let (_, model) = routed_turn(&mut agent, "Останови просмотр", &["Готово."]);
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: films_play|tt0133093|stop")
     );
     // Off: the model chooses the action.
     let mut agent = agent_with_lists(Guidance::default().without(Technique::SaidValue));
