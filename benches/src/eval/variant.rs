@@ -88,6 +88,11 @@ pub const VARIANTS: &[Variant] = &[
         baseline_few_shot,
     ),
     Variant::new(
+        "baseline+answer-transcript",
+        "the shipped guidance plus questions of fact asked in a question-and-answer transcript",
+        baseline_answer_transcript,
+    ),
+    Variant::new(
         "catalog",
         "baseline + the on-device catalog's skills and protocol toolsets (as `ask --catalog`), \
          over a fresh temporary catalog per file",
@@ -129,6 +134,10 @@ fn no_route(s: &mut EvalSetup) {
 
 fn baseline_few_shot(s: &mut EvalSetup) {
     s.agent.guidance.set(Technique::FewShot, true);
+}
+
+fn baseline_answer_transcript(s: &mut EvalSetup) {
+    s.agent.guidance.set(Technique::AnswerTranscript, true);
 }
 
 fn catalog(s: &mut EvalSetup) {

@@ -143,7 +143,7 @@ fn a_message_that_sets_a_text_apart_is_no_small_talk() {
 
 #[test]
 fn a_question_is_asked_in_the_transcript_and_its_answer_kept() {
-    let mut agent = agent_with(Guidance::default());
+    let mut agent = agent_with(transcript_on());
     let (out, model) = routed_turn(
         &mut agent,
         "Почему небо голубое?",
@@ -182,7 +182,7 @@ fn a_question_is_asked_in_the_transcript_and_its_answer_kept() {
 
 #[test]
 fn an_unacceptable_answer_falls_back_to_the_chat_prompt() {
-    let mut agent = agent_with(Guidance::default());
+    let mut agent = agent_with(transcript_on());
     // An echo of the question: the judge refuses it; the turn asks in the chat prompt.
     let (out, model) = routed_turn(
         &mut agent,
@@ -200,4 +200,11 @@ fn an_unacceptable_answer_falls_back_to_the_chat_prompt() {
         &["Из-за рассеяния света."],
     );
     assert_eq!(model.requests()[0].session, "s");
+}
+
+/// The shipped guidance with [`Technique::AnswerTranscript`] on (it is off by default).
+fn transcript_on() -> Guidance {
+    let mut g = Guidance::default();
+    g.set(Technique::AnswerTranscript, true);
+    g
 }
