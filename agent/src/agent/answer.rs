@@ -3,7 +3,8 @@
 //! session of its own, [`ANSWERS_SESSION`]), its reply judged before the user gets it.
 
 use super::session::Session;
-use super::{AgentEvent, GenerationRecord, Shared, TurnOutcome};
+use super::turn::record_generation;
+use super::{AgentEvent, Shared, TurnOutcome};
 use crate::guidance::{answer_prefix, is_question, transcript, Route, Technique};
 use crate::judge::{judge_reply, user_lang, JudgeContext, Verdict};
 use crate::messages::Texts;
@@ -88,16 +89,7 @@ impl Shared {
         };
         // Nothing is streamed before the judge has seen the whole answer (a sentence or two).
         let generation = model.generate(&request, &mut |_| {}).ok()?;
-        out.generations.push(GenerationRecord {
-            stop: generation.stop,
-            stats: generation.stats.clone(),
-            discarded: false,
-        });
-        on_event(AgentEvent::Generation {
-            stop: generation.stop,
-            stats: generation.stats.clone(),
-            discarded: false,
-        });
+        record_generation(out, on_event, &generation, false);
         // Cut short by the token limit (a run of digits, a list without end), cancelled or
         // out of time: no answer.
         if !matches!(
@@ -121,7 +113,7 @@ impl Shared {
 }
 
 /// The conversation's exchange just before the turn (`history` ends with the turn's user
-/// message) when it was a question and its answer: what an elliptic question («А трава?",
+/// message) when it was a question and its answer: what an elliptic question («А трава?»,
 /// "And grass?") goes on from.
 fn earlier_question(history: &[Message]) -> Option<(&str, &str)> {
     let [.., asked, answered, _] = history else {

@@ -218,13 +218,8 @@ impl Agent {
             None => day().or_else(units),
         };
         if let Some(reply) = computed {
-            on_event(AgentEvent::Text(reply.clone()));
-            out.streamed.push_str(&reply);
-            s.history.push(Message::assistant(reply.clone()));
-            out.reply = reply;
             out.computed = true;
-            out.stop = TurnStop::Answered;
-            return Ok(out);
+            return Ok(answered(s, out, reply, on_event));
         }
         // Where the first action goes, decided once per turn (guidance permitting).
         shared.expire(s, on_event);
@@ -232,13 +227,8 @@ impl Agent {
         // A conversational message routed to its intent: answered from the message texts.
         if let Some((intent, reply)) = shared.talk_answer(session, s, out.route.as_ref(), user_text)
         {
-            on_event(AgentEvent::Text(reply.clone()));
-            out.streamed.push_str(&reply);
-            s.history.push(Message::assistant(reply.clone()));
-            out.reply = reply;
             out.talk = Some(intent);
-            out.stop = TurnStop::Answered;
-            return Ok(out);
+            return Ok(answered(s, out, reply, on_event));
         }
         // A question no tool serves: asked in a question-and-answer transcript.
         let route = out.route.clone();
@@ -252,12 +242,7 @@ impl Agent {
             &mut out,
             on_event,
         ) {
-            on_event(AgentEvent::Text(reply.clone()));
-            out.streamed.push_str(&reply);
-            s.history.push(Message::assistant(reply.clone()));
-            out.reply = reply;
-            out.stop = TurnStop::Answered;
-            return Ok(out);
+            return Ok(answered(s, out, reply, on_event));
         }
         // The visible text of the last discarded generation: the host heard it already.
         let mut heard = String::new();
@@ -710,8 +695,24 @@ fn generate_streaming(
     (streamed, result)
 }
 
+/// End a turn answered without the chat loop (computed, from the message texts, or from the
+/// transcript): the reply streamed whole, kept in the history, the turn answered.
+fn answered(
+    s: &mut Session,
+    mut out: TurnOutcome,
+    reply: String,
+    on_event: &mut dyn FnMut(AgentEvent),
+) -> TurnOutcome {
+    on_event(AgentEvent::Text(reply.clone()));
+    out.streamed.push_str(&reply);
+    s.history.push(Message::assistant(reply.clone()));
+    out.reply = reply;
+    out.stop = TurnStop::Answered;
+    out
+}
+
 /// Note a model call in the outcome and tell the host.
-fn record_generation(
+pub(super) fn record_generation(
     out: &mut TurnOutcome,
     on_event: &mut dyn FnMut(AgentEvent),
     generation: &Generation,

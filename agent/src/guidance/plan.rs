@@ -122,30 +122,16 @@ impl Planner<'_> {
         self.guidance.is_on(t)
     }
 
-    /// The argument names of tool `name` (a core tool or an advertised set's), in order.
-    fn arg_names(&self, name: &str) -> Vec<String> {
+    /// The declared arguments of tool `name` (a core tool or an advertised set's), in order.
+    fn arg_decls(&self, name: &str) -> Vec<ArgDecl> {
         if let Some(core) = CoreTool::from_name(name) {
-            return core.args().into_iter().map(|a| a.name).collect();
+            return core.args();
         }
         self.toolsets
             .iter()
             .flat_map(|s| s.tools.iter())
             .find(|t| t.name == name)
-            .map(|t| t.args.iter().map(|a| a.name.clone()).collect())
-            .unwrap_or_default()
-    }
-
-    /// The words said for the values of each argument of tool `name`, in order
-    /// ([`crate::ArgDecl::said`]; none for a core tool's).
-    fn said_words(&self, name: &str) -> Vec<Vec<(String, Vec<String>)>> {
-        if let Some(core) = CoreTool::from_name(name) {
-            return core.args().into_iter().map(|a| a.said).collect();
-        }
-        self.toolsets
-            .iter()
-            .flat_map(|s| s.tools.iter())
-            .find(|t| t.name == name)
-            .map(|t| t.args.iter().map(|a| a.said.clone()).collect())
+            .map(|t| t.args.clone())
             .unwrap_or_default()
     }
 
@@ -160,7 +146,7 @@ impl Planner<'_> {
             },
             CallSyntax::FunctionGemma => {
                 let mut map = serde_json::Map::new();
-                let first = self.arg_names(name).into_iter().next();
+                let first = self.arg_decls(name).into_iter().next().map(|a| a.name);
                 if let (Some((v, integer)), Some(arg)) = (value, first) {
                     let v = match v.parse::<i64>() {
                         Ok(n) if integer => serde_json::Value::from(n),
@@ -358,11 +344,11 @@ impl Planner<'_> {
         };
         let pointed = pointer(request);
         let request_stems = stems(request);
-        let names = self.arg_names(&spec.name);
-        let said_words = self.said_words(&spec.name);
+        let decls = self.arg_decls(&spec.name);
         let mut out = spec.clone();
         let mut fixed = false;
-        for ((arg, name), said_words) in out.args.iter_mut().zip(&names).zip(&said_words) {
+        for (arg, decl) in out.args.iter_mut().zip(&decls) {
+            let name = &decl.name;
             let item = match pointed {
                 Some(p) => refs.resolve(p),
                 None => refs.focus.as_ref().or(refs.items.first()),
@@ -376,7 +362,8 @@ impl Planner<'_> {
                     // The value by its own stem, or by one of the words said for it.
                     let mut named = values.iter().filter(|v| {
                         let stem: String = v.to_lowercase().chars().take(5).collect();
-                        let other_words = said_words
+                        let other_words = decl
+                            .said
                             .iter()
                             .filter(|(value, _)| value == *v)
                             .flat_map(|(_, words)| words.iter().flat_map(|w| stems(w)));
