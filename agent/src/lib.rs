@@ -101,7 +101,7 @@ pub use args::{validate_args, ArgDecl, ArgType, ArgValue, Args, RawArgs};
 pub use call_line::{parse_output, parse_output_as, RepeatGuard, VisibleTextFilter};
 pub use clock::{iso8601, parse_duration, BadDuration, Clock, ManualClock, SystemClock, Timestamp};
 pub use diag::{Diagnostic, Loaded, Problem, Severity};
-pub use guidance::{Guidance, Route, RouteExample, Technique, UnknownTechnique};
+pub use guidance::{Guidance, Route, RouteExample, Technique, UnknownTechnique, ASK_MARGIN};
 pub use intent::{Intent, Operation};
 pub use judge::{
     declines, is_refusal, judge_reply, user_lang, JudgeContext, Rule, Verdict, MAX_WORDS,

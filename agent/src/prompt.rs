@@ -327,6 +327,7 @@ pub fn build_prompt_for(
             description: texts.core_tool(tool.name()).to_owned(),
             args: tool.args(),
             examples: Default::default(),
+            ask: Vec::new(),
         })
         .collect();
     let persona = texts.core_header().lines().next().unwrap_or_default();

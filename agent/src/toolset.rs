@@ -39,9 +39,23 @@ pub struct ToolDecl {
     /// Short example requests that call for this tool, per language (for routing by
     /// similarity; never shown to the model).
     pub examples: Vec<(Lang, String)>,
+    /// The short question that names the tool's action, per language (`ask: {ru: …, en:
+    /// …}`): asked when a request is routed to the tool only narrowly
+    /// ([`crate::Technique::AskWhenUnsure`]). Optional; [`ToolDecl::ask_in`] falls back.
+    pub ask: Vec<(Lang, String)>,
 }
 
 impl ToolDecl {
+    /// The question that names the tool's action in `lang`: its `ask` phrase, else `None`
+    /// (a tool without one is not asked about: its description is for the model, not a
+    /// question a person understands).
+    pub fn ask_in(&self, lang: Lang) -> Option<&str> {
+        self.ask
+            .iter()
+            .find(|(l, _)| *l == lang)
+            .map(|(_, t)| t.as_str())
+    }
+
     /// The examples in `lang`.
     pub fn examples_in(&self, lang: Lang) -> impl Iterator<Item = &str> {
         self.examples
@@ -121,6 +135,8 @@ struct RawTool {
     args: Vec<RawArg>,
     #[serde(default)]
     examples: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    ask: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -290,19 +306,34 @@ pub fn parse_toolset(text: &str, path: &Path) -> Result<Toolset, Problem> {
                 examples.push((lang, text));
             }
         }
+        let ask = phrases("ask", &t.ask).map_err(|p| bad(p.to_string()))?;
         tools.push(ToolDecl {
             name: t.name,
             description: one_line(&t.description),
             args,
             examples,
+            ask,
         });
     }
-    let mut spoken = Vec::new();
-    for (code, text) in &raw.spoken {
-        let bad = |why: String| Problem::BadField {
-            field: "spoken",
-            why,
-        };
+    let spoken = phrases("spoken", &raw.spoken)?;
+    Ok(Toolset {
+        name,
+        description,
+        tools,
+        spoken,
+        path: path.to_path_buf(),
+    })
+}
+
+/// The per-language phrases of a `field` (`{ru: …, en: …}`): each one line, not empty, at
+/// most [`EXAMPLE_CHARS`] characters.
+fn phrases(
+    field: &'static str,
+    raw: &BTreeMap<String, String>,
+) -> Result<Vec<(Lang, String)>, Problem> {
+    let mut out = Vec::new();
+    for (code, text) in raw {
+        let bad = |why: String| Problem::BadField { field, why };
         let lang: Lang = code
             .parse()
             .map_err(|_| bad(format!("unknown language {code:?} (ru or en)")))?;
@@ -312,15 +343,9 @@ pub fn parse_toolset(text: &str, path: &Path) -> Result<Toolset, Problem> {
                 "the phrase in {code} is empty or longer than {EXAMPLE_CHARS} characters"
             )));
         }
-        spoken.push((lang, text));
+        out.push((lang, text));
     }
-    Ok(Toolset {
-        name,
-        description,
-        tools,
-        spoken,
-        path: path.to_path_buf(),
-    })
+    Ok(out)
 }
 
 /// The toolset files of one folder, sorted: `*.yaml` and `*.yml`.
@@ -546,11 +571,27 @@ mod tests {
                 "name: x\ndescription: d\nspoken: {en: ' '}\ntools: [{name: x_a}]",
                 "empty",
             ),
+            (
+                "name: x\ndescription: d\ntools: [{name: x_a, ask: {fr: 'Oui?'}}]",
+                "tool \"x_a\": ask: unknown language",
+            ),
         ];
         for (text, want) in table {
             let got = parse(text).map(|_| ()).unwrap_err().to_string();
             assert!(got.contains(want), "{text:?}: {got}");
         }
+    }
+
+    #[test]
+    fn a_tool_s_question_is_asked_in_the_language_it_is_written_in() {
+        let set = parse(
+            "name: x\ndescription: d\ntools: [{name: x_a, ask: {ru: 'Сделать?', en: ' Do it? '}}, {name: x_b}]",
+        )
+        .unwrap();
+        let a = set.tool("x_a").unwrap();
+        assert_eq!(a.ask_in(Lang::Ru), Some("Сделать?"));
+        assert_eq!(a.ask_in(Lang::En), Some("Do it?"));
+        assert_eq!(set.tool("x_b").unwrap().ask_in(Lang::Ru), None);
     }
 
     #[test]

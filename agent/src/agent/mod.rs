@@ -451,14 +451,27 @@ impl Shared {
     }
 
     /// The plan of the session's next request in a turn that began at history index
-    /// `turn_start` ([`Planner::plan`]).
-    fn plan(&self, s: &Session, route: Option<&Route>, turn_start: usize) -> ReplyPlan {
+    /// `turn_start`, its first action serving the request at `request_at`
+    /// ([`Planner::plan`]).
+    fn plan(
+        &self,
+        s: &Session,
+        route: Option<&Route>,
+        turn_start: usize,
+        request_at: usize,
+    ) -> ReplyPlan {
         planner(&self.config, self.syntax, &self.advertised).plan(
             &s.active_names(),
             &s.history,
             route,
             turn_start,
+            request_at,
         )
+    }
+
+    /// The question to ask before acting on `route`, in `lang` ([`Planner::ask`]).
+    fn ask(&self, route: &Route, lang: Lang) -> Option<String> {
+        planner(&self.config, self.syntax, &self.advertised).ask(route, lang)
     }
 
     /// The executor of `tool` of `set`: its own registration, else its set's.

@@ -209,6 +209,14 @@ pub struct TurnOutcome {
     /// without a model call ([`crate::Technique::Arithmetic`]).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub computed: bool,
+    /// The tool the turn asked about instead of acting, its route being narrow
+    /// ([`crate::Technique::AskWhenUnsure`]): the reply is the question.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub asked: Option<String>,
+    /// The turn was a yes to the question of the turn before, and ran the action asked
+    /// about for the request then ([`crate::Technique::AskWhenUnsure`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub confirmed: bool,
 }
 
 impl Default for TurnOutcome {
@@ -241,6 +249,8 @@ impl TurnOutcome {
             talk: None,
             gated: None,
             computed: false,
+            asked: None,
+            confirmed: false,
         }
     }
 }

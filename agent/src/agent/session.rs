@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use super::{AgentError, AgentEvent, Shared};
 use crate::clock::Timestamp;
+use crate::guidance::Route;
 use crate::model::{Message, Role};
 
 /// One conversation.
@@ -23,6 +24,18 @@ pub(super) struct Session {
     /// How far the model's view of the history is compacted (moves forward only; the
     /// history itself is untouched).
     pub(super) compacted: Compacted,
+    /// The action the assistant asked about at the end of the last turn
+    /// ([`crate::Technique::AskWhenUnsure`]): the next turn's yes runs it.
+    pub(super) asked: Option<Asked>,
+}
+
+/// An action the assistant asked about instead of acting on a narrow route.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Asked {
+    /// The route asked about.
+    pub(super) route: Route,
+    /// The history index of the request it serves.
+    pub(super) request_at: usize,
 }
 
 /// How far a session's request view is compacted: a record that only moves forward, so

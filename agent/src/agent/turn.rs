@@ -3,7 +3,7 @@
 
 use super::dispatch::{Control, Dispatched};
 use super::gate::ReplyGate;
-use super::session::{session_entry, Session};
+use super::session::{session_entry, Asked, Session};
 use super::{
     Agent, AgentError, AgentEvent, ContextReport, GenerationRecord, ReplyKind, TurnOutcome,
     TurnStop,
@@ -11,8 +11,8 @@ use super::{
 use crate::args::validate_args;
 use crate::call_line::{parse_output_as, RepeatGuard, VisibleTextFilter};
 use crate::guidance::{
-    arithmetic_question, day_question, say_arithmetic, say_day, say_units, unit_question, Route,
-    Technique,
+    arithmetic_question, day_question, say_arithmetic, say_day, say_units, unit_question,
+    yes_or_no, Route, Technique,
 };
 use crate::judge::user_lang;
 use crate::messages::Texts;
@@ -78,7 +78,7 @@ impl Agent {
         // A partial routed to a tool of an inactive set: the turn will switch without a model
         // call, so the request to prepare is the one after the switch.
         let route = self.shared.route(&s, partial_text, model);
-        let plan = self.shared.plan(&s, route.as_ref(), turn_start);
+        let plan = self.shared.plan(&s, route.as_ref(), turn_start, turn_start);
         if let Some(forced) = plan
             .forced
             .as_deref()
@@ -184,13 +184,33 @@ impl Agent {
         let mut out = TurnOutcome::new();
         out.notes = out_notes;
         let texts = Texts::new(shared.config.lang);
+        // The action asked about at the end of the last turn: a yes runs it for the request
+        // asked about, a no is acknowledged, anything else is a new request.
+        let mut request_at = turn_start;
+        let mut confirmed = None;
+        if let Some(asked) = s.asked.take() {
+            match yes_or_no(user_text) {
+                Some(true) => {
+                    request_at = asked.request_at;
+                    confirmed = Some(asked.route);
+                }
+                Some(false) => {
+                    let lang = user_lang(user_text, shared.config.lang);
+                    let reply = Texts::new(lang).ask_declined().to_string();
+                    return Ok(answered(s, out, reply, on_event));
+                }
+                None => {}
+            }
+        }
+        out.confirmed = confirmed.is_some();
         // An arithmetic question: computed, never guessed.
         let question = shared
             .config
             .guidance
             .is_on(Technique::Arithmetic)
             .then(|| arithmetic_question(user_text))
-            .flatten();
+            .flatten()
+            .filter(|_| confirmed.is_none());
         // A question of the day tomorrow or yesterday: from the clock.
         let day = || {
             let on = shared.config.guidance.is_on(Technique::DayQuestions);
@@ -215,23 +235,53 @@ impl Agent {
                 user_lang(user_text, shared.config.lang),
                 &question,
             )),
-            None => day().or_else(units),
+            None if confirmed.is_none() => day().or_else(units),
+            None => None,
         };
         if let Some(reply) = computed {
             out.computed = true;
             return Ok(answered(s, out, reply, on_event));
         }
-        // Where the first action goes, decided once per turn (guidance permitting).
+        // Where the first action goes, decided once per turn (guidance permitting); on a
+        // yes, where it was going when the assistant asked.
         shared.expire(s, on_event);
-        out.route = shared.route(s, user_text, model);
+        let was_confirmed = confirmed.is_some();
+        out.route = match confirmed {
+            Some(route) => Some(route),
+            None => shared.route(s, user_text, model),
+        };
         // A conversational message routed to its intent: answered from the message texts.
-        if let Some((intent, reply)) = shared.talk_answer(session, s, out.route.as_ref(), user_text)
+        if let Some((intent, reply)) = shared
+            .talk_answer(session, s, out.route.as_ref(), user_text)
+            .filter(|_| !was_confirmed)
         {
             out.talk = Some(intent);
             return Ok(answered(s, out, reply, on_event));
         }
+        // A narrow route to a tool: asked about before it is acted on (not while a protocol
+        // runs: its steps are the user's decisions already).
+        let running = shared
+            .hook
+            .as_ref()
+            .and_then(|h| h.reminder(session))
+            .is_some();
+        let lang = user_lang(user_text, shared.config.lang);
+        let question = match &out.route {
+            Some(route) if !was_confirmed && !running => {
+                shared.ask(route, lang).map(|q| (route.clone(), q))
+            }
+            _ => None,
+        };
+        if let Some((route, question)) = question {
+            out.asked = route.target.clone();
+            s.asked = Some(Asked {
+                route,
+                request_at: turn_start,
+            });
+            return Ok(answered(s, out, question, on_event));
+        }
         // A question no tool serves: asked in a question-and-answer transcript.
-        let route = out.route.clone();
+        let route = out.route.clone().filter(|_| !was_confirmed);
         if let Some(reply) = shared.transcript_answer(
             session,
             s,
@@ -279,7 +329,7 @@ impl Agent {
             // The reminder to finish asks for a call the route did not plan: unrouted.
             let route = if nudging { None } else { out.route.as_ref() };
             nudging = false;
-            let mut plan = shared.plan(s, route, turn_start);
+            let mut plan = shared.plan(s, route, turn_start, request_at);
             let shown_once = std::mem::take(&mut transient);
             if !shown_once.is_empty() && shared.config.guidance.is_on(Technique::NoRepeatSwitch) {
                 plan.forbid_switches();

@@ -80,6 +80,7 @@ fn developer_turn_matches_the_documented_weather_example() {
             ),
         ],
         examples: vec![],
+        ask: vec![],
     };
     assert_eq!(
             render_developer_turn(&[tool]),
@@ -101,6 +102,7 @@ parameters:{properties:{},required:[],type:<escape>OBJECT<escape>}}<end_function
         description: "время".into(),
         args: vec![],
         examples: vec![],
+        ask: vec![],
     };
     let two = render_declarations(&[tool("get_current_time"), tool("x_b")]);
     assert_eq!(

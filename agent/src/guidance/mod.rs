@@ -10,6 +10,7 @@
 //!   apart, the echo and intro stops.
 //! - `refer` — the items of the latest tool list a request points at («второй», «её»).
 //! - `answers` — questions of fact asked in a question-and-answer transcript.
+//! - `ask` — asking before acting on a narrow route: what counts as a yes or a no.
 //! - `dates` — questions of the day before or after today, answered from the clock.
 //! - `units` — questions of how many of one unit of time make another, computed.
 //! - `plan` — one request's [`ReplyPlan`]: what the request may produce (a forced reply or
@@ -24,6 +25,7 @@
 
 mod answers;
 mod arithmetic;
+mod ask;
 mod dates;
 mod examples;
 mod plan;
@@ -40,6 +42,7 @@ pub use technique::{Technique, UnknownTechnique};
 
 pub(crate) use answers::{answer_prefix, is_question, transcript};
 pub(crate) use arithmetic::{arithmetic_question, say as say_arithmetic};
+pub(crate) use ask::yes_or_no;
 pub(crate) use dates::{day_question, say_day};
 pub(crate) use plan::{Planner, ReplyPlan};
 pub(crate) use route::Router;
@@ -63,7 +66,14 @@ pub struct Guidance {
     /// The most sentences of a reply under [`Technique::SentenceCap`] (spoken replies are
     /// short); `None`: no cap. Default 3.
     pub max_sentences: Option<usize>,
+    /// Under [`Technique::AskWhenUnsure`], a tool route ahead of the next route by less
+    /// than this ([`Route::margin`]) is asked about before it is acted on. Default
+    /// [`ASK_MARGIN`].
+    pub ask_margin: f32,
 }
+
+/// The default [`Guidance::ask_margin`] (docs/guidance.md has the figures that chose it).
+pub const ASK_MARGIN: f32 = 0.015;
 
 impl Default for Guidance {
     fn default() -> Self {
@@ -76,6 +86,7 @@ impl Default for Guidance {
             on,
             min_route_score: 0.0,
             max_sentences: Some(3),
+            ask_margin: ASK_MARGIN,
         }
     }
 }

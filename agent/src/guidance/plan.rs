@@ -474,6 +474,25 @@ impl Planner<'_> {
         }
     }
 
+    /// The question to ask before acting on `route` ([`Technique::AskWhenUnsure`]), in
+    /// `lang`: the routed tool's question when the route is ahead of the next by less than
+    /// [`Guidance::ask_margin`]; `None` to act (a clear route, a plain reply or a
+    /// conversational intent, or a tool without a question: a skill read, a switch).
+    pub(crate) fn ask(&self, route: &Route, lang: Lang) -> Option<String> {
+        if !self.on(Technique::AskWhenUnsure) || route.margin >= self.guidance.ask_margin {
+            return None;
+        }
+        let name = route.target.as_deref()?;
+        if Intent::from_target(name).is_some() {
+            return None;
+        }
+        if CoreTool::from_name(name).is_some() {
+            return Texts::new(lang).core_ask(name).map(str::to_owned);
+        }
+        let tool = self.toolsets.owner_set(name)?.tool(name)?;
+        tool.ask_in(lang).map(str::to_owned)
+    }
+
     /// Narrow the routing `examples` of a request that points at an item of a list
     /// ([`Technique::References`]): it acts on the item, so it is no new call of the tool
     /// that listed it («включи первый» after a search is no new search); while the list is
@@ -542,13 +561,16 @@ impl Planner<'_> {
     /// request, tool replies) or plain text; once that action is answered, the reply is
     /// plain text ([`Technique::OneAction`]: a tiny model otherwise calls again and again).
     /// Otherwise the state's calls constrain the grammar. Stops and the sentence cap apply
-    /// to every reply.
+    /// to every reply. `request_at` is the history index of the request the first action
+    /// serves: `turn_start`, or the earlier request a yes confirms
+    /// ([`Technique::AskWhenUnsure`]), whose words the call's arguments are then made of.
     pub(crate) fn plan(
         &self,
         active: &[String],
         history: &[Message],
         route: Option<&Route>,
         turn_start: usize,
+        request_at: usize,
     ) -> ReplyPlan {
         let g = self.guidance;
         let specs = self.call_specs(active);
@@ -574,8 +596,17 @@ impl Planner<'_> {
             // The routed action is answered: the rest of the turn is unrouted.
             return plan;
         }
-        let request = history.get(turn_start).map_or("", |m| m.content.as_str());
+        let request_at = request_at.min(turn_start);
+        let request = history.get(request_at).map_or("", |m| m.content.as_str());
         let turn = history.get(turn_start..).unwrap_or_default();
+        // The words a call's arguments are made of: the request's, then the turn's after it
+        // (the same as the turn's unless a yes confirms an earlier request).
+        let arg_turn: Vec<Message> = history
+            .get(request_at)
+            .into_iter()
+            .chain(history.get(turn_start + 1..).unwrap_or_default())
+            .cloned()
+            .collect();
         // A conversational intent the turn did not answer itself is a plain reply.
         let target = match &route.target {
             Some(t) if first_action && Intent::from_target(t).is_none() => &route.target,
@@ -627,7 +658,7 @@ impl Planner<'_> {
                     }
                     return plan;
                 };
-                let before = history.get(..turn_start).unwrap_or_default();
+                let before = history.get(..request_at).unwrap_or_default();
                 let referred = self.referred_spec(spec, request, before);
                 let decided = match &referred {
                     Some(r) => self.fixed_call(r),
@@ -638,7 +669,7 @@ impl Planner<'_> {
                 } else if spec.args.iter().any(|a| a.required) {
                     let mut spec = referred.unwrap_or_else(|| spec.clone());
                     if self.on(Technique::TailOfWords) {
-                        let mut words = words_of(turn, g);
+                        let mut words = words_of(&arg_turn, g);
                         if self.on(Technique::NumberGroups) {
                             words = number_groups(words);
                         }

@@ -150,11 +150,18 @@ pub enum Technique {
     /// accepts it. The failure: a base model that never saw chat turns answering a question
     /// with the prompt's words, an echo, another language or the refusal.
     AnswerTranscript,
+    /// A request routed to a tool only narrowly (the best route ahead of the next by less
+    /// than [`crate::Guidance::ask_margin`]) is not acted on: the assistant asks one short
+    /// question naming the action (the tool's `ask:` phrase: «Записать это в заметки?»), and
+    /// a yes in the next message runs it for the request asked about; a no is acknowledged;
+    /// anything else is a new request. The failure: a near tie between two routes decided
+    /// by chance — a false call, or the wrong tool.
+    AskWhenUnsure,
 }
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 32] = [
+    pub const ALL: [Technique; 33] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -187,6 +194,7 @@ impl Technique {
         Technique::DayQuestions,
         Technique::UnitQuestions,
         Technique::AnswerTranscript,
+        Technique::AskWhenUnsure,
     ];
 
     /// The main switches: [`crate::Guidance::none`] has them all off.
@@ -234,6 +242,7 @@ impl Technique {
             Technique::DayQuestions => "day-questions",
             Technique::UnitQuestions => "unit-questions",
             Technique::AnswerTranscript => "answer-transcript",
+            Technique::AskWhenUnsure => "ask-when-unsure",
         }
     }
 
@@ -246,7 +255,7 @@ impl Technique {
             Centering | StemOverlap | StemWeights | TopTwo | IdAfterReply | NamedChoice
             | DelimitedText | SpokenNumbers | TailOfWords | NumberGroups | OneAction
             | ReplyWords | ListAsItems | DropAsides | TalkIntents | References | SaidValue
-            | AnswerTranscript => Some(Route),
+            | AnswerTranscript | AskWhenUnsure => Some(Route),
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable
@@ -263,8 +272,9 @@ impl Technique {
 
     /// Whether the technique decides the reply the user gets in place of the model's: a
     /// conversational message answered from the message texts, a reply the gate held
-    /// back, an arithmetic question computed. The history then holds what the user got. Every other technique leaves the
-    /// turn's reply the model's.
+    /// back, an arithmetic question computed, a question asked before acting. The history
+    /// then holds what the user got. Every other technique leaves the turn's reply the
+    /// model's.
     pub fn decides_reply(self) -> bool {
         matches!(
             self,
@@ -274,11 +284,12 @@ impl Technique {
                 | Technique::DayQuestions
                 | Technique::UnitQuestions
                 | Technique::AnswerTranscript
+                | Technique::AskWhenUnsure
         )
     }
 
-    fn bit(self) -> u32 {
-        1 << (self as u32)
+    fn bit(self) -> u64 {
+        1 << (self as u64)
     }
 }
 
@@ -307,7 +318,7 @@ impl FromStr for Technique {
 
 /// A set of techniques (a bit per technique).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) struct Techniques(u32);
+pub(crate) struct Techniques(u64);
 
 impl Techniques {
     /// Every technique.

@@ -393,6 +393,23 @@ impl Texts {
         self.get(Key::TurnNoReply)
     }
 
+    /// The question that names a core tool's action, asked when a request is routed to it
+    /// only narrowly ([`crate::Technique::AskWhenUnsure`]); `None` for the tools a person
+    /// is never asked about (reading a skill, switching toolsets).
+    pub(crate) fn core_ask(self, name: &str) -> Option<&'static str> {
+        let key = match name {
+            "get_current_time" => Key::AskTime,
+            "show_text" => Key::AskShowText,
+            _ => return None,
+        };
+        Some(self.get(key))
+    }
+
+    /// The reply to a no after the assistant asked whether to act.
+    pub fn ask_declined(self) -> &'static str {
+        self.get(Key::AskDeclined)
+    }
+
     /// What a turn too long for the context says.
     pub fn turn_too_long(self) -> &'static str {
         self.get(Key::TurnTooLong)

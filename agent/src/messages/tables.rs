@@ -71,6 +71,10 @@ keys! {
     TurnNoReply,
     TurnTooLong,
     TurnReminder,
+    // ask when unsure: the core tools' questions, the reply to a no
+    AskTime,
+    AskShowText,
+    AskDeclined,
     // replies hosts write for their own tools
     HostToolTimeout,
     HostToolStopped,
@@ -196,6 +200,9 @@ pub(super) fn ru(key: Key) -> &'static str {
         Key::TurnModelFailed => "Не получилось ответить. Попробуйте ещё раз.",
         Key::TurnNoReply => "Простите, тут я не помогу.",
         Key::TurnTooLong => "Это слишком длинно для меня. Скажите короче, пожалуйста.",
+        Key::AskTime => "Сказать, который час?",
+        Key::AskShowText => "Показать это на экране?",
+        Key::AskDeclined => "Хорошо, не буду. Что сделать?",
         Key::TurnReminder => {
             "[Напоминание: вопрос пользователя: «{question}». Активные наборы: {active}. \
             Ответь коротко или вызови нужный инструмент.]"
@@ -364,6 +371,9 @@ pub(super) fn en(key: Key) -> &'static str {
         Key::TurnModelFailed => "I couldn't answer. Please try again.",
         Key::TurnNoReply => "Sorry, I can't help with that.",
         Key::TurnTooLong => "That is too long for me. Please say it shorter.",
+        Key::AskTime => "Should I tell you the time?",
+        Key::AskShowText => "Should I show that on the screen?",
+        Key::AskDeclined => "Okay, I won't. What should I do?",
         Key::TurnReminder => {
             "[Reminder: the user asked: \"{question}\". Active sets: {active}. \
             Answer briefly or call the tool you need.]"

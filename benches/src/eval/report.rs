@@ -85,6 +85,11 @@ pub struct CaseResult {
     pub judged: bool,
     /// The tools executed during the turn, in order.
     pub executed: Vec<String>,
+    /// The tool the turn asked about instead of acting, its route being narrow
+    /// ([`porfiry_agent::Technique::AskWhenUnsure`]): the reply is the question, and the
+    /// first action is a plain reply (right only where one is expected).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub asked: Option<String>,
     /// Where routing sent the first action (target, score, margin, nearest example);
     /// `null` when the turn was not routed.
     pub route: Option<Route>,
@@ -139,6 +144,12 @@ pub struct Totals {
     pub plain_cases: usize,
     /// Of those, answered with a call no alternative accepts.
     pub false_calls: usize,
+    /// Turns that asked before acting ([`CaseResult::asked`]).
+    pub asked: usize,
+    /// Of those, questions about a tool the turn expects (a yes would have run it).
+    pub asked_right: usize,
+    /// Of those, turns that accept a plain reply (the question spared a call).
+    pub asked_plain: usize,
     /// First actions the dispatcher cannot take (unknown tool, bad arguments).
     pub malformed: usize,
     /// First actions that are no output at all (model errors).
@@ -231,6 +242,11 @@ impl Totals {
                 t.tool_correct += usize::from(c.correct);
             }
             t.false_calls += usize::from(c.false_call);
+            if let Some(tool) = &c.asked {
+                t.asked += 1;
+                t.asked_right += usize::from(c.expected.iter().any(|e| expects_tool(e, tool)));
+                t.asked_plain += usize::from(c.accepts_text());
+            }
             t.malformed += usize::from(c.malformed);
             t.no_output += usize::from(matches!(c.first_action, FirstAction::NoOutput { .. }));
             if let Some(ok) = c.reply_ok {
@@ -263,6 +279,11 @@ impl Totals {
         }
         t
     }
+}
+
+/// Whether the expected action `expected` (`name` or `name{…}`) is a call of `tool`.
+fn expects_tool(expected: &str, tool: &str) -> bool {
+    expected.split('{').next() == Some(tool)
 }
 
 /// Every case under one variant, with its totals.
@@ -399,6 +420,9 @@ impl EvalReport {
             ("false calls (plain-reply cases)", |t| {
                 pct(t.false_calls, t.plain_cases)
             }),
+            ("asked first (right tool / plain)", |t| {
+                format!("{} ({} / {})", t.asked, t.asked_right, t.asked_plain)
+            }),
             ("malformed/unknown calls", |t| pct(t.malformed, t.calls)),
             ("whole turn ok (reply_contains)", |t| {
                 pct(t.whole_turn_ok, t.whole_turn_cases)
@@ -514,6 +538,7 @@ mod tests {
             verdict: Some(Verdict::Acceptable),
             judged: correct,
             executed: vec![],
+            asked: None,
             route: None,
             stats: TurnStats {
                 ttft_ms: 10.0,

@@ -600,10 +600,9 @@ fn run_turn(
     let (action, first_output) = match first {
         Some(Ok(text)) => (first_action(&text, runtime.agent()), text),
         Some(Err(error)) => (FirstAction::NoOutput { error }, String::new()),
-        // Answered from the message texts without a model call: plain text.
-        None if outcome.talk.is_some() || outcome.computed => {
-            (FirstAction::Text, outcome.reply.clone())
-        }
+        // Answered without a model call (from the message texts, computed, a question asked
+        // before acting or the reply to a no): plain text.
+        None if outcome.stop == TurnStop::Answered => (FirstAction::Text, outcome.reply.clone()),
         None => (
             FirstAction::NoOutput {
                 error: format!("no generation ({:?})", outcome.stop),
@@ -652,6 +651,7 @@ fn run_turn(
         verdict: reply.verdict,
         judged: reply.judged,
         executed: outcome.executed.iter().map(|e| e.name.clone()).collect(),
+        asked: outcome.asked.clone(),
         route: outcome.route.clone(),
         stats,
     })

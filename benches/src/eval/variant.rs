@@ -195,6 +195,7 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     29 "day-questions",
     30 "unit-questions",
     31 "answer-transcript",
+    32 "ask-when-unsure",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).

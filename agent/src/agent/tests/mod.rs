@@ -16,6 +16,7 @@ use crate::skill::{parse_skill, Skill, SkillRegistry};
 use crate::tools::{ExecutorTarget, ToolInvocation};
 use crate::toolset::{parse_toolset, ToolsetRegistry, MEDIA_FIXTURE as MEDIA};
 
+mod ask;
 mod compact;
 mod dispatch;
 mod function_gemma;
