@@ -493,6 +493,26 @@ impl Planner<'_> {
         tool.ask_in(lang).map(str::to_owned)
     }
 
+    /// The tools of the set of `list_tool` (other than it) with a value `request` says by a
+    /// word the set gives for it (`said:`), by stem.
+    fn tools_said_in(&self, list_tool: &str, request: &str) -> Vec<String> {
+        let Some(set) = self.toolsets.owner_set(list_tool) else {
+            return Vec::new();
+        };
+        let request_stems = stems(request);
+        set.tools
+            .iter()
+            .filter(|t| t.name != list_tool)
+            .filter(|t| {
+                t.args
+                    .iter()
+                    .flat_map(|a| a.said.iter().flat_map(|(_, words)| words))
+                    .any(|w| stems(w).iter().any(|s| request_stems.contains(s)))
+            })
+            .map(|t| t.name.clone())
+            .collect()
+    }
+
     /// Narrow the routing `examples` of a request that points at an item of a list
     /// ([`Technique::References`]): it acts on the item, so it is no new call of the tool
     /// that listed it («включи первый» after a search is no new search); while the list is
@@ -506,11 +526,19 @@ impl Planner<'_> {
         history: &[Message],
         request: &str,
     ) {
-        let Some(pointed) = pointer(request) else {
-            return;
-        };
         let refs = referents(history, "");
         let Some(tool) = refs.list_tool else {
+            return;
+        };
+        // A word the list's set says for a value of one of its tools («пауза», «включай»)
+        // points at the item the conversation is about, and names the tool.
+        let saying = if self.on(Technique::SaidValue) {
+            self.tools_said_in(&tool, request)
+        } else {
+            Vec::new()
+        };
+        let Some(pointed) = pointer(request).or((!saying.is_empty()).then_some(Pointer::This))
+        else {
             return;
         };
         examples.retain(|e| e.target.as_deref() != Some(tool.as_str()));
@@ -521,6 +549,13 @@ impl Planner<'_> {
             .filter(|m| m.role == Role::User)
             .count();
         if spoken_since > RECENT_TURNS {
+            return;
+        }
+        if examples
+            .iter()
+            .any(|e| e.target.as_ref().is_some_and(|t| saying.contains(t)))
+        {
+            examples.retain(|e| e.target.as_ref().is_some_and(|t| saying.contains(t)));
             return;
         }
         // About an item just listed: no toolset switch (its set is on), and no small talk

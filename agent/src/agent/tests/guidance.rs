@@ -816,6 +816,29 @@ fn a_value_the_request_says_is_the_argument() {
 }
 
 #[test]
+fn a_word_said_for_a_value_routes_to_its_tool_while_the_list_is_recent() {
+    let mut agent = agent_with_lists(Guidance::default());
+    routed_turn(&mut agent, "Найди фильм Матрица", &["Матрица", "Нашла."]);
+    // No pointer, no words of the tool's examples: the said word «стоп» names films_play.
+    let (out, model) = routed_turn(&mut agent, "Ну всё, стоп", &["Готово."]);
+    assert_eq!(
+        out.route.as_ref().unwrap().target.as_deref(),
+        Some("films_play")
+    );
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: films_play|tt0133093|stop")
+    );
+    // Without a list of the set, the word routes like any other.
+    let mut agent = agent_with_lists(Guidance::default());
+    let (out, _) = routed_turn(&mut agent, "Ну всё, стоп", &["Хорошо."]);
+    assert_ne!(
+        out.route.as_ref().and_then(|r| r.target.as_deref()),
+        Some("films_play")
+    );
+}
+
+#[test]
 fn a_question_of_tomorrow_is_answered_from_the_clock() {
     let mut agent = agent_with(Guidance::default());
     let (out, model) = routed_turn(&mut agent, "А завтра какой день недели будет?", &[]);
