@@ -85,6 +85,11 @@ pub struct Toolset {
     /// en: …}`): a phrase that follows «Я умею» / "I can" when the user asks what the
     /// assistant can do. Optional; [`Toolset::spoken_in`] falls back.
     pub spoken: Vec<(Lang, String)>,
+    /// Words a request must say (a word of the request starting with one, any case) to be
+    /// routed to the set's tools (`route_words:`; [`crate::Technique::RouteWords`]): a set
+    /// about a thing a person names when they mean it (skills, protocols) does not pull
+    /// requests about anything else. Empty: any request may be.
+    pub route_words: Vec<String>,
     /// The file it came from.
     pub path: PathBuf,
 }
@@ -93,6 +98,18 @@ impl Toolset {
     /// The tool called `name` (lower case).
     pub fn tool(&self, name: &str) -> Option<&ToolDecl> {
         self.tools.iter().find(|t| t.name == name)
+    }
+
+    /// Whether `request` may be routed to the set's tools: it has no
+    /// [`Toolset::route_words`], or a word of the request starts with one of them.
+    pub fn routes(&self, request: &str) -> bool {
+        if self.route_words.is_empty() {
+            return true;
+        }
+        let lower = request.to_lowercase();
+        lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| self.route_words.iter().any(|r| w.starts_with(r.as_str())))
     }
 
     /// What the assistant says it can do with the set in `lang`: its `spoken` phrase, else
@@ -123,6 +140,8 @@ struct RawToolset {
     tools: Vec<RawTool>,
     #[serde(default)]
     spoken: BTreeMap<String, String>,
+    #[serde(default)]
+    route_words: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -316,11 +335,23 @@ pub fn parse_toolset(text: &str, path: &Path) -> Result<Toolset, Problem> {
         });
     }
     let spoken = phrases("spoken", &raw.spoken)?;
+    let mut route_words = Vec::new();
+    for w in &raw.route_words {
+        let w = w.trim().to_lowercase();
+        if w.chars().count() < 2 || !w.chars().all(char::is_alphanumeric) {
+            return Err(Problem::BadField {
+                field: "route_words",
+                why: format!("{w:?} is not a word of two letters or more"),
+            });
+        }
+        route_words.push(w);
+    }
     Ok(Toolset {
         name,
         description,
         tools,
         spoken,
+        route_words,
         path: path.to_path_buf(),
     })
 }
@@ -583,6 +614,26 @@ mod tests {
     }
 
     #[test]
+    fn a_set_with_route_words_routes_only_the_requests_that_say_one() {
+        let set = parse(
+            "name: skills\ndescription: d\nroute_words: [Скил, protocol]\ntools: [{name: skills_a}]",
+        )
+        .unwrap();
+        assert_eq!(set.route_words, ["скил", "protocol"]);
+        assert!(set.routes("Какие скилы ты знаешь?"));
+        assert!(set.routes("Run the backup PROTOCOLS"));
+        assert!(!set.routes("Сделай заметку: позвонить врачу"));
+        assert!(
+            !set.routes("Что такое маскил?"),
+            "a word that only contains one"
+        );
+        let open = parse("name: x\ndescription: d\ntools: [{name: x_a}]").unwrap();
+        assert!(open.routes("anything"));
+        let bad = parse("name: x\ndescription: d\nroute_words: ['a b']\ntools: [{name: x_a}]");
+        assert!(bad.unwrap_err().to_string().contains("route_words"));
+    }
+
+    #[test]
     fn a_tool_s_question_is_asked_in_the_language_it_is_written_in() {
         let set = parse(
             "name: x\ndescription: d\ntools: [{name: x_a, ask: {ru: 'Сделать?', en: ' Do it? '}}, {name: x_b}]",
@@ -613,6 +664,7 @@ mod tests {
     fn a_tool_s_owner_set_is_named_by_its_prefix() {
         let mk = |n: &str| Toolset {
             spoken: Vec::new(),
+            route_words: Vec::new(),
             name: n.into(),
             description: "d".into(),
             tools: vec![],

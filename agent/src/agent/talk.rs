@@ -5,7 +5,7 @@ use super::session::Session;
 use super::Shared;
 use crate::guidance::{refine_intent as refine, Route, Technique};
 use crate::intent::Intent;
-use crate::judge::user_lang;
+use crate::judge::{user_lang, MAX_WORDS};
 use crate::messages::Texts;
 use crate::model::Role;
 
@@ -50,7 +50,6 @@ impl Shared {
             .iter()
             .filter_map(|set| set.spoken_in(lang))
             .collect();
-        let caps = texts.capabilities(&sets);
         // Consecutive answers differ: the variant follows the session's replies so far.
         let variant = s
             .history
@@ -58,16 +57,26 @@ impl Shared {
             .filter(|m| m.role == Role::Assistant)
             .count();
         let (intent, thanked) = refine(intent, user_text)?;
-        let reply = texts.talk_reply(intent, variant, &caps);
-        // Thanked and said goodbye: thanked back, then goodbye.
-        let reply = if thanked {
-            format!(
-                "{} {reply}",
-                texts.talk_reply(Intent::Thanks, variant, &caps)
-            )
-        } else {
-            reply
+        let say = |shown: usize| {
+            let caps = texts.capabilities_of(&sets[..shown], shown < sets.len());
+            let reply = texts.talk_reply(intent, variant, &caps);
+            // Thanked and said goodbye: thanked back, then goodbye.
+            if thanked {
+                format!(
+                    "{} {reply}",
+                    texts.talk_reply(Intent::Thanks, variant, &caps)
+                )
+            } else {
+                reply
+            }
         };
+        // A spoken reply stays short: a host with many sets says the first ones "and more".
+        let mut shown = sets.len();
+        let mut reply = say(shown);
+        while shown > 0 && reply.split_whitespace().count() > MAX_WORDS {
+            shown -= 1;
+            reply = say(shown);
+        }
         Some((intent, reply))
     }
 }

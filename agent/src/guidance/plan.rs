@@ -453,6 +453,14 @@ impl Planner<'_> {
             return None;
         }
         let mut examples = self.examples_for(active, Some(history));
+        if self.on(Technique::RouteWords) {
+            examples.retain(|e| {
+                e.target
+                    .as_deref()
+                    .and_then(|t| self.toolsets.owner_set(t))
+                    .is_none_or(|set| set.routes(user_text))
+            });
+        }
         if self.on(Technique::References) {
             self.narrow_to_referring(&mut examples, history, user_text);
         }

@@ -157,11 +157,16 @@ pub enum Technique {
     /// anything else is a new request. The failure: a near tie between two routes decided
     /// by chance — a false call, or the wrong tool.
     AskWhenUnsure,
+    /// A set with `route_words:` in its YAML (the catalog's `skills` and `protocol`) is
+    /// routed to only when the request says one of them («скил», «протокол», "checklist").
+    /// The failure: such a set's examples pulling requests about anything else
+    /// («Сделай заметку: …» → `skills_create`, "Start The Matrix" → `protocol_start`).
+    RouteWords,
 }
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 33] = [
+    pub const ALL: [Technique; 34] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -195,6 +200,7 @@ impl Technique {
         Technique::UnitQuestions,
         Technique::AnswerTranscript,
         Technique::AskWhenUnsure,
+        Technique::RouteWords,
     ];
 
     /// The main switches: [`crate::Guidance::none`] has them all off.
@@ -243,6 +249,7 @@ impl Technique {
             Technique::UnitQuestions => "unit-questions",
             Technique::AnswerTranscript => "answer-transcript",
             Technique::AskWhenUnsure => "ask-when-unsure",
+            Technique::RouteWords => "route-words",
         }
     }
 
@@ -255,7 +262,7 @@ impl Technique {
             Centering | StemOverlap | StemWeights | TopTwo | IdAfterReply | NamedChoice
             | DelimitedText | SpokenNumbers | TailOfWords | NumberGroups | OneAction
             | ReplyWords | ListAsItems | DropAsides | TalkIntents | References | SaidValue
-            | AnswerTranscript | AskWhenUnsure => Some(Route),
+            | AnswerTranscript | AskWhenUnsure | RouteWords => Some(Route),
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable

@@ -201,11 +201,26 @@ impl Texts {
     /// tools' (the time, text on the glasses) and then `sets` (each set's spoken phrase,
     /// [`crate::Toolset::spoken_in`]), joined as a list.
     pub fn capabilities(self, sets: &[&str]) -> String {
+        self.capabilities_of(sets, false)
+    }
+
+    /// [`Texts::capabilities`] with `more`: the list ends in «и не только» / "and more" (the
+    /// sets left out for a spoken reply's length).
+    pub fn capabilities_of(self, sets: &[&str], more: bool) -> String {
         let core: [&str; 2] = match self.lang() {
             Lang::Ru => ["говорить время и дату", "показывать текст на очках"],
             Lang::En => ["tell the time and date", "show text on your glasses"],
         };
-        let items: Vec<&str> = core.iter().copied().chain(sets.iter().copied()).collect();
+        let tail = match self.lang() {
+            Lang::Ru => "не только",
+            Lang::En => "more",
+        };
+        let items: Vec<&str> = core
+            .iter()
+            .copied()
+            .chain(sets.iter().copied())
+            .chain(more.then_some(tail))
+            .collect();
         let and = match self.lang() {
             Lang::Ru => " и ",
             Lang::En => " and ",
@@ -245,6 +260,14 @@ mod tests {
         assert_eq!(
             Texts::new(Lang::Ru).capabilities(&[]),
             "говорить время и дату и показывать текст на очках"
+        );
+        assert_eq!(
+            Texts::new(Lang::Ru).capabilities_of(&["искать фильмы"], true),
+            "говорить время и дату, показывать текст на очках, искать фильмы и не только"
+        );
+        assert_eq!(
+            en.capabilities_of(&[], true),
+            "tell the time and date, show text on your glasses and more"
         );
     }
 }

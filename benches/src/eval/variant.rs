@@ -196,6 +196,7 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     30 "unit-questions",
     31 "answer-transcript",
     32 "ask-when-unsure",
+    33 "route-words",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).

@@ -43,6 +43,40 @@ fn what_the_assistant_can_do_is_what_this_host_runs() {
 }
 
 #[test]
+fn a_host_with_many_sets_says_the_first_ones_and_more() {
+    let clock = ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap();
+    let names = [
+        "lights", "music", "radio", "calls", "mail", "maps", "alarms", "recipes",
+    ];
+    let sets = names.iter().map(|n| {
+        let yaml = format!(
+            "name: {n}\ndescription: d\nspoken: {{ru: \"управлять всем, что связано с {n}\"}}\n\
+             tools: [{{name: {n}_do}}]"
+        );
+        parse_toolset(&yaml, Path::new("x.yaml")).unwrap()
+    });
+    let mut agent = Agent::new(
+        AgentConfig::default(),
+        SkillRegistry::default(),
+        ToolsetRegistry::from_toolsets(sets),
+        Arc::new(clock),
+    );
+    for n in names {
+        agent.register_executor(
+            ExecutorTarget::Toolset(n.into()),
+            Arc::new(|_: &ToolInvocation<'_>| Ok("ok".to_string())),
+        );
+    }
+    let (out, _) = routed_turn(&mut agent, "Что ты умеешь?", &[]);
+    assert_eq!(out.talk, Some(Intent::Capabilities), "{:?}", out.route);
+    let words = out.reply.split_whitespace().count();
+    assert!(words <= crate::judge::MAX_WORDS, "{words}: {}", out.reply);
+    assert!(out.reply.contains("lights"), "{}", out.reply);
+    assert!(!out.reply.contains("recipes"), "{}", out.reply);
+    assert!(out.reply.contains("и не только"), "{}", out.reply);
+}
+
+#[test]
 fn a_long_message_goes_to_the_model_whatever_its_route() {
     let mut agent = agent_with(Guidance::default());
     let long = "Привет, расскажи мне подробно и по порядку, как прошёл твой день, что ты видел и \
