@@ -112,7 +112,7 @@ fn a_read_only_data_dir_costs_one_warning_not_the_answer() {
     let Some(ro) = tmpfs_for(test, "ro,size=64k") else {
         return;
     };
-    let out = ask(ro.path(), &["--catalog"], "Привет! Как дела?");
+    let out = ask(ro.path(), &[], "Привет! Как дела?");
     assert_answers_with_one_warning(&out, ro.path());
     assert!(
         text(&out.stderr).contains("Read-only"),
@@ -128,7 +128,7 @@ fn a_full_data_dir_costs_one_warning_not_the_answer() {
         return;
     };
     fill(full.path());
-    let out = ask(full.path(), &["--catalog"], "Привет! Как дела?");
+    let out = ask(full.path(), &[], "Привет! Как дела?");
     assert_answers_with_one_warning(&out, full.path());
     assert!(
         text(&out.stderr).contains("No space left"),

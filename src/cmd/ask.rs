@@ -96,11 +96,13 @@ pub struct AgentArgs {
     /// limit.
     #[arg(long, value_name = "SECS", default_value_t = 20.0)]
     pub turn_budget: f64,
-    /// Give the assistant the `skills` and `protocol` toolsets over the catalog in the data
-    /// directory (`porfiry catalog`), with run reminders and decision notes. Off by default: with its routing examples the shipped models
-    /// send note and film requests to it (measured: "Запиши, что надо купить хлеб" →
-    /// `skills_create`, "Найди фильм про Лару Крофт" → `skills_search`).
-    #[arg(long)]
+    /// Leave out the `skills` and `protocol` toolsets over the catalog in the data directory
+    /// (`porfiry catalog`; on by default, with run reminders and decision notes: a request is
+    /// routed to them only when it names a skill, a protocol or the catalog).
+    #[arg(long, conflicts_with = "catalog")]
+    pub no_catalog: bool,
+    /// The catalog's toolsets (the default; kept so older command lines still work).
+    #[arg(long, hide = true)]
     pub catalog: bool,
 }
 
@@ -235,7 +237,7 @@ impl Host {
             notes: true,
             ..agent.config()
         };
-        if agent.catalog {
+        if !agent.no_catalog {
             config.catalog = Some(config.data_dir().join(porfiry_runtime::CATALOG_FILE));
         }
         let (runtime, report) = Runtime::open(&config, &StderrProgress::new())?;

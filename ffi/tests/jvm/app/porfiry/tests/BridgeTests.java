@@ -575,8 +575,9 @@ public final class BridgeTests {
                 .context(2048).builtin(false).chatFormat("gemma").toolTimeoutMs(250).toJson();
         Check.eq("{\"model\":\"/m/«кино» \\\"q\\\"\\\\x.gguf\",\"context\":2048,\"builtin\":false,"
                 + "\"chat_format\":\"gemma\",\"tool_timeout_ms\":250,\"skills\":[\"/s1\",\"/s2\"]}", json, "JSON");
-        // The app's options: the files directory as the data directory, the user's folders
-        // only when they exist (the built-in ones are in the library).
+        // The app's options: the files directory as the data directory, the catalog file the
+        // settings screen opens, the user's folders only when they exist (the built-in ones are
+        // in the library).
         File dir = Files.createTempDirectory("porfiry-app-files").toFile();
         File models = AssistantFiles.modelsDir(dir);
         models.mkdirs();
@@ -585,7 +586,8 @@ public final class BridgeTests {
         AssistantSettings settings = new AssistantSettings("", "en", 1024, 3);
         String app = AssistantFiles.scan(dir, settings).openOptions(settings).toJson();
         Check.eq("{\"model\":\"" + new File(models, "a.gguf").getPath() + "\",\"data_dir\":\"" + dir.getPath()
-                + "\",\"context\":1024,\"threads\":3,\"language\":\"en\",\"skills\":[\""
+                + "\",\"context\":1024,\"threads\":3,\"language\":\"en\",\"catalog\":\""
+                + AssistantFiles.catalogFile(dir).getPath() + "\",\"skills\":[\""
                 + AssistantFiles.skillsDir(dir).getPath() + "\"]}", app, "the app's options");
         Check.throwsA(IllegalStateException.class,
                 () -> AssistantFiles.scan(dir, settings.withModelFile("gone.gguf")).openOptions(settings), "no model chosen");

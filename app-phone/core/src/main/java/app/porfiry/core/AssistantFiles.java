@@ -160,7 +160,8 @@ public final class AssistantFiles {
     /**
      * The options to open the chosen model with {@code settings}: the files directory as the data
      * directory, the user's skills and toolsets folders when they exist (over the built-in ones),
-     * context, threads and language from the settings.
+     * the catalog of skills and protocols (the file the settings screen opens), context, threads
+     * and language from the settings.
      *
      * @throws IllegalStateException when no model was chosen ({@link #ready()} is false)
      */
@@ -172,7 +173,8 @@ public final class AssistantFiles {
                 .dataDir(filesDir.getPath())
                 .context(settings.contextTokens())
                 .threads(settings.threads())
-                .language(settings.language());
+                .language(settings.language())
+                .catalog(catalogFile(filesDir).getPath());
         if (skillsDir(filesDir).isDirectory()) {
             o.skills(skillsDir(filesDir).getPath());
         }
@@ -185,8 +187,7 @@ public final class AssistantFiles {
     /**
      * Opens the catalog file for the settings screen (no model needed): the built-in skills and
      * the user's skills folder are synced in as shared entries, as {@link #openOptions} loads
-     * them. The assistant gets the same file with {@code openOptions(s).catalog(path)} (opt-in,
-     * as the CLI's {@code --catalog}: the {@code skills} toolset changes the prompt and routing).
+     * them. The assistant gets the same file through {@link #openOptions}.
      */
     public Catalog openCatalog() {
         List<String> dirs = new ArrayList<>();
