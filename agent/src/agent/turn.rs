@@ -79,24 +79,18 @@ impl Agent {
         // call, so the request to prepare is the one after the switch.
         let route = self.shared.route(&s, partial_text, model);
         let plan = self.shared.plan(&s, route.as_ref(), turn_start, turn_start);
-        if let Some(forced) = plan
+        // A partial whose decided call runs a tool of an inactive set directly: the turn opens
+        // the set before its first request, so that request is the one to prepare too.
+        let opens = plan
             .forced
             .as_deref()
-            .filter(|f| only_switches_in(self.shared.syntax, f))
-        {
+            .map(|f| self.shared.sets_opened_by(&s, f))
+            .unwrap_or_default();
+        if !opens.is_empty() {
             // The state before the switch anchors first, as in the turn's first request.
             let _ = self.shared.layout(&mut s);
-            let enable = CoreTool::EnableToolset;
-            for call in parse_output_as(self.shared.syntax, forced).calls() {
-                if call.name != enable.name() {
-                    continue;
-                }
-                let Ok(args) = validate_args(&enable.args(), &call.args) else {
-                    continue;
-                };
-                if let Some(set) = args.str("name").and_then(|n| self.shared.toolsets.get(n)) {
-                    s.active.insert(set.name.clone(), self.shared.deadline());
-                }
+            for set in opens {
+                s.active.insert(set, self.shared.deadline());
             }
         }
         let mut report = ContextReport::default();
@@ -330,6 +324,30 @@ impl Agent {
             let route = if nudging { None } else { out.route.as_ref() };
             nudging = false;
             let mut plan = shared.plan(s, route, turn_start, request_at);
+            // A decided call of a tool of an inactive set, run directly: its set opens before
+            // the first request (the state before it anchored first), so the request after
+            // the call adds only the call and its reply, and a partial transcript prepared the
+            // same request. A decided switch alone is applied below, as a call.
+            if iteration == 0
+                && plan
+                    .forced
+                    .as_deref()
+                    .is_some_and(|f| !only_switches_in(syntax, f))
+            {
+                let opens = plan
+                    .forced
+                    .as_deref()
+                    .map(|f| shared.sets_opened_by(s, f))
+                    .unwrap_or_default();
+                if !opens.is_empty() {
+                    let _ = shared.layout(s);
+                    for set in opens {
+                        s.active.insert(set.clone(), shared.deadline());
+                        on_event(AgentEvent::ToolsetEnabled { name: set });
+                    }
+                    plan = shared.plan(s, route, turn_start, request_at);
+                }
+            }
             let shown_once = std::mem::take(&mut transient);
             if !shown_once.is_empty() && shared.config.guidance.is_on(Technique::NoRepeatSwitch) {
                 plan.forbid_switches();
@@ -686,6 +704,33 @@ fn cut_by_context(report: &ContextReport, generation: &Generation) -> bool {
                 && stats.generated_tokens < budget.window.reply_tokens
         }
         _ => false,
+    }
+}
+
+impl super::Shared {
+    /// The inactive sets a decided reply `forced` opens: the sets its `enable_toolset` calls
+    /// name, and, under direct execution, the sets of the tools it calls that are not active
+    /// in `s`.
+    fn sets_opened_by(&self, s: &Session, forced: &str) -> Vec<String> {
+        let enable = CoreTool::EnableToolset;
+        let mut out: Vec<String> = Vec::new();
+        for call in parse_output_as(self.syntax, forced).calls() {
+            let set = if call.name == enable.name() {
+                validate_args(&enable.args(), &call.args)
+                    .ok()
+                    .and_then(|args| args.str("name").and_then(|n| self.toolsets.get(n)))
+            } else if self.config.direct_execution && CoreTool::from_name(&call.name).is_none() {
+                self.toolsets.owner_set(&call.name)
+            } else {
+                None
+            };
+            if let Some(set) = set {
+                if !s.active.contains_key(&set.name) && !out.contains(&set.name) {
+                    out.push(set.name.clone());
+                }
+            }
+        }
+        out
     }
 }
 

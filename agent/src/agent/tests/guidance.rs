@@ -900,6 +900,71 @@ fn a_partial_routed_to_an_inactive_set_prepares_the_request_after_the_switch() {
     );
 }
 
+/// Direct execution: a decided call of a tool of an inactive set opens the set before the
+/// turn's first request, so the request after the call only adds the call and its reply, and
+/// the partial transcript prepared that first request.
+#[test]
+fn a_decided_call_of_an_inactive_set_opens_it_before_the_first_request() {
+    use crate::model::{Generation, ModelRequest};
+    struct Prepared {
+        inner: ScriptedModel,
+        prefills: Vec<(String, Vec<crate::model::Message>)>,
+    }
+    impl Model for Prepared {
+        fn generate(
+            &mut self,
+            request: &ModelRequest<'_>,
+            on_text: &mut dyn FnMut(&str),
+        ) -> Result<Generation, ModelError> {
+            self.inner.generate(request, on_text)
+        }
+        fn decode_ahead(&mut self, r: &ModelRequest<'_>) -> Result<(), ModelError> {
+            self.prefills
+                .push((r.system.to_owned(), r.messages.to_vec()));
+            Ok(())
+        }
+        fn embed(&mut self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, ModelError> {
+            self.inner.embed(texts)
+        }
+    }
+    let mut agent = agent_with(Guidance::default());
+    let mut model = Prepared {
+        inner: ScriptedModel::new(["Заметка сохранена."]).with_embeddings(),
+        prefills: Vec::new(),
+    };
+    let said = "Запиши: купить хлеб";
+    agent.hear_partial("s", said, &mut model).unwrap();
+    let mut enabled = Vec::new();
+    let out = agent
+        .turn("s", said, &mut model, &CancelToken::new(), &mut |e| {
+            if let AgentEvent::ToolsetEnabled { name } = e {
+                enabled.push(name);
+            }
+        })
+        .unwrap();
+    assert_eq!(out.executed[0].name, "notes_add");
+    assert_eq!(enabled, ["notes"], "told once");
+    let r = model.inner.requests();
+    assert_eq!(
+        r[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: notes_add|купить хлеб")
+    );
+    // The first request shows the set open (its state after the user's words)…
+    let state = r[0].messages.last().unwrap();
+    assert!(state.content.contains("notes_add"), "{state:?}");
+    // …the partial prepared exactly it, and the request after the call extends it.
+    assert_eq!(
+        model.prefills[0],
+        (r[0].system.clone(), r[0].messages.clone())
+    );
+    assert_eq!(r[1].messages[..r[0].messages.len()], r[0].messages[..]);
+    assert_eq!(
+        r[1].messages.len(),
+        r[0].messages.len() + 2,
+        "the call and its reply"
+    );
+}
+
 #[test]
 fn a_question_of_units_of_time_is_computed() {
     let mut agent = agent_with(Guidance::default());
