@@ -81,17 +81,9 @@ impl Agent {
         let plan = self.shared.plan(&s, route.as_ref(), turn_start, turn_start);
         // A partial whose decided call runs a tool of an inactive set directly: the turn opens
         // the set before its first request, so that request is the one to prepare too.
-        let opens = plan
-            .forced
-            .as_deref()
-            .map(|f| self.shared.sets_opened_by(&s, f))
-            .unwrap_or_default();
-        if !opens.is_empty() {
-            // The state before the switch anchors first, as in the turn's first request.
-            let _ = self.shared.layout(&mut s);
-            for set in opens {
-                s.active.insert(set, self.shared.deadline());
-            }
+        if let Some(forced) = plan.forced.as_deref() {
+            let opens = self.shared.sets_opened_by(&s, forced);
+            self.shared.open_sets(&mut s, &opens);
         }
         let mut report = ContextReport::default();
         let Ok(view) = self
@@ -328,25 +320,18 @@ impl Agent {
             // the first request (the state before it anchored first), so the request after
             // the call adds only the call and its reply, and a partial transcript prepared the
             // same request. A decided switch alone is applied below, as a call.
-            if iteration == 0
-                && plan
-                    .forced
-                    .as_deref()
-                    .is_some_and(|f| !only_switches_in(syntax, f))
-            {
-                let opens = plan
-                    .forced
-                    .as_deref()
-                    .map(|f| shared.sets_opened_by(s, f))
-                    .unwrap_or_default();
-                if !opens.is_empty() {
-                    let _ = shared.layout(s);
-                    for set in opens {
-                        s.active.insert(set.clone(), shared.deadline());
-                        on_event(AgentEvent::ToolsetEnabled { name: set });
-                    }
-                    plan = shared.plan(s, route, turn_start, request_at);
+            let opens = match plan.forced.as_deref() {
+                Some(f) if iteration == 0 && !only_switches_in(syntax, f) => {
+                    shared.sets_opened_by(s, f)
                 }
+                _ => Vec::new(),
+            };
+            if !opens.is_empty() {
+                shared.open_sets(s, &opens);
+                for name in opens {
+                    on_event(AgentEvent::ToolsetEnabled { name });
+                }
+                plan = shared.plan(s, route, turn_start, request_at);
             }
             let shown_once = std::mem::take(&mut transient);
             if !shown_once.is_empty() && shared.config.guidance.is_on(Technique::NoRepeatSwitch) {
@@ -731,6 +716,18 @@ impl super::Shared {
             }
         }
         out
+    }
+
+    /// Open `sets` in `s` before a request, the state before them anchored first (as the
+    /// turn's first request anchors it).
+    fn open_sets(&self, s: &mut Session, sets: &[String]) {
+        if sets.is_empty() {
+            return;
+        }
+        let _ = self.layout(s);
+        for set in sets {
+            s.active.insert(set.clone(), self.deadline());
+        }
     }
 }
 

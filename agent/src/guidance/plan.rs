@@ -62,6 +62,16 @@ impl ReplyPlan {
     }
 }
 
+/// Whether a request of `request_stems` says a word `decl` gives for `value` (`said:`; any
+/// value's when `None`), by stem.
+fn says_a_value(decl: &ArgDecl, value: Option<&str>, request_stems: &[String]) -> bool {
+    decl.said
+        .iter()
+        .filter(|(v, _)| value.is_none_or(|want| v == want))
+        .flat_map(|(_, words)| words)
+        .any(|w| stems(w).iter().any(|s| request_stems.contains(s)))
+}
+
 /// The argument shape of a declared argument.
 fn arg_spec(a: &ArgDecl) -> ArgSpec {
     ArgSpec {
@@ -362,14 +372,7 @@ impl Planner<'_> {
                     // The value by its own stem, or by one of the words said for it.
                     let mut named = values.iter().filter(|v| {
                         let stem: String = v.to_lowercase().chars().take(5).collect();
-                        let other_words = decl
-                            .said
-                            .iter()
-                            .filter(|(value, _)| value == *v)
-                            .flat_map(|(_, words)| words.iter().flat_map(|w| stems(w)));
-                        std::iter::once(stem)
-                            .chain(other_words)
-                            .any(|s| request_stems.contains(&s))
+                        request_stems.contains(&stem) || says_a_value(decl, Some(v), &request_stems)
                     });
                     match (named.next(), named.next()) {
                         (Some(v), None) => Some(v.clone()),
@@ -511,12 +514,7 @@ impl Planner<'_> {
         set.tools
             .iter()
             .filter(|t| t.name != list_tool)
-            .filter(|t| {
-                t.args
-                    .iter()
-                    .flat_map(|a| a.said.iter().flat_map(|(_, words)| words))
-                    .any(|w| stems(w).iter().any(|s| request_stems.contains(s)))
-            })
+            .filter(|t| t.args.iter().any(|a| says_a_value(a, None, &request_stems)))
             .map(|t| t.name.clone())
             .collect()
     }
@@ -642,14 +640,6 @@ impl Planner<'_> {
         let request_at = request_at.min(turn_start);
         let request = history.get(request_at).map_or("", |m| m.content.as_str());
         let turn = history.get(turn_start..).unwrap_or_default();
-        // The words a call's arguments are made of: the request's, then the turn's after it
-        // (the same as the turn's unless a yes confirms an earlier request).
-        let arg_turn: Vec<Message> = history
-            .get(request_at)
-            .into_iter()
-            .chain(history.get(turn_start + 1..).unwrap_or_default())
-            .cloned()
-            .collect();
         // A conversational intent the turn did not answer itself is a plain reply.
         let target = match &route.target {
             Some(t) if first_action && Intent::from_target(t).is_none() => &route.target,
@@ -712,7 +702,10 @@ impl Planner<'_> {
                 } else if spec.args.iter().any(|a| a.required) {
                     let mut spec = referred.unwrap_or_else(|| spec.clone());
                     if self.on(Technique::TailOfWords) {
-                        let mut words = words_of(&arg_turn, g);
+                        // A first action's: the words of the request it serves (the turn's
+                        // own, or the earlier one a yes confirms).
+                        let served = history.get(request_at..=request_at).unwrap_or_default();
+                        let mut words = words_of(served, g);
                         if self.on(Technique::NumberGroups) {
                             words = number_groups(words);
                         }

@@ -856,30 +856,32 @@ fn a_question_of_tomorrow_is_answered_from_the_clock() {
 
 /// A partial transcript routed to a tool of an inactive set prepares the request after the
 /// switch: the turn's first model request is the one prefilled while the user spoke.
+/// A scripted model that records what it was asked to decode ahead.
+struct Prepared {
+    inner: ScriptedModel,
+    prefills: Vec<(String, Vec<crate::model::Message>)>,
+}
+
+impl Model for Prepared {
+    fn generate(
+        &mut self,
+        request: &crate::model::ModelRequest<'_>,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<crate::model::Generation, ModelError> {
+        self.inner.generate(request, on_text)
+    }
+    fn decode_ahead(&mut self, r: &crate::model::ModelRequest<'_>) -> Result<(), ModelError> {
+        self.prefills
+            .push((r.system.to_owned(), r.messages.to_vec()));
+        Ok(())
+    }
+    fn embed(&mut self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, ModelError> {
+        self.inner.embed(texts)
+    }
+}
+
 #[test]
 fn a_partial_routed_to_an_inactive_set_prepares_the_request_after_the_switch() {
-    use crate::model::{Generation, ModelRequest};
-    struct Prepared {
-        inner: ScriptedModel,
-        prefills: Vec<(String, Vec<crate::model::Message>)>,
-    }
-    impl Model for Prepared {
-        fn generate(
-            &mut self,
-            request: &ModelRequest<'_>,
-            on_text: &mut dyn FnMut(&str),
-        ) -> Result<Generation, ModelError> {
-            self.inner.generate(request, on_text)
-        }
-        fn decode_ahead(&mut self, r: &ModelRequest<'_>) -> Result<(), ModelError> {
-            self.prefills
-                .push((r.system.to_owned(), r.messages.to_vec()));
-            Ok(())
-        }
-        fn embed(&mut self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, ModelError> {
-            self.inner.embed(texts)
-        }
-    }
     let mut agent = notes_by_switch();
     let mut model = Prepared {
         inner: ScriptedModel::new(["купить хлеб"]).with_embeddings(),
@@ -905,28 +907,6 @@ fn a_partial_routed_to_an_inactive_set_prepares_the_request_after_the_switch() {
 /// the partial transcript prepared that first request.
 #[test]
 fn a_decided_call_of_an_inactive_set_opens_it_before_the_first_request() {
-    use crate::model::{Generation, ModelRequest};
-    struct Prepared {
-        inner: ScriptedModel,
-        prefills: Vec<(String, Vec<crate::model::Message>)>,
-    }
-    impl Model for Prepared {
-        fn generate(
-            &mut self,
-            request: &ModelRequest<'_>,
-            on_text: &mut dyn FnMut(&str),
-        ) -> Result<Generation, ModelError> {
-            self.inner.generate(request, on_text)
-        }
-        fn decode_ahead(&mut self, r: &ModelRequest<'_>) -> Result<(), ModelError> {
-            self.prefills
-                .push((r.system.to_owned(), r.messages.to_vec()));
-            Ok(())
-        }
-        fn embed(&mut self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, ModelError> {
-            self.inner.embed(texts)
-        }
-    }
     let mut agent = agent_with(Guidance::default());
     let mut model = Prepared {
         inner: ScriptedModel::new(["Заметка сохранена."]).with_embeddings(),
