@@ -153,6 +153,8 @@ impl Shared {
         let Some(set) = self.toolsets.get(name) else {
             return set_change(tool, texts.unknown_toolset(name, &available), false, false);
         };
+        // A switch the model asked for shows at once: it is about to use the set.
+        s.state_held = false;
         if s.active.insert(set.name.clone(), self.deadline()).is_some() {
             return set_change(tool, texts.toolset_already_active(&set.name), true, false);
         }
@@ -198,6 +200,7 @@ impl Shared {
             }
             None => active,
         };
+        s.state_held = false;
         let mut lines = Vec::new();
         for set in targets {
             s.active.remove(&set);
@@ -240,7 +243,11 @@ impl Shared {
         }
         let args = match (validated, was_active) {
             (Ok(args), true) => args,
-            (Ok(args), false) if self.config.direct_execution => args,
+            (Ok(args), false) if self.config.direct_execution => {
+                // Run directly: the set shows in the prompt from the turn's end.
+                s.state_held = true;
+                args
+            }
             (_, false) => {
                 let registry = self.toolsets.registry_text(texts, set);
                 return Dispatched {

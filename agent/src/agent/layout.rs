@@ -184,7 +184,14 @@ impl Shared {
         let at = match self.layout_kind() {
             PromptLayout::SystemFirst => return (prompt.text().to_string(), None),
             PromptLayout::DynamicTail => s.history.len(),
-            PromptLayout::AnchoredState => s.state_anchor(prompt.dynamic_part()),
+            PromptLayout::AnchoredState => match &s.anchor {
+                // The state as anchored until the turn ends (see `Session::state_held`).
+                Some((at, held)) if s.state_held && *at <= s.history.len() => {
+                    let held = (!held.is_empty()).then(|| (*at, held.clone()));
+                    return (prompt.static_prefix().to_string(), held);
+                }
+                _ => s.state_anchor(prompt.dynamic_part()),
+            },
         };
         let state = prompt.dynamic_part();
         let state = (!state.is_empty()).then(|| (at, state.to_string()));

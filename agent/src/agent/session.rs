@@ -21,6 +21,11 @@ pub(super) struct Session {
     /// index where the state message sits and its text (the dynamic sections when the state
     /// began).
     pub(super) anchor: Option<(usize, String)>,
+    /// A set a call ran directly opened this turn: until the turn ends the request shows
+    /// the state as anchored (the set's tools are not needed to answer after a call it has
+    /// made), and the new state moves after the turn's last message at its end — prefilled
+    /// while the user is silent, not while they wait.
+    pub(super) state_held: bool,
     /// How far the model's view of the history is compacted (moves forward only; the
     /// history itself is untouched).
     pub(super) compacted: Compacted,

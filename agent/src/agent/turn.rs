@@ -75,14 +75,13 @@ impl Agent {
         s.expire(self.shared.clock.now());
         let turn_start = s.history.len();
         s.history.push(Message::user(partial_text));
-        // A partial routed to a tool of an inactive set: the turn will switch without a model
-        // call, so the request to prepare is the one after the switch.
+        // A partial routed to a decided switch: the turn will switch without a model call, so
+        // the request to prepare is the one after the switch. (A decided call run directly
+        // leaves the state as it is until the turn ends: its request is this one.)
         let route = self.shared.route(&s, partial_text, model);
         let plan = self.shared.plan(&s, route.as_ref(), turn_start, turn_start);
-        // A partial whose decided call runs a tool of an inactive set directly: the turn opens
-        // the set before its first request, so that request is the one to prepare too.
         if let Some(forced) = plan.forced.as_deref() {
-            let opens = self.shared.sets_opened_by(&s, forced);
+            let opens = self.shared.sets_switched_on_by(&s, forced);
             self.shared.open_sets(&mut s, &opens);
         }
         let mut report = ContextReport::default();
@@ -141,7 +140,57 @@ impl Agent {
     /// everything). A turn that cannot fit even so stops with [`TurnStop::ModelError`] and
     /// [`ModelErrorKind::ContextFull`]; the session goes on. The figures are in
     /// [`TurnOutcome::context`].
+    ///
+    /// A set a call ran directly opened shows in the prompt from the turn's end: the turn's
+    /// requests keep the state as anchored, and the new state message goes after the turn's
+    /// last message, where the model decodes it ahead ([`Model::decode_ahead`]) while the
+    /// user reads or listens.
     pub fn turn(
+        &mut self,
+        session: &str,
+        user_text: &str,
+        model: &mut dyn Model,
+        cancel: &CancelToken,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) -> Result<TurnOutcome, AgentError> {
+        let outcome = self.run_turn(session, user_text, model, cancel, on_event);
+        self.release_held_state(session, model);
+        outcome
+    }
+
+    /// The end of a turn that held its state ([`Session::state_held`]): the new state moves
+    /// after the last message, and `model` decodes the next request's head — the state and
+    /// the framing that opens the user's next message — ahead.
+    fn release_held_state(&mut self, session: &str, model: &mut dyn Model) {
+        let Some(s) = self.sessions.get_mut(session).filter(|s| s.state_held) else {
+            return;
+        };
+        s.state_held = false;
+        let _ = self.shared.layout(s);
+        // The next request as far as it is known: the user's message is still to come.
+        let mut next = s.clone();
+        let turn_start = next.history.len();
+        next.history.push(Message::user(""));
+        let mut report = ContextReport::default();
+        let Ok(view) = self
+            .shared
+            .fitted_request(&mut next, turn_start, model, &mut report, 0)
+        else {
+            return;
+        };
+        // A hint: a model that cannot take it prefills the state with the next request.
+        let _ = model.decode_ahead(&ModelRequest {
+            session,
+            system: &view.system,
+            messages: &view.messages,
+            cancel: &CancelToken::new(),
+            forced_reply: None,
+            guide: Default::default(),
+            time_left: None,
+        });
+    }
+
+    fn run_turn(
         &mut self,
         session: &str,
         user_text: &str,
@@ -316,23 +365,6 @@ impl Agent {
             let route = if nudging { None } else { out.route.as_ref() };
             nudging = false;
             let mut plan = shared.plan(s, route, turn_start, request_at);
-            // A decided call of a tool of an inactive set, run directly: its set opens before
-            // the first request (the state before it anchored first), so the request after
-            // the call adds only the call and its reply, and a partial transcript prepared the
-            // same request. A decided switch alone is applied below, as a call.
-            let opens = match plan.forced.as_deref() {
-                Some(f) if iteration == 0 && !only_switches_in(syntax, f) => {
-                    shared.sets_opened_by(s, f)
-                }
-                _ => Vec::new(),
-            };
-            if !opens.is_empty() {
-                shared.open_sets(s, &opens);
-                for name in opens {
-                    on_event(AgentEvent::ToolsetEnabled { name });
-                }
-                plan = shared.plan(s, route, turn_start, request_at);
-            }
             let shown_once = std::mem::take(&mut transient);
             if !shown_once.is_empty() && shared.config.guidance.is_on(Technique::NoRepeatSwitch) {
                 plan.forbid_switches();
@@ -693,22 +725,18 @@ fn cut_by_context(report: &ContextReport, generation: &Generation) -> bool {
 }
 
 impl super::Shared {
-    /// The inactive sets a decided reply `forced` opens: the sets its `enable_toolset` calls
-    /// name, and, under direct execution, the sets of the tools it calls that are not active
-    /// in `s`.
-    fn sets_opened_by(&self, s: &Session, forced: &str) -> Vec<String> {
+    /// The inactive sets a decided reply `forced` switches on: the sets its `enable_toolset`
+    /// calls name that are not active in `s`.
+    fn sets_switched_on_by(&self, s: &Session, forced: &str) -> Vec<String> {
         let enable = CoreTool::EnableToolset;
         let mut out: Vec<String> = Vec::new();
         for call in parse_output_as(self.syntax, forced).calls() {
-            let set = if call.name == enable.name() {
-                validate_args(&enable.args(), &call.args)
-                    .ok()
-                    .and_then(|args| args.str("name").and_then(|n| self.toolsets.get(n)))
-            } else if self.config.direct_execution && CoreTool::from_name(&call.name).is_none() {
-                self.toolsets.owner_set(&call.name)
-            } else {
-                None
-            };
+            if call.name != enable.name() {
+                continue;
+            }
+            let set = validate_args(&enable.args(), &call.args)
+                .ok()
+                .and_then(|args| args.str("name").and_then(|n| self.toolsets.get(n)));
             if let Some(set) = set {
                 if !s.active.contains_key(&set.name) && !out.contains(&set.name) {
                     out.push(set.name.clone());

@@ -906,10 +906,10 @@ fn a_partial_routed_to_an_inactive_set_prepares_the_request_after_the_switch() {
 /// turn's first request, so the request after the call only adds the call and its reply, and
 /// the partial transcript prepared that first request.
 #[test]
-fn a_decided_call_of_an_inactive_set_opens_it_before_the_first_request() {
+fn a_set_a_direct_call_opened_shows_from_the_turn_s_end_decoded_ahead() {
     let mut agent = agent_with(Guidance::default());
     let mut model = Prepared {
-        inner: ScriptedModel::new(["Заметка сохранена."]).with_embeddings(),
+        inner: ScriptedModel::new(["Заметка сохранена.", "У тебя одна заметка."]).with_embeddings(),
         prefills: Vec::new(),
     };
     let said = "Запиши: купить хлеб";
@@ -929,10 +929,13 @@ fn a_decided_call_of_an_inactive_set_opens_it_before_the_first_request() {
         r[0].forced_reply.as_deref(),
         Some("TOOL_CALL: notes_add|купить хлеб")
     );
-    // The first request shows the set open (its state after the user's words)…
-    let state = r[0].messages.last().unwrap();
-    assert!(state.content.contains("notes_add"), "{state:?}");
-    // …the partial prepared exactly it, and the request after the call extends it.
+    // The turn's requests keep the state as it was: the partial prepared the first, and
+    // the request after the call adds only the call and its reply.
+    let shows_notes = |m: &[crate::model::Message]| {
+        m.iter()
+            .any(|m| m.role == crate::model::Role::User && m.content.contains("notes_add"))
+    };
+    assert!(!shows_notes(&r[0].messages) && !shows_notes(&r[1].messages));
     assert_eq!(
         model.prefills[0],
         (r[0].system.clone(), r[0].messages.clone())
@@ -943,6 +946,28 @@ fn a_decided_call_of_an_inactive_set_opens_it_before_the_first_request() {
         r[0].messages.len() + 2,
         "the call and its reply"
     );
+    // At the turn's end the new state goes after the reply and is decoded ahead, with the
+    // opening of the user's next message.
+    let (system, ahead) = model.prefills.last().unwrap().clone();
+    assert_eq!(model.prefills.len(), 2);
+    let n = ahead.len();
+    assert!(shows_notes(&ahead[n - 2..n - 1]), "{:?}", ahead[n - 2]);
+    assert_eq!(ahead[n - 1].content, "");
+    assert_eq!(ahead[n - 3].content, out.reply);
+    // The next turn's request starts with exactly that head.
+    agent
+        .turn(
+            "s",
+            "Что у меня записано?",
+            &mut model,
+            &CancelToken::new(),
+            &mut |_| {},
+        )
+        .unwrap();
+    let next = model.inner.requests().last().unwrap().clone();
+    assert_eq!(next.system, system);
+    assert_eq!(next.messages[..n - 1], ahead[..n - 1]);
+    assert_eq!(model.prefills.len(), 2, "an ordinary turn holds nothing");
 }
 
 #[test]
