@@ -3,14 +3,11 @@
 
 use super::session::Session;
 use super::Shared;
-use crate::guidance::{refine_intent as refine, Route, Technique};
+use crate::guidance::{refine_intent as refine, Route, Technique, TALK_WORDS};
 use crate::intent::Intent;
 use crate::judge::{user_lang, MAX_WORDS};
 use crate::messages::Texts;
 use crate::model::Role;
-
-/// The most words of a message answered as a conversational intent.
-pub(crate) const TALK_WORDS: usize = 12;
 
 impl Shared {
     /// The answer to the turn `user_text` of session `s` when routing sent it to a

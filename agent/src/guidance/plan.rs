@@ -6,7 +6,7 @@
 use super::examples::{route_examples, PLAIN_REPLY};
 use super::refer::{is_id_arg, pointer, referents, Pointer, Referents};
 use super::route::{word_overlap, Route, RouteExample, Router};
-use super::talk::{talk_examples, thanks_or_farewell};
+use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{delimited_text, echo_stop, intro_sentences, number_groups, words_of};
 use super::words::{spoken_number, stems, turn_openers};
 use super::{Guidance, Technique};
@@ -468,14 +468,19 @@ impl Planner<'_> {
             self.narrow_to_referring(&mut examples, history, user_text);
         }
         let mut route = router.route(model, user_text, &examples, self.guidance);
-        // A message that sets a text apart (after a colon, in quotes) carries content for a
-        // tool or the model, never small talk («И ещё запиши: позвонить маме»): routed to an
-        // intent, it is routed again among the rest (a route elsewhere stays as it is).
+        // A message routed to an intent it is no small talk for (a long one, one that sets a
+        // text apart: «И ещё запиши: позвонить маме», one without the words the intent
+        // needs: «Расскажи подробнее про этот фильм» is no request for a joke) carries
+        // content for a tool or the model: it is routed again among the rest (a route
+        // elsewhere stays as it is).
         let is_talk =
             |target: Option<&str>| target.is_some_and(|t| Intent::from_target(t).is_some());
-        let routed_to_talk = matches!(&route, Ok(Some(r)) if is_talk(r.target.as_deref()));
-        if self.on(Technique::TalkIntents) && routed_to_talk && delimited_text(user_text).is_some()
-        {
+        let not_small_talk = matches!(&route, Ok(Some(r)) if r
+            .target
+            .as_deref()
+            .and_then(Intent::from_target)
+            .is_some_and(|intent| !is_small_talk(intent, user_text)));
+        if self.on(Technique::TalkIntents) && not_small_talk {
             examples.retain(|e| !is_talk(e.target.as_deref()));
             route = router.route(model, user_text, &examples, self.guidance);
         }

@@ -101,6 +101,20 @@ const EN_TALK: &[(Intent, &str)] = &[
     (Intent::OutOfScope, "Can you buy groceries for delivery?"),
 ];
 
+/// The most words of a message answered as a conversational intent: conversational formulas
+/// are short; a long message carries content for a tool or the model.
+pub(crate) const TALK_WORDS: usize = 12;
+
+/// Whether a message routed to `intent` is small talk answered from the message texts: at
+/// most [`TALK_WORDS`] words, no text set apart for a tool (after a colon, in quotes: «И ещё
+/// запиши: позвонить маме»), and the words the intent needs ([`refine`]). A message routed
+/// to an intent that is not is routed again among the other targets.
+pub(crate) fn is_small_talk(intent: Intent, text: &str) -> bool {
+    text.split_whitespace().count() <= TALK_WORDS
+        && super::text::delimited_text(text).is_none()
+        && refine(intent, text).is_some()
+}
+
 /// What a conversational message routed to `intent` is answered as, from its words: a
 /// farewell said with anything else is answered as a farewell, thanks with a greeting or an
 /// acknowledgement as thanks. The second value: the message thanks too (a farewell then

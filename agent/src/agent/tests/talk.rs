@@ -176,6 +176,30 @@ fn a_message_that_sets_a_text_apart_is_no_small_talk() {
 }
 
 #[test]
+fn a_message_without_the_words_its_intent_needs_is_routed_among_the_rest() {
+    // Nearest to a joke example, but no joke is asked for by name.
+    let said = "Расскажи что-нибудь про этот фильм";
+    let target = |guidance: Guidance| {
+        let mut agent = agent_with(guidance);
+        let (out, _) = routed_turn(&mut agent, said, &["Ок."]);
+        out.route.and_then(|r| r.target)
+    };
+    let joke = Intent::Joke.target();
+    let routed = target(Guidance::default());
+    assert_ne!(routed.as_deref(), Some(joke.as_str()), "{routed:?}");
+    assert!(
+        routed
+            .as_deref()
+            .is_none_or(|t| Intent::from_target(t).is_none()),
+        "{routed:?}"
+    );
+    // The same words with a joke asked for stay small talk.
+    let mut agent = agent_with(Guidance::default());
+    let (out, _) = routed_turn(&mut agent, "Расскажи что-нибудь смешное, анекдот", &[]);
+    assert_eq!(out.talk, Some(Intent::Joke), "{:?}", out.route);
+}
+
+#[test]
 fn a_question_is_asked_in_the_transcript_and_its_answer_kept() {
     let mut agent = agent_with(transcript_on());
     let (out, model) = routed_turn(
