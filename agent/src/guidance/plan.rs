@@ -470,18 +470,21 @@ impl Planner<'_> {
         let mut route = router.route(model, user_text, &examples, self.guidance);
         // A message routed to an intent it is no small talk for (a long one, one that sets a
         // text apart: «И ещё запиши: позвонить маме», one without the words the intent
-        // needs: «Расскажи подробнее про этот фильм» is no request for a joke) carries
-        // content for a tool or the model: it is routed again among the rest (a route
+        // needs: «Расскажи подробнее про этот фильм» is no request for a joke) is routed
+        // again among the rest: the tools, a plain reply and the intents it may be (a route
         // elsewhere stays as it is).
-        let is_talk =
-            |target: Option<&str>| target.is_some_and(|t| Intent::from_target(t).is_some());
         let not_small_talk = matches!(&route, Ok(Some(r)) if r
             .target
             .as_deref()
             .and_then(Intent::from_target)
             .is_some_and(|intent| !is_small_talk(intent, user_text)));
         if self.on(Technique::TalkIntents) && not_small_talk {
-            examples.retain(|e| !is_talk(e.target.as_deref()));
+            examples.retain(|e| {
+                e.target
+                    .as_deref()
+                    .and_then(Intent::from_target)
+                    .is_none_or(|intent| is_small_talk(intent, user_text))
+            });
             route = router.route(model, user_text, &examples, self.guidance);
         }
         match route {
