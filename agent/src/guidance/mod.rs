@@ -28,6 +28,7 @@ mod arithmetic;
 mod ask;
 mod dates;
 mod examples;
+mod howto;
 mod plan;
 mod refer;
 mod route;

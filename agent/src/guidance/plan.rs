@@ -4,6 +4,7 @@
 //! the stops that keep a spoken reply short.
 
 use super::examples::{route_examples, PLAIN_REPLY};
+use super::howto::asks_how_to;
 use super::refer::{is_id_arg, pointer, referents, Pointer, Referents};
 use super::route::{word_overlap, Route, RouteExample, Router};
 use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
@@ -308,10 +309,10 @@ impl Planner<'_> {
         };
         let integer = arg.kind == ArgKind::Integer;
         let value = match (&arg.kind, spec.name.as_str()) {
-            (ArgKind::OneOf(_), "read_skill") if self.on(Technique::NamedChoice) => best_named(
-                request,
-                self.skills.iter().map(|k| (&k.name, &k.description)),
-            )?,
+            (ArgKind::OneOf(_), "read_skill") if self.on(Technique::NamedChoice) => {
+                let subjects = self.skill_subjects();
+                best_named(request, subjects.iter().map(|(n, d)| (n, d)))?
+            }
             (ArgKind::OneOf(_), "enable_toolset") if self.on(Technique::NamedChoice) => best_named(
                 request,
                 self.toolsets.iter().map(|t| (&t.name, &t.description)),
@@ -487,10 +488,45 @@ impl Planner<'_> {
             });
             route = router.route(model, user_text, &examples, self.guidance);
         }
+        // A question of how a skill's subject works, or one naming a skill: its instructions.
+        let elsewhere = matches!(&route, Ok(Some(r)) if r.target.as_deref() != Some("read_skill"));
+        if self.on(Technique::SkillQuestions) && elsewhere && asks_how_to(user_text) {
+            let subjects = self.skill_subjects();
+            let named = best_named(user_text, subjects.iter().map(|(n, d)| (n, d)));
+            if named.is_some() {
+                examples.retain(|e| e.target.as_deref() == Some("read_skill"));
+                if let Ok(Some(r)) = router.route(model, user_text, &examples, self.guidance) {
+                    route = Ok(Some(r));
+                }
+            }
+        }
         match route {
             Ok(Some(r)) if r.score >= self.guidance.min_route_score => Some(r),
             Ok(_) | Err(_) => None,
         }
+    }
+
+    /// Each advertised skill's name and what names its subject: its description, and its
+    /// toolset's description and spoken phrases (either language: "films" names `media`
+    /// whose description is in Russian).
+    fn skill_subjects(&self) -> Vec<(String, String)> {
+        self.skills
+            .iter()
+            .map(|k| {
+                let mut words = k.description.clone();
+                if let Some(set) = k.toolset.as_deref().and_then(|t| self.toolsets.get(t)) {
+                    words.push(' ');
+                    words.push_str(&set.description);
+                    for lang in [Lang::Ru, Lang::En] {
+                        if let Some(spoken) = set.spoken_in(lang) {
+                            words.push(' ');
+                            words.push_str(spoken);
+                        }
+                    }
+                }
+                (k.name.clone(), words)
+            })
+            .collect()
     }
 
     /// The question to ask before acting on `route` ([`Technique::AskWhenUnsure`]), in

@@ -162,11 +162,19 @@ pub enum Technique {
     /// The failure: such a set's examples pulling requests about anything else
     /// («Сделай заметку: …» → `skills_create`, "Start The Matrix" → `protocol_start`).
     RouteWords,
+    /// A request that asks how something works or is used («Как у тебя устроены
+    /// заметки?», "read up on how you handle films"), or names a skill or instructions, and
+    /// whose words name a skill's subject (its name, description, or its toolset's), is
+    /// routed to `read_skill`; the skill is the one it names (its toolset's spoken phrase
+    /// counts, so "films" names `media`). The failure: the subject's words pulled such a
+    /// question to the subject's tools ("how do notes work" → `notes_list`, "Read the skill
+    /// about notes" → `notes_list`).
+    SkillQuestions,
 }
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 34] = [
+    pub const ALL: [Technique; 35] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -201,6 +209,7 @@ impl Technique {
         Technique::AnswerTranscript,
         Technique::AskWhenUnsure,
         Technique::RouteWords,
+        Technique::SkillQuestions,
     ];
 
     /// The main switches: [`crate::Guidance::none`] has them all off.
@@ -250,6 +259,7 @@ impl Technique {
             Technique::AnswerTranscript => "answer-transcript",
             Technique::AskWhenUnsure => "ask-when-unsure",
             Technique::RouteWords => "route-words",
+            Technique::SkillQuestions => "skill-questions",
         }
     }
 
@@ -262,7 +272,7 @@ impl Technique {
             Centering | StemOverlap | StemWeights | TopTwo | IdAfterReply | NamedChoice
             | DelimitedText | SpokenNumbers | TailOfWords | NumberGroups | OneAction
             | ReplyWords | ListAsItems | DropAsides | TalkIntents | References | SaidValue
-            | AnswerTranscript | AskWhenUnsure | RouteWords => Some(Route),
+            | AnswerTranscript | AskWhenUnsure | RouteWords | SkillQuestions => Some(Route),
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable

@@ -197,6 +197,7 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     31 "answer-transcript",
     32 "ask-when-unsure",
     33 "route-words",
+    34 "skill-questions",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).

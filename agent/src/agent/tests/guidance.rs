@@ -984,3 +984,46 @@ fn a_question_of_units_of_time_is_computed() {
     let (out, model) = routed_turn(&mut agent, "А сколько минут в часе?", &["Шестьдесят."]);
     assert!(!out.computed && !model.requests().is_empty());
 }
+
+#[test]
+fn a_question_of_how_a_skill_s_subject_works_reads_the_skill() {
+    // Nearest to a media search by its words; it asks how films are handled.
+    let said = "Как ты работаешь с фильмами?";
+    // The media set runs here, so its skill is advertised.
+    let with_media = |guidance: Guidance| {
+        let mut agent = agent_with(guidance);
+        agent.register_executor(
+            ExecutorTarget::Toolset("media".into()),
+            Arc::new(|_: &ToolInvocation<'_>| Ok("1. Титаник id=tt1".to_string())),
+        );
+        agent
+    };
+    let first = |guidance: Guidance| {
+        let mut agent = with_media(guidance);
+        let (out, model) = routed_turn(&mut agent, said, &["Сначала поиск, потом просмотр."]);
+        let route = out.route.and_then(|r| r.target);
+        (
+            route,
+            model
+                .requests()
+                .first()
+                .and_then(|r| r.forced_reply.clone()),
+        )
+    };
+    let (route, forced) = first(Guidance::default());
+    assert_eq!(route.as_deref(), Some("read_skill"));
+    assert_eq!(forced.as_deref(), Some("TOOL_CALL: read_skill|media"));
+    let (route, _) = first(Guidance::default().without(Technique::SkillQuestions));
+    assert_ne!(
+        route.as_deref(),
+        Some("read_skill"),
+        "the words pull elsewhere"
+    );
+    // A request about films that asks no how-to goes where it went.
+    let mut agent = with_media(Guidance::default());
+    let (out, _) = routed_turn(&mut agent, "Найди фильм про космос", &["Ищу."]);
+    assert_ne!(
+        out.route.and_then(|r| r.target).as_deref(),
+        Some("read_skill")
+    );
+}

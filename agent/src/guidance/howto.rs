@@ -1,0 +1,80 @@
+//! Questions of how something works, and requests that name a skill
+//! ([`super::Technique::SkillQuestions`]): a skill's subject asked about this way wants its
+//! instructions read, not its tools run.
+
+/// Words that name instructions themselves (by the start of a word, both languages).
+const SKILL_WORDS: &[&str] = &[
+    "скил",
+    "скилл",
+    "навык",
+    "инструкц",
+    "skill",
+    "instruction",
+    "manual",
+];
+
+/// The question words of a how-to question.
+const HOW: &[&str] = &["как", "how"];
+
+/// What a how-to question asks of its subject: how it works, is used, is set up or handled
+/// (by the start of a word, both languages).
+const WORKINGS: &[&str] = &[
+    "работа",
+    "устро",
+    "пользова",
+    "обраща",
+    "work",
+    "use",
+    "using",
+    "handle",
+    "supposed",
+];
+
+/// Whether `text` asks how something works or is used («Как у тебя устроены заметки?», "how
+/// are notes supposed to work here", "read up on how you handle films"), or names a skill or
+/// instructions ("Read the skill about notes"). Whether the subject is a skill's is for the
+/// caller to find.
+pub(crate) fn asks_how_to(text: &str) -> bool {
+    let words: Vec<String> = text
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let starts = |stems: &[&str]| words.iter().any(|w| stems.iter().any(|s| w.starts_with(s)));
+    starts(SKILL_WORDS) || (words.iter().any(|w| HOW.contains(&w.as_str())) && starts(WORKINGS))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn how_to_questions_and_skill_names_are_told_from_requests() {
+        for asks in [
+            "а как у тебя вообще заметки устроены",
+            "Сначала прочитай, как работать с заметками",
+            "Как мне пользоваться фильмами?",
+            "how are notes supposed to work here",
+            "before you start, read up on how you handle films",
+            "How do I use the notes?",
+            "Read the skill about notes",
+            "Открой инструкцию по заметкам",
+        ] {
+            assert!(asks_how_to(asks), "{asks}");
+        }
+        for request in [
+            "Покажи мои заметки",
+            "Как дела?",
+            "How long until noon?",
+            "Запиши: работа в девять",
+            "What notes do I have?",
+            "Find a film about how the universe works",
+            "Как называется этот фильм",
+        ] {
+            // The last two ask how, but of nothing a skill covers: the caller checks that.
+            let expected = request.contains("universe");
+            assert_eq!(asks_how_to(request), expected, "{request}");
+        }
+    }
+}
