@@ -38,6 +38,7 @@ mod answer;
 mod compact;
 mod dispatch;
 mod gate;
+mod hints;
 mod hook;
 mod layout;
 mod outcome;

@@ -1,5 +1,4 @@
-//! The turn loop — infer, run every call, write back, infer again until the model answers —
-//! and the hints a host gives a model ahead of turns.
+//! The turn loop — infer, run every call, write back, infer again until the model answers.
 
 use super::dispatch::{Control, Dispatched};
 use super::gate::ReplyGate;
@@ -8,11 +7,10 @@ use super::{
     Agent, AgentError, AgentEvent, ContextReport, GenerationRecord, ReplyKind, TurnOutcome,
     TurnStop,
 };
-use crate::args::validate_args;
 use crate::call_line::{parse_output_as, RepeatGuard, VisibleTextFilter};
 use crate::guidance::{
     arithmetic_question, day_question, say_arithmetic, say_day, say_units, unit_question,
-    yes_or_no, Route, Technique,
+    yes_or_no, Technique,
 };
 use crate::judge::user_lang;
 use crate::messages::Texts;
@@ -24,100 +22,6 @@ use crate::output::{Segment, ToolCall};
 use crate::tools::CoreTool;
 
 impl Agent {
-    /// Tell `model` about [`Agent::head_view`] so it can prepare the head new sessions start
-    /// from (a host calls this once at start-up, e.g. while the microphone opens).
-    ///
-    /// # Errors
-    /// What the model reports; the agent works the same without a prepared head.
-    pub fn warm_up(&mut self, model: &mut dyn Model) -> Result<(), ModelError> {
-        self.shared.syntax = model.call_syntax();
-        let view = self.head_view();
-        let head = model.prepare_head(&view.system, &view.messages);
-        self.embed_routes(model)?;
-        head
-    }
-
-    /// Embed the example requests routing compares with ([`crate::Technique::Route`]) now, so
-    /// the first turn pays only for its own request (a host calls this at start-up;
-    /// [`Agent::warm_up`] does).
-    ///
-    /// # Errors
-    /// What the model reports when embedding fails; routing then tries again per turn.
-    pub fn embed_routes(&mut self, model: &mut dyn Model) -> Result<(), ModelError> {
-        self.shared.embed_routes(model)
-    }
-
-    /// Let `model` decode the session's next request ahead of the turn while the user is
-    /// still speaking: `partial_text` is what was heard so far (a partial transcript; call
-    /// again as it grows — each call supersedes the last). The request is the one
-    /// [`Agent::turn`] would make now for that text, laid out the same way; the model
-    /// decodes it up to the end of the text ([`Model::decode_ahead`]), and the turn made with the
-    /// final text reuses everything its prompt shares with it. When the guidance routes, the
-    /// text is routed too (after the hint, so the model decodes while it embeds), and a turn
-    /// whose final text is the same finds the request's embedding ready. Nothing in the
-    /// session changes: no history, no toolset expiry, no events.
-    ///
-    /// # Errors
-    /// [`AgentError::EmptySession`], or what the model reports.
-    pub fn hear_partial(
-        &mut self,
-        session: &str,
-        partial_text: &str,
-        model: &mut dyn Model,
-    ) -> Result<(), AgentError> {
-        if session.trim().is_empty() {
-            return Err(AgentError::EmptySession);
-        }
-        self.shared.syntax = model.call_syntax();
-        // The turn's request is computed on a copy: the turn does its own expiry (with its
-        // events) and layout, and a session that does not exist yet is not created.
-        let mut s = self.sessions.get(session).cloned().unwrap_or_default();
-        s.expire(self.shared.clock.now());
-        let turn_start = s.history.len();
-        s.history.push(Message::user(partial_text));
-        // A partial routed to a decided switch: the turn will switch without a model call, so
-        // the request to prepare is the one after the switch. (A decided call run directly
-        // leaves the state as it is until the turn ends: its request is this one.)
-        let route = self.shared.route(&s, partial_text, model);
-        let plan = self.shared.plan(&s, route.as_ref(), turn_start, turn_start);
-        if let Some(forced) = plan.forced.as_deref() {
-            let opens = self.shared.sets_switched_on_by(&s, forced);
-            self.shared.open_sets(&mut s, &opens);
-        }
-        let mut report = ContextReport::default();
-        let Ok(view) = self
-            .shared
-            .fitted_request(&mut s, turn_start, model, &mut report, 0)
-        else {
-            // Nothing that fits to prepare: the turn will say so.
-            return Ok(());
-        };
-        model
-            .decode_ahead(&ModelRequest {
-                session,
-                system: &view.system,
-                messages: &view.messages,
-                cancel: &CancelToken::new(),
-                forced_reply: None,
-                guide: Default::default(),
-                time_left: None,
-            })
-            .map_err(|e| AgentError::Model(e.to_string()))?;
-        // The route itself is decided again by the turn (its session may change before); only
-        // the embedding of the text is kept. A model that cannot embed loses nothing here.
-        Ok(())
-    }
-
-    /// Where routing would send `text` as the session's next turn ([`crate::Technique::Route`]),
-    /// without running the turn: nothing in the session changes. `None` when the guidance
-    /// does not route, the model cannot embed or there is nothing to route among.
-    pub fn route(&mut self, session: &str, text: &str, model: &mut dyn Model) -> Option<Route> {
-        let mut s = self.sessions.get(session).cloned().unwrap_or_default();
-        s.expire(self.shared.clock.now());
-        s.history.push(Message::user(text));
-        self.shared.route(&s, text, model)
-    }
-
     /// Run one user turn: append the user's text, then call the model until it answers
     /// without a tool call, the iteration limit is reached, the turn's time budget runs out,
     /// `cancel` is set or the model fails. Events stream to `on_event` as they happen.
@@ -156,38 +60,6 @@ impl Agent {
         let outcome = self.run_turn(session, user_text, model, cancel, on_event);
         self.release_held_state(session, model);
         outcome
-    }
-
-    /// The end of a turn that held its state ([`Session::state_held`]): the new state moves
-    /// after the last message, and `model` decodes the next request's head — the state and
-    /// the framing that opens the user's next message — ahead.
-    fn release_held_state(&mut self, session: &str, model: &mut dyn Model) {
-        let Some(s) = self.sessions.get_mut(session).filter(|s| s.state_held) else {
-            return;
-        };
-        s.state_held = false;
-        let _ = self.shared.layout(s);
-        // The next request as far as it is known: the user's message is still to come.
-        let mut next = s.clone();
-        let turn_start = next.history.len();
-        next.history.push(Message::user(""));
-        let mut report = ContextReport::default();
-        let Ok(view) = self
-            .shared
-            .fitted_request(&mut next, turn_start, model, &mut report, 0)
-        else {
-            return;
-        };
-        // A hint: a model that cannot take it prefills the state with the next request.
-        let _ = model.decode_ahead(&ModelRequest {
-            session,
-            system: &view.system,
-            messages: &view.messages,
-            cancel: &CancelToken::new(),
-            forced_reply: None,
-            guide: Default::default(),
-            time_left: None,
-        });
     }
 
     fn run_turn(
@@ -721,41 +593,6 @@ fn cut_by_context(report: &ContextReport, generation: &Generation) -> bool {
                 && stats.generated_tokens < budget.window.reply_tokens
         }
         _ => false,
-    }
-}
-
-impl super::Shared {
-    /// The inactive sets a decided reply `forced` switches on: the sets its `enable_toolset`
-    /// calls name that are not active in `s`.
-    fn sets_switched_on_by(&self, s: &Session, forced: &str) -> Vec<String> {
-        let enable = CoreTool::EnableToolset;
-        let mut out: Vec<String> = Vec::new();
-        for call in parse_output_as(self.syntax, forced).calls() {
-            if call.name != enable.name() {
-                continue;
-            }
-            let set = validate_args(&enable.args(), &call.args)
-                .ok()
-                .and_then(|args| args.str("name").and_then(|n| self.toolsets.get(n)));
-            if let Some(set) = set {
-                if !s.active.contains_key(&set.name) && !out.contains(&set.name) {
-                    out.push(set.name.clone());
-                }
-            }
-        }
-        out
-    }
-
-    /// Open `sets` in `s` before a request, the state before them anchored first (as the
-    /// turn's first request anchors it).
-    fn open_sets(&self, s: &mut Session, sets: &[String]) {
-        if sets.is_empty() {
-            return;
-        }
-        let _ = self.layout(s);
-        for set in sets {
-            s.active.insert(set.clone(), self.deadline());
-        }
     }
 }
 
