@@ -71,24 +71,8 @@ impl Agent {
             let opens = self.shared.sets_switched_on_by(&s, forced);
             self.shared.open_sets(&mut s, &opens);
         }
-        let mut report = ContextReport::default();
-        let Ok(view) = self
-            .shared
-            .fitted_request(&mut s, turn_start, model, &mut report, 0)
-        else {
-            // Nothing that fits to prepare: the turn will say so.
-            return Ok(());
-        };
-        model
-            .decode_ahead(&ModelRequest {
-                session,
-                system: &view.system,
-                messages: &view.messages,
-                cancel: &CancelToken::new(),
-                forced_reply: None,
-                guide: Default::default(),
-                time_left: None,
-            })
+        self.shared
+            .decode_ahead_of(session, &mut s, turn_start, model)
             .map_err(|e| AgentError::Model(e.to_string()))?;
         // The route itself is decided again by the turn (its session may change before); only
         // the embedding of the text is kept. A model that cannot embed loses nothing here.
@@ -118,15 +102,31 @@ impl Agent {
         let mut next = s.clone();
         let turn_start = next.history.len();
         next.history.push(Message::user(""));
-        let mut report = ContextReport::default();
-        let Ok(view) = self
-            .shared
-            .fitted_request(&mut next, turn_start, model, &mut report, 0)
-        else {
-            return;
-        };
         // A hint: a model that cannot take it prefills the state with the next request.
-        let _ = model.decode_ahead(&ModelRequest {
+        let _ = self
+            .shared
+            .decode_ahead_of(session, &mut next, turn_start, model);
+    }
+}
+
+impl Shared {
+    /// Hint `model` with the request a turn of `session` that began at `turn_start` would
+    /// make now from `s` (a copy whose last message is the user's words, heard so far or
+    /// still to come): fitted and laid out as the turn does, decoded ahead up to the end of
+    /// those words ([`Model::decode_ahead`]). Nothing that fits: nothing to hint.
+    fn decode_ahead_of(
+        &self,
+        session: &str,
+        s: &mut Session,
+        turn_start: usize,
+        model: &mut dyn Model,
+    ) -> Result<(), ModelError> {
+        let mut report = ContextReport::default();
+        let Ok(view) = self.fitted_request(s, turn_start, model, &mut report, 0) else {
+            // The turn will say it does not fit.
+            return Ok(());
+        };
+        model.decode_ahead(&ModelRequest {
             session,
             system: &view.system,
             messages: &view.messages,
@@ -134,11 +134,9 @@ impl Agent {
             forced_reply: None,
             guide: Default::default(),
             time_left: None,
-        });
+        })
     }
-}
 
-impl Shared {
     /// The inactive sets a decided reply `forced` switches on: the sets its `enable_toolset`
     /// calls name that are not active in `s`.
     fn sets_switched_on_by(&self, s: &Session, forced: &str) -> Vec<String> {
