@@ -5,7 +5,7 @@
 
 use super::examples::{route_examples, PLAIN_REPLY};
 use super::howto::asks_how_to;
-use super::refer::{is_id_arg, pointer, referents, Pointer, Referents};
+use super::refer::{is_id_arg, pointer, referents, said_id, Pointer, Referents};
 use super::route::{word_overlap, Route, RouteExample, Router};
 use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{delimited_text, echo_stop, intro_sentences, number_groups, words_of};
@@ -243,7 +243,8 @@ impl Planner<'_> {
     /// on (skills, active sets) come only when there is some. Under
     /// [`Technique::IdAfterReply`], with `history`, a tool that needs an id (a required
     /// argument `id` or `…_id`, which only a tool's reply gives) is routable only once a
-    /// tool of its set has replied in it — before that, a request naming a title is a search.
+    /// tool of its set has replied in it, or the request says an id aloud ([`said_id`]:
+    /// "tell me more about tt3659388") — before that, a request naming a title is a search.
     pub(crate) fn examples_for(
         &self,
         active: &[String],
@@ -276,14 +277,19 @@ impl Planner<'_> {
             );
         }
         let id_after_reply = self.on(Technique::IdAfterReply);
+        let request = history
+            .and_then(|h| h.iter().rev().find(|m| m.role == Role::User))
+            .map(|m| m.content.as_str());
+        let id_said = request.and_then(said_id).is_some();
         for set in self.toolsets.iter() {
             let prefix = format!("{}_", set.name);
-            let replied = history.is_none_or(|h| {
-                h.iter().any(|m| {
-                    m.role == Role::Tool
-                        && m.name.as_deref().is_some_and(|n| n.starts_with(&prefix))
-                })
-            });
+            let replied = id_said
+                || history.is_none_or(|h| {
+                    h.iter().any(|m| {
+                        m.role == Role::Tool
+                            && m.name.as_deref().is_some_and(|n| n.starts_with(&prefix))
+                    })
+                });
             for t in &set.tools {
                 let needs_id = t.args.iter().any(|a| a.required && is_id_arg(&a.name));
                 if id_after_reply && needs_id && !replied {
@@ -332,8 +338,8 @@ impl Planner<'_> {
     }
 
     /// `spec` with the arguments the request decides fixed to one value each. Under
-    /// [`Technique::References`] an id argument (text named `id` or `…_id`) gets the id of the
-    /// item pointed at («включи второй»; without a pointer, the item the conversation is
+    /// [`Technique::References`] an id argument (text named `id` or `…_id`) gets the id the
+    /// request says aloud ([`said_id`]), else the id of the item pointed at («включи второй»; without a pointer, the item the conversation is
     /// about: "pause it" needs the film playing), an integer argument its number («удали
     /// последнюю», «удали её»); items are those of the latest list of the tool's set in the
     /// history `before` the turn. Under [`Technique::SaidValue`] an argument of a few values
@@ -365,7 +371,9 @@ impl Planner<'_> {
                 None => refs.focus.as_ref().or(refs.items.first()),
             };
             let value = match &arg.kind {
-                ArgKind::Text if is_id_arg(name) => item.and_then(|i| i.id.clone()),
+                ArgKind::Text if is_id_arg(name) => said_id(request)
+                    .map(str::to_owned)
+                    .or_else(|| item.and_then(|i| i.id.clone())),
                 ArgKind::Integer if pointed.is_some() => {
                     item.and_then(|i| i.number).map(|n| n.to_string())
                 }

@@ -110,6 +110,23 @@ pub(crate) fn pointer(request: &str) -> Option<Pointer> {
     this.then_some(Pointer::This)
 }
 
+/// The id a request says aloud (`tt3659388` in "tell me more about tt3659388"): a word of
+/// ASCII letters and digits with at least one letter and at least four digits — the shape of
+/// the ids a tool's reply gives (`id=tt0133093`), which no word of speech, number or
+/// date has. `None` when it says none or several.
+pub(crate) fn said_id(request: &str) -> Option<&str> {
+    let mut ids = request
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .map(|w| w.trim_matches(['-', '_']))
+        .filter(|w| {
+            let digits = w.chars().filter(char::is_ascii_digit).count();
+            let letters = w.chars().filter(char::is_ascii_alphabetic).count();
+            digits >= 4 && letters >= 1
+        });
+    let id = ids.next()?;
+    ids.next().is_none().then_some(id)
+}
+
 /// The numbered lines of a tool's reply as items (`1. …`, `2) …`); empty when it has none.
 fn list_items(reply: &str) -> Vec<Item> {
     reply
@@ -294,6 +311,21 @@ mod tests {
         let r = referents(&again, "notes_");
         assert_eq!(r.focus, None);
         assert_eq!(r.items.len(), 1);
+    }
+
+    #[test]
+    fn an_id_said_aloud_is_told_from_numbers_and_words() {
+        assert_eq!(said_id("tell me more about tt3659388"), Some("tt3659388"));
+        assert_eq!(
+            said_id("Расскажи про tt0133093, пожалуйста"),
+            Some("tt0133093")
+        );
+        assert_eq!(said_id("play B07-XK2931"), Some("B07-XK2931"));
+        assert_eq!(said_id("Запиши: код от калитки 4512"), None);
+        assert_eq!(said_id("Позвони на 8 800 555 35 35"), None);
+        assert_eq!(said_id("Meeting on 2026-05-21 at 14:05"), None);
+        assert_eq!(said_id("Show Windows 10 on the screen"), None);
+        assert_eq!(said_id("compare tt0133093 and tt0234215"), None);
     }
 
     #[test]

@@ -1027,3 +1027,41 @@ fn a_question_of_how_a_skill_s_subject_works_reads_the_skill() {
         Some("read_skill")
     );
 }
+
+#[test]
+fn an_id_said_aloud_routes_to_a_tool_that_takes_it_and_is_its_argument() {
+    // No search yet: a tool that needs an id is routable only because the request says one.
+    let mut agent = agent_with_lists(Guidance::default());
+    let (out, model) = routed_turn(
+        &mut agent,
+        "Расскажи подробнее про фильм tt0234215",
+        &["Готово."],
+    );
+    assert_eq!(
+        out.route.as_ref().unwrap().target.as_deref(),
+        Some("films_info")
+    );
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: films_info|tt0234215")
+    );
+    // After a search, the id said beats the list's first item.
+    let mut agent = agent_with_lists(Guidance::default());
+    routed_turn(&mut agent, "Найди фильм Матрица", &["Матрица", "Нашла."]);
+    let (_, model) = routed_turn(
+        &mut agent,
+        "Расскажи подробнее про фильм tt0234215",
+        &["Готово."],
+    );
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: films_info|tt0234215")
+    );
+    // Saying no id before any search, the same words are no call by id.
+    let mut agent = agent_with_lists(Guidance::default());
+    let (out, _) = routed_turn(&mut agent, "Расскажи подробнее про фильм", &["Хорошо."]);
+    assert_ne!(
+        out.route.as_ref().and_then(|r| r.target.as_deref()),
+        Some("films_info")
+    );
+}
