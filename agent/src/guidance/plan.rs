@@ -475,6 +475,20 @@ impl Planner<'_> {
         }
         if self.on(Technique::References) {
             self.narrow_to_referring(&mut examples, history, user_text);
+            // An id said aloud names an item: the request is for a tool that takes one.
+            if said_id(user_text).is_some() {
+                let takes_id = |name: &str| {
+                    self.arg_decls(name)
+                        .iter()
+                        .any(|a| a.ty == ArgType::String && is_id_arg(&a.name))
+                };
+                if examples
+                    .iter()
+                    .any(|e| e.target.as_deref().is_some_and(takes_id))
+                {
+                    examples.retain(|e| e.target.as_deref().is_some_and(takes_id));
+                }
+            }
         }
         let mut route = router.route(model, user_text, &examples, self.guidance);
         // A message routed to an intent it is no small talk for (a long one, one that sets a

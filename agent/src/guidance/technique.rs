@@ -126,8 +126,9 @@ pub enum Technique {
     /// «удали её», "play the second one") is filled with that item of the session's latest
     /// tool list (or the item the conversation is about), decided outright; and a request
     /// that points at an item is not routed to the tool that listed it (it acts on the item,
-    /// it does not search again). The failure: follow-ups going to search, and ids a tiny
-    /// model cannot copy from three messages back.
+    /// it does not search again). An id the request says aloud ("what's tt0116996 about")
+    /// routes among the tools that take an id and is their argument. The failure:
+    /// follow-ups going to search, and ids a tiny model cannot copy from three messages back.
     References,
     /// A routed call's argument of a few values (an enum) is the value the request says (a
     /// word with the value's stem: "pause that" → `pause`; or a word the toolset says for it,
