@@ -12,13 +12,15 @@ use super::text::{delimited_text, echo_stop, intro_sentences, number_groups, wor
 use super::words::{spoken_number, stems, turn_openers};
 use super::{Guidance, Technique};
 use crate::args::{ArgDecl, ArgType, RawArgs};
+use crate::call_line::parse_output_as;
 use crate::function_gemma;
 use crate::intent::Intent;
+use crate::judge::user_lang;
 use crate::messages::{Lang, Texts};
 use crate::model::{
     ArgKind, ArgSpec, CallLine, CallSpec, CallSyntax, Message, Model, ModelError, ReplyGuide, Role,
 };
-use crate::output::ToolCall;
+use crate::output::{Segment, ToolCall};
 use crate::skill::SkillRegistry;
 use crate::tools::CoreTool;
 use crate::toolset::ToolsetRegistry;
@@ -528,6 +530,39 @@ impl Planner<'_> {
         }
     }
 
+    /// The reply after the skill read in `turn` ([`Technique::SkillSummary`]), in the
+    /// language of `request`: what the assistant does with the skill's toolset (its spoken
+    /// phrase) and the set's first example request. `None` when the technique is off, the
+    /// turn read no skill, or the skill's set has no `spoken:` phrase in that language.
+    fn skill_summary(&self, turn: &[Message], request: &str) -> Option<String> {
+        if !self.on(Technique::SkillSummary) {
+            return None;
+        }
+        let read = CoreTool::ReadSkill.name();
+        let name = turn
+            .iter()
+            .filter(|m| m.role == Role::Assistant)
+            .flat_map(|m| parse_output_as(self.syntax, &m.content).segments)
+            .find_map(|seg| match seg {
+                Segment::Call(call) if call.name == read => match call.args {
+                    RawArgs::Parts(parts) => parts.first().map(|p| {
+                        let p = p.trim();
+                        p.strip_prefix("name=").unwrap_or(p).trim().to_owned()
+                    }),
+                    RawArgs::Json(map) => map.get("name")?.as_str().map(str::to_owned),
+                },
+                _ => None,
+            })?;
+        let skill = self.skills.get(&name)?;
+        let set = self.toolsets.get(skill.toolset.as_deref()?)?;
+        let lang = user_lang(request, self.lang);
+        // Only a phrase written to be said: a description is no answer.
+        let can = set.spoken.iter().find(|(l, _)| *l == lang)?.1.as_str();
+        let example = set.tools.iter().find_map(|t| t.examples_in(lang).next())?;
+        let example = example.trim().trim_end_matches(['.', '!']);
+        Some(Texts::new(lang).skill_summary(can, example))
+    }
+
     /// Each advertised skill's name and what names its subject: its description, and its
     /// toolset's description and spoken phrases (either language: "films" names `media`
     /// whose description is in Russian).
@@ -711,6 +746,12 @@ impl Planner<'_> {
             Some(t) if first_action && Intent::from_target(t).is_none() => &route.target,
             _ => &None,
         };
+        if !first_action && route.target.as_deref() == Some(CoreTool::ReadSkill.name()) {
+            if let Some(summary) = self.skill_summary(turn, request) {
+                plan.forced = Some(summary);
+                return plan;
+            }
+        }
         match target {
             None => {
                 // Plain text: no call at all. After the routed call's reply, an answer made

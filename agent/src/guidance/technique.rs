@@ -171,11 +171,18 @@ pub enum Technique {
     /// question to the subject's tools ("how do notes work" → `notes_list`, "Read the skill
     /// about notes" → `notes_list`).
     SkillQuestions,
+    /// The reply after a routed skill read is decided from the skill's toolset: what the
+    /// assistant does with it (its `spoken:` phrase) and one request to say, its first
+    /// example, in the user's language («Я умею записывать, показывать и удалять заметки.
+    /// Например, скажите: «Запиши: завтра к девяти в офис».»). A skill without a toolset
+    /// that says so leaves the reply the model's. The failure: a base model answering "how
+    /// do notes work" after reading the notes skill with the refusal phrase.
+    SkillSummary,
 }
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 35] = [
+    pub const ALL: [Technique; 36] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -211,6 +218,7 @@ impl Technique {
         Technique::AskWhenUnsure,
         Technique::RouteWords,
         Technique::SkillQuestions,
+        Technique::SkillSummary,
     ];
 
     /// The main switches: [`crate::Guidance::none`] has them all off.
@@ -261,6 +269,7 @@ impl Technique {
             Technique::AskWhenUnsure => "ask-when-unsure",
             Technique::RouteWords => "route-words",
             Technique::SkillQuestions => "skill-questions",
+            Technique::SkillSummary => "skill-summary",
         }
     }
 
@@ -273,7 +282,9 @@ impl Technique {
             Centering | StemOverlap | StemWeights | TopTwo | IdAfterReply | NamedChoice
             | DelimitedText | SpokenNumbers | TailOfWords | NumberGroups | OneAction
             | ReplyWords | ListAsItems | DropAsides | TalkIntents | References | SaidValue
-            | AnswerTranscript | AskWhenUnsure | RouteWords | SkillQuestions => Some(Route),
+            | AnswerTranscript | AskWhenUnsure | RouteWords | SkillQuestions | SkillSummary => {
+                Some(Route)
+            }
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable
@@ -303,6 +314,7 @@ impl Technique {
                 | Technique::UnitQuestions
                 | Technique::AnswerTranscript
                 | Technique::AskWhenUnsure
+                | Technique::SkillSummary
         )
     }
 

@@ -410,6 +410,13 @@ impl Texts {
         self.get(Key::AskDeclined)
     }
 
+    /// The reply after a skill was read ([`crate::Technique::SkillSummary`]): what the
+    /// assistant does with the skill's toolset (`can`, the set's spoken phrase) and one
+    /// request the user may say (`example`).
+    pub(crate) fn skill_summary(self, can: &str, example: &str) -> String {
+        self.fill(Key::SkillSummary, &[("can", can), ("example", example)])
+    }
+
     /// What a turn too long for the context says.
     pub fn turn_too_long(self) -> &'static str {
         self.get(Key::TurnTooLong)

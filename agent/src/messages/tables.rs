@@ -75,6 +75,8 @@ keys! {
     AskTime,
     AskShowText,
     AskDeclined,
+    // the reply after a skill read: what its toolset does and a request to say
+    SkillSummary,
     // replies hosts write for their own tools
     HostToolTimeout,
     HostToolStopped,
@@ -203,6 +205,7 @@ pub(super) fn ru(key: Key) -> &'static str {
         Key::AskTime => "Сказать, который час?",
         Key::AskShowText => "Показать это на экране?",
         Key::AskDeclined => "Хорошо, не буду. Что сделать?",
+        Key::SkillSummary => "Я умею {can}. Например, скажите: «{example}».",
         Key::TurnReminder => {
             "[Напоминание: вопрос пользователя: «{question}». Активные наборы: {active}. \
             Ответь коротко или вызови нужный инструмент.]"
@@ -374,6 +377,7 @@ pub(super) fn en(key: Key) -> &'static str {
         Key::AskTime => "Should I tell you the time?",
         Key::AskShowText => "Should I show that on the screen?",
         Key::AskDeclined => "Okay, I won't. What should I do?",
+        Key::SkillSummary => "I can {can}. For example, say: \"{example}\".",
         Key::TurnReminder => {
             "[Reminder: the user asked: \"{question}\". Active sets: {active}. \
             Answer briefly or call the tool you need.]"

@@ -198,6 +198,7 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     32 "ask-when-unsure",
     33 "route-words",
     34 "skill-questions",
+    35 "skill-summary",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).

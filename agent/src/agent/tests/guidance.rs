@@ -1065,3 +1065,68 @@ fn an_id_said_aloud_routes_to_a_tool_that_takes_it_and_is_its_argument() {
         Some("films_info")
     );
 }
+
+#[test]
+fn after_a_skill_read_the_reply_says_what_its_set_does_and_a_request_to_say() {
+    let notes = "\
+name: notes
+description: заметки
+spoken: {ru: \"записывать и показывать заметки\", en: \"take and list notes\"}
+tools:
+  - name: notes_add
+    description: записать заметку
+    args:
+      - {name: text, type: string, required: true}
+    examples:
+      ru: [\"Запиши: купить молоко.\"]
+      en: [\"Write down: buy milk\"]
+  - name: notes_list
+    description: показать заметки
+    examples:
+      ru: [\"Покажи мои заметки\"]
+";
+    let agent = |guidance: Guidance| {
+        let clock = ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap();
+        let skills = SkillRegistry::from_skills([skill(
+            "---\nname: notes\ndescription: как вести заметки\ntoolset: notes\n---\nШаги.",
+        )]);
+        let toolsets =
+            ToolsetRegistry::from_toolsets(
+                [parse_toolset(notes, Path::new("notes.yaml")).unwrap()],
+            );
+        let config = AgentConfig {
+            guidance,
+            ..AgentConfig::default()
+        };
+        let mut agent = Agent::new(config, skills, toolsets, Arc::new(clock));
+        agent.register_executor(
+            ExecutorTarget::Toolset("notes".into()),
+            Arc::new(|_: &ToolInvocation<'_>| Ok("1. купить хлеб".to_string())),
+        );
+        agent
+    };
+    let mut a = agent(Guidance::default());
+    let (out, model) = routed_turn(&mut a, "Как у тебя устроены заметки?", &[]);
+    assert_eq!(out.executed[0].name, "read_skill");
+    assert_eq!(
+        out.reply,
+        "Я умею записывать и показывать заметки. Например, скажите: «Запиши: купить молоко»."
+    );
+    // Decided: the model writes neither the call nor the answer.
+    assert!(model.requests().iter().all(|r| r.forced_reply.is_some()));
+    // In the language of the message.
+    let (out, _) = routed_turn(&mut a, "How do notes work here?", &[]);
+    assert_eq!(
+        out.reply,
+        "I can take and list notes. For example, say: \"Write down: buy milk\"."
+    );
+    // Off: the model answers after the skill.
+    let mut a = agent(Guidance::default().without(Technique::SkillSummary));
+    let (out, _) = routed_turn(
+        &mut a,
+        "Как у тебя устроены заметки?",
+        &["Записываю по просьбе."],
+    );
+    assert_eq!(out.executed[0].name, "read_skill");
+    assert_eq!(out.reply, "Записываю по просьбе.");
+}
