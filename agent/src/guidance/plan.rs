@@ -9,7 +9,7 @@ use super::refer::{is_id_arg, pointer, referents, said_id, Pointer, Referents};
 use super::route::{word_overlap, Route, RouteExample, Router};
 use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{delimited_text, echo_stop, intro_sentences, number_groups, words_of};
-use super::words::{spoken_number, stems, turn_openers};
+use super::words::{said_number, stems, turn_openers};
 use super::{Guidance, Technique};
 use crate::args::{ArgDecl, ArgType, RawArgs};
 use crate::call_line::parse_output_as;
@@ -326,14 +326,9 @@ impl Planner<'_> {
                 self.toolsets.iter().map(|t| (&t.name, &t.description)),
             )?,
             (ArgKind::Text, _) if self.on(Technique::DelimitedText) => delimited_text(request)?,
-            (ArgKind::Integer, _) if self.on(Technique::SpokenNumbers) => request
-                .split(|c: char| !c.is_alphanumeric())
-                .find_map(|w| {
-                    w.parse::<i64>()
-                        .ok()
-                        .or_else(|| spoken_number(self.lang, w))
-                })?
-                .to_string(),
+            (ArgKind::Integer, _) if self.on(Technique::SpokenNumbers) => {
+                said_number(self.lang, request)?.to_string()
+            }
             _ => return None,
         };
         Some(self.call_text(&spec.name, Some((&value, integer))))

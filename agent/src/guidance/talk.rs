@@ -130,6 +130,16 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
         Intent::Identity | Intent::Capabilities => has(SECOND_PERSON) || stem(ABOUT_YOU),
         Intent::HowAreYou => has(SECOND_PERSON) || stem(ABOUT_YOU) || has(HOW_ARE_THINGS),
         Intent::Joke => stem(JOKE),
+        Intent::Thanks => stem(THANKS_STEMS),
+        // A greeting, and little besides: "hey is it after two already" asks the time.
+        Intent::Greeting => {
+            let greets = |w: &String| {
+                GREETING_WORDS.contains(&w.as_str())
+                    || GREETING_STEMS.iter().any(|s| w.starts_with(s))
+            };
+            let besides = words.iter().filter(|w| !greets(w)).count();
+            besides < words.len() && besides <= GREETING_BESIDES
+        }
         _ => true,
     };
     if !needs {
@@ -225,6 +235,49 @@ const FAREWELLS: &[&str] = &[
     "farewell",
 ];
 
+/// Stems of words that thank, in any form (both languages): a message routed to thanks
+/// without one is no thanks («что я тебе вчера диктовал?»).
+const THANKS_STEMS: &[&str] = &[
+    "спасиб",
+    "благодар",
+    "мерси",
+    "признател",
+    "thank",
+    "thx",
+    "cheers",
+    "appreciat",
+    "obliged",
+    "grateful",
+];
+
+/// Whole words that greet (both languages; short ones are whole words, not stems).
+const GREETING_WORDS: &[&str] = &["hi", "hey", "hiya", "yo", "хай", "йо"];
+
+/// Stems of words that greet, or that a greeting is made of («доброе утро», "good
+/// morning").
+const GREETING_STEMS: &[&str] = &[
+    "привет",
+    "здравств",
+    "здоров",
+    "добр",
+    "утр",
+    "вечер",
+    "день",
+    "салют",
+    "hello",
+    "howdy",
+    "greeting",
+    "good",
+    "morning",
+    "afternoon",
+    "evening",
+    "there",
+];
+
+/// The most words a greeting carries besides its greeting words (a name, «ты тут?"): more,
+/// and the message asks for something.
+const GREETING_BESIDES: usize = 4;
+
 /// Words that thank (both languages).
 const THANKS: &[&str] = &[
     "спасибо",
@@ -292,6 +345,36 @@ mod tests {
             refine(Intent::HowAreYou, "How are you?"),
             Some((Intent::HowAreYou, false))
         );
+    }
+
+    #[test]
+    fn a_greeting_or_thanks_needs_its_words_and_little_else() {
+        for greeting in [
+            "Привет!",
+            "Доброе утро, Порфирий",
+            "Хай, ты тут?",
+            "Hello there",
+            "Greetings, are you there?",
+            "Hey",
+        ] {
+            assert!(refine(Intent::Greeting, greeting).is_some(), "{greeting}");
+        }
+        assert_eq!(
+            refine(Intent::Greeting, "hey is it after two already"),
+            None
+        );
+        assert_eq!(refine(Intent::Greeting, "Который час?"), None);
+        assert!(refine(Intent::Thanks, "Благодарствую").is_some());
+        assert!(refine(Intent::Thanks, "Much appreciated").is_some());
+        assert_eq!(refine(Intent::Thanks, "что я тебе вчера диктовал?"), None);
+        // Every example of the two is one.
+        for lang in [Lang::Ru, Lang::En] {
+            for (intent, text) in talk_examples(lang) {
+                if matches!(intent, Intent::Greeting | Intent::Thanks) {
+                    assert!(refine(*intent, text).is_some(), "{intent} {text}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -47,9 +47,10 @@ pub enum Technique {
     /// first colon, else in quotes), decided outright. The failure: the model starting a
     /// text argument late (`show_text|on the screen`); Gemma 142 → 148 of 164 first actions.
     DelimitedText,
-    /// A routed call's one integer argument is the number the request says, in digits or
-    /// as a word («вторую» → 2), decided outright. The failure: the model picking another
-    /// number, or none.
+    /// A routed call's one integer argument is the number the request says, in digits, as
+    /// a word («вторую» → 2), as a Russian number noun («убери двойку») or as the word a
+    /// speech recognizer writes for one right after "note" or "number" ("delete note to"),
+    /// decided outright. The failure: the model picking another number, or none.
     SpokenNumbers,
     /// The text arguments of a routed call the model writes are a tail of the turn's
     /// words (the model chooses where it starts). The failure: invented argument text.

@@ -149,9 +149,83 @@ pub(crate) fn spoken_number(lang: Lang, word: &str) -> Option<i64> {
         .filter(|n| *n > 0)
 }
 
+/// Russian number nouns («двойка», «тройку», «единичку»), by the word's beginning; those
+/// an ordinal stem already catches («пятёрка», «девятку») are left out.
+const RU_NUMBER_NOUNS: &[(&str, i64)] = &[
+    ("единиц", 1),
+    ("единичк", 1),
+    ("двойк", 2),
+    ("тройк", 3),
+    ("четвёрк", 4),
+    ("четверк", 4),
+    ("семёрк", 7),
+    ("семерк", 7),
+];
+
+/// Words a speech recognizer writes for an English number word ("note to" for "note two"):
+/// read as the number only right after [`NUMBER_NOUNS`].
+const EN_HOMOPHONES: &[(&str, i64)] = &[("won", 1), ("to", 2), ("too", 2), ("for", 4), ("ate", 8)];
+
+/// Words a number follows when it names an item ("note two", "number four").
+const NUMBER_NOUNS: &[&str] = &["note", "number", "item", "entry", "no"];
+
+/// The number `request` says: the first word in digits or a number word
+/// ([`spoken_number`], a Russian number noun: «убери двойку»), else, in English, a word a
+/// recognizer writes for a number right after a word that numbers an item ("delete note
+/// to", "remove number too"); `None` when it says none.
+pub(crate) fn said_number(lang: Lang, request: &str) -> Option<i64> {
+    let words: Vec<String> = request
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let noun = |w: &str| {
+        (lang == Lang::Ru)
+            .then(|| RU_NUMBER_NOUNS.iter().find(|(p, _)| w.starts_with(p)))
+            .flatten()
+            .map(|(_, n)| *n)
+    };
+    words
+        .iter()
+        .find_map(|w| {
+            w.parse::<i64>()
+                .ok()
+                .or_else(|| spoken_number(lang, w))
+                .or_else(|| noun(w))
+        })
+        .or_else(|| {
+            if lang != Lang::En {
+                return None;
+            }
+            words.windows(2).find_map(|pair| {
+                let [before, w] = pair else { return None };
+                if !NUMBER_NOUNS.contains(&before.as_str()) {
+                    return None;
+                }
+                EN_HOMOPHONES.iter().find(|(h, _)| w == h).map(|(_, n)| *n)
+            })
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_number_said_in_digits_words_nouns_or_misheard() {
+        let (ru, en) = (Lang::Ru, Lang::En);
+        assert_eq!(said_number(ru, "Удали заметку 3"), Some(3));
+        assert_eq!(said_number(ru, "удали заметку два"), Some(2));
+        assert_eq!(said_number(ru, "убери двойку из заметок"), Some(2));
+        assert_eq!(said_number(ru, "сотри тройку"), Some(3));
+        assert_eq!(said_number(en, "delete note to"), Some(2));
+        assert_eq!(said_number(en, "remove number too from my notes"), Some(2));
+        assert_eq!(said_number(en, "scratch note for"), Some(4));
+        // Only where a number names an item, and a real number first.
+        assert_eq!(said_number(en, "go to the notes"), None);
+        assert_eq!(said_number(en, "delete note to 5"), Some(5));
+        assert_eq!(said_number(ru, "удали заметку"), None);
+    }
 
     #[test]
     fn spoken_numbers() {
