@@ -8,7 +8,9 @@ use super::howto::asks_how_to;
 use super::refer::{is_id_arg, pointer, referents, said_id, Pointer, Referents};
 use super::route::{word_overlap, Route, RouteExample, Router};
 use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
-use super::text::{delimited_text, echo_stop, intro_sentences, number_groups, words_of};
+use super::text::{
+    delimited_text, echo_stop, intro_sentences, number_groups, without_frame_end, words_of,
+};
 use super::words::{said_number, stems, turn_openers};
 use super::{Guidance, Technique};
 use crate::args::{ArgDecl, ArgType, RawArgs};
@@ -558,6 +560,24 @@ impl Planner<'_> {
         Some(Texts::new(lang).skill_summary(can, example))
     }
 
+    /// The example requests of tool `name` in every language: a core tool's
+    /// ([`route_examples`]) or its set's `examples:`.
+    fn tool_examples(&self, name: &str) -> Vec<&str> {
+        if CoreTool::from_name(name).is_some() {
+            return [Lang::Ru, Lang::En]
+                .into_iter()
+                .flat_map(route_examples)
+                .filter(|(target, _)| *target == name)
+                .map(|(_, text)| *text)
+                .collect();
+        }
+        self.toolsets
+            .owner_set(name)
+            .and_then(|set| set.tool(name))
+            .map(|t| t.examples.iter().map(|(_, text)| text.as_str()).collect())
+            .unwrap_or_default()
+    }
+
     /// Each advertised skill's name and what names its subject: its description, and its
     /// toolset's description and spoken phrases (either language: "films" names `media`
     /// whose description is in Russian).
@@ -810,6 +830,9 @@ impl Planner<'_> {
                         let mut words = words_of(served, g);
                         if self.on(Technique::NumberGroups) {
                             words = number_groups(words);
+                        }
+                        if self.on(Technique::FrameWords) {
+                            words = without_frame_end(words, &self.tool_examples(name));
                         }
                         for a in &mut spec.args {
                             if a.kind == ArgKind::Text && !words.is_empty() {

@@ -55,6 +55,12 @@ pub enum Technique {
     /// The text arguments of a routed call the model writes are a tail of the turn's
     /// words (the model chooses where it starts). The failure: invented argument text.
     TailOfWords,
+    /// The words a routed call's text argument is a tail of end before the words that close
+    /// the request around it: short and common words and the routed tool's frame (a stem
+    /// at least two of its examples share: "on my screen", "can you find"). The failure:
+    /// the model starting the tail late, at the closing words (`show_text|on my screen`,
+    /// `media_search|there` for "Which movies with Keanu Reeves are there?").
+    FrameWords,
     /// A number said in groups (`8 800 555 35 35`) is one word of that tail. The failure:
     /// a text argument starting inside the number (`show_text|35 35`); Gemma 148 → 149 of 164.
     NumberGroups,
@@ -183,7 +189,7 @@ pub enum Technique {
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 36] = [
+    pub const ALL: [Technique; 37] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -220,6 +226,7 @@ impl Technique {
         Technique::RouteWords,
         Technique::SkillQuestions,
         Technique::SkillSummary,
+        Technique::FrameWords,
     ];
 
     /// The main switches: [`crate::Guidance::none`] has them all off.
@@ -271,6 +278,7 @@ impl Technique {
             Technique::RouteWords => "route-words",
             Technique::SkillQuestions => "skill-questions",
             Technique::SkillSummary => "skill-summary",
+            Technique::FrameWords => "frame-words",
         }
     }
 
@@ -283,9 +291,8 @@ impl Technique {
             Centering | StemOverlap | StemWeights | TopTwo | IdAfterReply | NamedChoice
             | DelimitedText | SpokenNumbers | TailOfWords | NumberGroups | OneAction
             | ReplyWords | ListAsItems | DropAsides | TalkIntents | References | SaidValue
-            | AnswerTranscript | AskWhenUnsure | RouteWords | SkillQuestions | SkillSummary => {
-                Some(Route)
-            }
+            | AnswerTranscript | AskWhenUnsure | RouteWords | SkillQuestions | SkillSummary
+            | FrameWords => Some(Route),
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable

@@ -2,8 +2,10 @@
 //! answer after its reply are made of), number groups, the text a request sets apart, and
 //! the stops that cut an echo of the request or a recital of the prompt.
 
+use super::words::{stems, STOP_WORDS};
 use super::{Guidance, Technique};
 use crate::model::{is_list_number, Message, Role};
+use std::collections::HashMap;
 
 /// The words of `messages` (the turn so far), in order — without quotes and final stops;
 /// under [`Technique::DropAsides`] without words that open a parenthesis, and in a tool's
@@ -40,6 +42,72 @@ pub(crate) fn words_of(messages: &[Message], guidance: &Guidance) -> Vec<String>
         }
     }
     out
+}
+
+/// Words that end a request without being its argument (beside the common words of
+/// [`STOP_WORDS`]): places, pronouns, time and hedges ("… are there", "… maybe", «… уже»).
+const CLOSING_WORDS: &[&str] = &[
+    "there",
+    "here",
+    "now",
+    "then",
+    "them",
+    "maybe",
+    "already",
+    "anyway",
+    "again",
+    "okay",
+    "thanks",
+    "тут",
+    "здесь",
+    "там",
+    "его",
+    "её",
+    "их",
+    "нам",
+    "уже",
+    "сейчас",
+    "теперь",
+    "ладно",
+    "спасибо",
+    "плиз",
+];
+
+/// `words` without the words that close a request around its argument ("put room two oh
+/// five *on my screen*", "find jurassic park *to*"): from the end, each word shorter than
+/// three letters, a common or closing word ([`CLOSING_WORDS`]), or one whose stem ([`stems`]) is in at least two of
+/// `examples` (the routed tool's example requests: their shared frame, never a title one
+/// example names) goes, until a word that is none of these — and never a word with a digit,
+/// nor the first word. [`Technique::FrameWords`].
+pub(crate) fn without_frame_end(mut words: Vec<String>, examples: &[&str]) -> Vec<String> {
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for example in examples {
+        for stem in stems(example) {
+            *counts.entry(stem).or_default() += 1;
+        }
+    }
+    while words.len() > 1 {
+        let Some(last) = words.last() else { break };
+        let w: String = last
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .collect::<String>()
+            .to_lowercase();
+        if w.chars().any(|c| c.is_ascii_digit()) {
+            break;
+        }
+        let framing = w.chars().count() < 3
+            || STOP_WORDS.contains(&w.as_str())
+            || CLOSING_WORDS.contains(&w.as_str())
+            || stems(&w)
+                .first()
+                .is_some_and(|s| counts.get(s).is_some_and(|n| *n >= 2));
+        if !framing {
+            break;
+        }
+        words.pop();
+    }
+    words
 }
 
 /// `words` with each run of number groups joined into one word (`8 800 555 35 35`): a
@@ -159,4 +227,43 @@ pub(crate) fn intro_sentences(core_header: &str) -> Vec<&str> {
         .map(str::trim)
         .filter(|s| s.chars().filter(|c| c.is_alphanumeric()).count() >= 6)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(text: &str) -> Vec<String> {
+        text.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn a_request_s_closing_words_are_no_argument() {
+        let show = [
+            "Show the word hello on the screen",
+            "Put this text on my glasses",
+            "Display the phone number on screen",
+            "Put a reminder on the glasses",
+        ];
+        assert_eq!(
+            without_frame_end(split("put room two oh five on my screen"), &show),
+            split("put room two oh five")
+        );
+        // A number closes nothing; nor does a word one example alone names.
+        assert_eq!(
+            without_frame_end(split("Can you put Gate 12 on my screen"), &show),
+            split("Can you put Gate 12")
+        );
+        let search = ["Find the film Titanic", "Look up the movie Inception"];
+        assert_eq!(
+            without_frame_end(split("Search for Titanic"), &search),
+            split("Search for Titanic")
+        );
+        assert_eq!(
+            without_frame_end(split("find jurassic park to"), &search),
+            split("find jurassic park")
+        );
+        // The first word stays.
+        assert_eq!(without_frame_end(split("screen"), &show), split("screen"));
+    }
 }

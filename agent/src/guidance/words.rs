@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use crate::messages::Lang;
 
 /// Words too common to tell requests apart (both languages).
-const STOP_WORDS: &[&str] = &[
+pub(crate) const STOP_WORDS: &[&str] = &[
     "the",
     "and",
     "for",

@@ -199,6 +199,7 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     33 "route-words",
     34 "skill-questions",
     35 "skill-summary",
+    36 "frame-words",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).
