@@ -128,7 +128,21 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
     let stem = |stems: &[&str]| words.iter().any(|w| stems.iter().any(|s| w.starts_with(s)));
     let needs = match intent {
         Intent::Identity | Intent::Capabilities => has(SECOND_PERSON) || stem(ABOUT_YOU),
-        Intent::HowAreYou => has(SECOND_PERSON) || stem(ABOUT_YOU) || has(HOW_ARE_THINGS),
+        // Asked of the assistant, in few words besides: "can you write happy birthday Lena
+        // across my glasses" asks for something.
+        Intent::HowAreYou => {
+            let about = has(SECOND_PERSON) || stem(ABOUT_YOU) || has(HOW_ARE_THINGS);
+            let besides = words
+                .iter()
+                .filter(|w| {
+                    let w = format!(" {w} ");
+                    ![SECOND_PERSON, HOW_ARE_THINGS, &["как", "how"]]
+                        .iter()
+                        .any(|list| list.iter().any(|m| w == format!(" {m} ")))
+                })
+                .count();
+            about && besides <= HOW_ARE_YOU_BESIDES
+        }
         Intent::Joke => stem(JOKE),
         Intent::Thanks => stem(THANKS_STEMS),
         // A greeting, and little besides: "hey is it after two already" asks the time.
@@ -176,6 +190,8 @@ const SECOND_PERSON: &[&str] = &[
     "твой",
     "твоя",
     "твои",
+    "твоё",
+    "твое",
     "вы",
     "вас",
     "вам",
@@ -233,6 +249,14 @@ const FAREWELLS: &[&str] = &[
     "have a good day",
     "take care",
     "farewell",
+    "catch you",
+    "so long",
+    "see ya",
+    "ciao",
+    "бывай",
+    "счастливо",
+    "до скорого",
+    "чао",
 ];
 
 /// Stems of words that thank, in any form (both languages): a message routed to thanks
@@ -273,6 +297,11 @@ const GREETING_STEMS: &[&str] = &[
     "evening",
     "there",
 ];
+
+/// The most words a how-are-you question carries besides its pronouns, how-are-things
+/// words and "how" («А ты как поживаешь, дружище?»: three): more, and the message asks for
+/// something.
+const HOW_ARE_YOU_BESIDES: usize = 5;
 
 /// The most words a greeting carries besides its greeting words (a name, «ты тут?"): more,
 /// and the message asks for something.
@@ -367,10 +396,20 @@ mod tests {
         assert!(refine(Intent::Thanks, "Благодарствую").is_some());
         assert!(refine(Intent::Thanks, "Much appreciated").is_some());
         assert_eq!(refine(Intent::Thanks, "что я тебе вчера диктовал?"), None);
+        assert_eq!(
+            refine(
+                Intent::HowAreYou,
+                "can you write happy birthday Lena across my glasses"
+            ),
+            None
+        );
         // Every example of the two is one.
         for lang in [Lang::Ru, Lang::En] {
             for (intent, text) in talk_examples(lang) {
-                if matches!(intent, Intent::Greeting | Intent::Thanks) {
+                if matches!(
+                    intent,
+                    Intent::Greeting | Intent::Thanks | Intent::HowAreYou | Intent::Farewell
+                ) {
                     assert!(refine(*intent, text).is_some(), "{intent} {text}");
                 }
             }
