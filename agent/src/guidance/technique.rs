@@ -56,8 +56,9 @@ pub enum Technique {
     /// words (the model chooses where it starts). The failure: invented argument text.
     TailOfWords,
     /// The words a routed call's text argument is a tail of end before the words that close
-    /// the request around it: short and common words and the routed tool's frame (a stem
-    /// at least two of its examples share: "on my screen", "can you find"). The failure:
+    /// the request around it: short, common and closing words and the routed tool's frame
+    /// (a stem among the last two words of at least two of its examples: "on my screen").
+    /// The failure:
     /// the model starting the tail late, at the closing words (`show_text|on my screen`,
     /// `media_search|there` for "Which movies with Keanu Reeves are there?").
     FrameWords,

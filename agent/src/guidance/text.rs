@@ -75,14 +75,18 @@ const CLOSING_WORDS: &[&str] = &[
 
 /// `words` without the words that close a request around its argument ("put room two oh
 /// five *on my screen*", "find jurassic park *to*"): from the end, each word shorter than
-/// three letters, a common or closing word ([`CLOSING_WORDS`]), or one whose stem ([`stems`]) is in at least two of
-/// `examples` (the routed tool's example requests: their shared frame, never a title one
-/// example names) goes, until a word that is none of these — and never a word with a digit,
+/// three letters, a common or closing word ([`CLOSING_WORDS`]), or one whose stem ([`stems`])
+/// closes at least two of `examples` (is among their last two words: the routed tool's
+/// shared frame, "on my *screen*" — never a title one example names, nor a word of the middle,
+/// "the *address* on the display") goes, until a word that is none of these — and never a word with a digit,
 /// nor the first word. [`Technique::FrameWords`].
 pub(crate) fn without_frame_end(mut words: Vec<String>, examples: &[&str]) -> Vec<String> {
+    // The stems that close an example: among its last two words.
     let mut counts: HashMap<String, usize> = HashMap::new();
     for example in examples {
-        for stem in stems(example) {
+        let words: Vec<&str> = example.split_whitespace().collect();
+        let tail = words[words.len().saturating_sub(2)..].join(" ");
+        for stem in stems(&tail) {
             *counts.entry(stem).or_default() += 1;
         }
     }
@@ -262,6 +266,15 @@ mod tests {
         assert_eq!(
             without_frame_end(split("find jurassic park to"), &search),
             split("find jurassic park")
+        );
+        // A word of the examples' middle is content: "address" ends no example here.
+        let with_address = [
+            "Write the address on the display",
+            "Flash the address and time on my glasses",
+        ];
+        assert_eq!(
+            without_frame_end(split("Show my home address"), &with_address),
+            split("Show my home address")
         );
         // The first word stays.
         assert_eq!(without_frame_end(split("screen"), &show), split("screen"));

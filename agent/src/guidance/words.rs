@@ -166,13 +166,18 @@ const RU_NUMBER_NOUNS: &[(&str, i64)] = &[
 /// read as the number only right after [`NUMBER_NOUNS`].
 const EN_HOMOPHONES: &[(&str, i64)] = &[("won", 1), ("to", 2), ("too", 2), ("for", 4), ("ate", 8)];
 
+/// The words a misheard number may be followed by ("number too *from* my notes"): any other
+/// word makes it a preposition ("the note for the dentist").
+const HOMOPHONE_ENDS: &[&str] = &["from", "in", "of", "on", "please"];
+
 /// Words a number follows when it names an item ("note two", "number four").
 const NUMBER_NOUNS: &[&str] = &["note", "number", "item", "entry", "no"];
 
 /// The number `request` says: the first word in digits or a number word
 /// ([`spoken_number`], a Russian number noun: «убери двойку»), else, in English, a word a
-/// recognizer writes for a number right after a word that numbers an item ("delete note
-/// to", "remove number too"); `None` when it says none.
+/// recognizer writes for a number right after a word that numbers an item and at the end of
+/// the request or before [`HOMOPHONE_ENDS`] ("delete note to", "remove number too from my
+/// notes"); `None` when it says none.
 pub(crate) fn said_number(lang: Lang, request: &str) -> Option<i64> {
     let words: Vec<String> = request
         .split(|c: char| !c.is_alphanumeric())
@@ -197,12 +202,18 @@ pub(crate) fn said_number(lang: Lang, request: &str) -> Option<i64> {
             if lang != Lang::En {
                 return None;
             }
-            words.windows(2).find_map(|pair| {
-                let [before, w] = pair else { return None };
-                if !NUMBER_NOUNS.contains(&before.as_str()) {
+            // Only where nothing goes on from it: "delete note to", "remove number too from
+            // my notes" — never "the note for the dentist".
+            (1..words.len()).find_map(|i| {
+                let after = words.get(i + 1).map(String::as_str);
+                let ends = after.is_none_or(|a| HOMOPHONE_ENDS.contains(&a));
+                if !ends || !NUMBER_NOUNS.contains(&words[i - 1].as_str()) {
                     return None;
                 }
-                EN_HOMOPHONES.iter().find(|(h, _)| w == h).map(|(_, n)| *n)
+                EN_HOMOPHONES
+                    .iter()
+                    .find(|(h, _)| words[i] == *h)
+                    .map(|(_, n)| *n)
             })
         })
 }
@@ -223,6 +234,7 @@ mod tests {
         assert_eq!(said_number(en, "scratch note for"), Some(4));
         // Only where a number names an item, and a real number first.
         assert_eq!(said_number(en, "go to the notes"), None);
+        assert_eq!(said_number(en, "delete the note for the dentist"), None);
         assert_eq!(said_number(en, "delete note to 5"), Some(5));
         assert_eq!(said_number(ru, "удали заметку"), None);
     }
