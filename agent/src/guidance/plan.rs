@@ -501,11 +501,16 @@ impl Planner<'_> {
             .and_then(Intent::from_target)
             .is_some_and(|intent| !is_small_talk(intent, user_text)));
         if self.on(Technique::TalkIntents) && not_small_talk {
+            // Nor is it a farewell unless it takes leave: a farewell needs no words of its
+            // own to be routed to, so "Hello, I hope you are doing well today" would be one.
             examples.retain(|e| {
                 e.target
                     .as_deref()
                     .and_then(Intent::from_target)
-                    .is_none_or(|intent| is_small_talk(intent, user_text))
+                    .is_none_or(|intent| {
+                        is_small_talk(intent, user_text)
+                            && (intent != Intent::Farewell || thanks_or_farewell(user_text))
+                    })
             });
             route = router.route(model, user_text, &examples, self.guidance);
         }
