@@ -13,7 +13,7 @@ use super::text::{
 };
 use super::words::{said_number, stems, turn_openers};
 use super::{Guidance, Technique};
-use crate::args::{ArgDecl, ArgType, RawArgs};
+use crate::args::{validate_args, ArgDecl, ArgType, RawArgs};
 use crate::call_line::parse_output_as;
 use crate::function_gemma;
 use crate::intent::Intent;
@@ -540,19 +540,17 @@ impl Planner<'_> {
         if !self.on(Technique::SkillSummary) {
             return None;
         }
-        let read = CoreTool::ReadSkill.name();
+        let read = CoreTool::ReadSkill;
+        // The skill's name as the dispatcher binds it (positional, `name=…` or JSON).
         let name = turn
             .iter()
             .filter(|m| m.role == Role::Assistant)
             .flat_map(|m| parse_output_as(self.syntax, &m.content).segments)
             .find_map(|seg| match seg {
-                Segment::Call(call) if call.name == read => match call.args {
-                    RawArgs::Parts(parts) => parts.first().map(|p| {
-                        let p = p.trim();
-                        p.strip_prefix("name=").unwrap_or(p).trim().to_owned()
-                    }),
-                    RawArgs::Json(map) => map.get("name")?.as_str().map(str::to_owned),
-                },
+                Segment::Call(call) if call.name == read.name() => {
+                    let args = validate_args(&read.args(), &call.args).ok()?;
+                    args.str("name").map(str::to_owned)
+                }
                 _ => None,
             })?;
         let skill = self.skills.get(&name)?;
