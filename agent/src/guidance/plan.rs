@@ -9,7 +9,8 @@ use super::refer::{is_id_arg, pointer, referents, said_id, Pointer, Referents};
 use super::route::{word_overlap, Route, RouteExample, Router};
 use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{
-    delimited_text, echo_stop, intro_sentences, number_groups, without_frame_end, words_of,
+    delimited_text, echo_stop, from_content_start, intro_sentences, number_groups,
+    without_frame_end, without_lead, words_of,
 };
 use super::words::{said_number, stems, turn_openers};
 use super::{Guidance, Technique};
@@ -489,7 +490,13 @@ impl Planner<'_> {
                 }
             }
         }
-        let mut route = router.route(model, user_text, &examples, self.guidance);
+        // What the router compares: the request without its preamble and politeness.
+        let compared = if self.on(Technique::LeadWords) {
+            without_lead(user_text)
+        } else {
+            user_text
+        };
+        let mut route = router.route(model, compared, &examples, self.guidance);
         // A message routed to an intent it is no small talk for (a long one, one that sets a
         // text apart: «И ещё запиши: позвонить маме», one without the words the intent
         // needs: «Расскажи подробнее про этот фильм» is no request for a joke) is routed
@@ -512,7 +519,7 @@ impl Planner<'_> {
                             && (intent != Intent::Farewell || thanks_or_farewell(user_text))
                     })
             });
-            route = router.route(model, user_text, &examples, self.guidance);
+            route = router.route(model, compared, &examples, self.guidance);
         }
         // A question of how a skill's subject works, or one naming a skill: its instructions.
         let elsewhere = matches!(&route, Ok(Some(r)) if r.target.as_deref() != Some("read_skill"));
@@ -521,7 +528,7 @@ impl Planner<'_> {
             let named = best_named(user_text, subjects.iter().map(|(n, d)| (n, d)));
             if named.is_some() {
                 examples.retain(|e| e.target.as_deref() == Some("read_skill"));
-                if let Ok(Some(r)) = router.route(model, user_text, &examples, self.guidance) {
+                if let Ok(Some(r)) = router.route(model, compared, &examples, self.guidance) {
                     route = Ok(Some(r));
                 }
             }
@@ -836,6 +843,9 @@ impl Planner<'_> {
                         }
                         if self.on(Technique::FrameWords) {
                             words = without_frame_end(words, &self.tool_examples(name));
+                        }
+                        if self.on(Technique::ContentStart) {
+                            words = from_content_start(words, &self.tool_examples(name));
                         }
                         for a in &mut spec.args {
                             if a.kind == ArgKind::Text && !words.is_empty() {

@@ -62,6 +62,20 @@ pub enum Technique {
     /// the model starting the tail late, at the closing words (`show_text|on my screen`,
     /// `media_search|there` for "Which movies with Keanu Reeves are there?").
     FrameWords,
+    /// A routed call's text argument starts at the first word that says what the request
+    /// is about (not a preamble, politeness, common word or the routed tool's frame: a stem
+    /// of the first two words of one of its examples, or of two of them). The failure: the
+    /// model starting the tail at the last word ("right down that i need to pick up the dry
+    /// cleaning on friday" → `notes_add|friday`, "look up the new dune movie" →
+    /// `media_search|movie`) or at the first (`notes_add|Would you be so kind as to make a
+    /// note …`).
+    ContentStart,
+    /// Routing compares the request from its first word that is no preamble, politeness or
+    /// hedge ("ok so listen", "I was hoping you could", «слушай, короче», «будьте добры»).
+    /// The failure: the lead words outweighing the request ("Could you save a note saying
+    /// the garage code is 4417?" → out-of-scope, «Будьте добры, объясните, что можно делать с
+    /// фильмами» → a greeting).
+    LeadWords,
     /// A number said in groups (`8 800 555 35 35`) is one word of that tail. The failure:
     /// a text argument starting inside the number (`show_text|35 35`); Gemma 148 → 149 of 164.
     NumberGroups,
@@ -190,7 +204,7 @@ pub enum Technique {
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 37] = [
+    pub const ALL: [Technique; 39] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -228,6 +242,8 @@ impl Technique {
         Technique::SkillQuestions,
         Technique::SkillSummary,
         Technique::FrameWords,
+        Technique::ContentStart,
+        Technique::LeadWords,
     ];
 
     /// The main switches: [`crate::Guidance::none`] has them all off.
@@ -280,6 +296,8 @@ impl Technique {
             Technique::SkillQuestions => "skill-questions",
             Technique::SkillSummary => "skill-summary",
             Technique::FrameWords => "frame-words",
+            Technique::ContentStart => "content-start",
+            Technique::LeadWords => "lead-words",
         }
     }
 
@@ -293,7 +311,7 @@ impl Technique {
             | DelimitedText | SpokenNumbers | TailOfWords | NumberGroups | OneAction
             | ReplyWords | ListAsItems | DropAsides | TalkIntents | References | SaidValue
             | AnswerTranscript | AskWhenUnsure | RouteWords | SkillQuestions | SkillSummary
-            | FrameWords => Some(Route),
+            | FrameWords | ContentStart | LeadWords => Some(Route),
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable

@@ -48,6 +48,9 @@ pub(crate) fn words_of(messages: &[Message], guidance: &Guidance) -> Vec<String>
 /// [`STOP_WORDS`]): places, pronouns, time and hedges ("… are there", "… maybe", «… уже»).
 const CLOSING_WORDS: &[&str] = &[
     "there",
+    "got",
+    "you've",
+    "too",
     "here",
     "now",
     "then",
@@ -112,6 +115,161 @@ pub(crate) fn without_frame_end(mut words: Vec<String>, examples: &[&str]) -> Ve
         words.pop();
     }
     words
+}
+
+/// Words that open a request before what it is about: preambles, politeness and hedges
+/// ("ok so listen, …", "would you be so kind as to …", «слушай, короче, …», «будьте добры, …»),
+/// beside the common words of [`STOP_WORDS`] and [`CLOSING_WORDS`].
+const LEAD_WORDS: &[&str] = &[
+    "ok",
+    "so",
+    "oh",
+    "um",
+    "uh",
+    "hmm",
+    "ugh",
+    "i",
+    "а",
+    "и",
+    "ой",
+    "эх",
+    "you",
+    "please",
+    "пожалуйста",
+    "okay",
+    "listen",
+    "hey",
+    "well",
+    "just",
+    "also",
+    "and",
+    "now",
+    "right",
+    "could",
+    "would",
+    "will",
+    "mind",
+    "kind",
+    "like",
+    "i'd",
+    "i'm",
+    "i've",
+    "want",
+    "wanna",
+    "hoping",
+    "wondering",
+    "was",
+    "were",
+    "let's",
+    "quick",
+    "quickly",
+    "real",
+    "any",
+    "some",
+    "have",
+    "got",
+    "ну",
+    "слушай",
+    "слушайте",
+    "короче",
+    "давай",
+    "давайте",
+    "будь",
+    "будьте",
+    "добр",
+    "добры",
+    "можешь",
+    "можете",
+    "мог",
+    "могла",
+    "могли",
+    "бы",
+    "так",
+    "вот",
+    "ладно",
+    "хочу",
+    "хотел",
+    "хотела",
+    "ещё",
+    "еще",
+    "теперь",
+    "кстати",
+    "эй",
+    "окей",
+    "слышь",
+    "тогда",
+];
+
+/// `text` from its first word that is no preamble, politeness or hedge ([`LEAD_WORDS`]):
+/// "ok so listen, how long till noon" → "how long till noon", «Будьте добры, сделайте
+/// заметку» → «сделайте заметку». `text` itself when every word is one. What routing compares
+/// under [`Technique::LeadWords`].
+pub(crate) fn without_lead(text: &str) -> &str {
+    let mut rest = text;
+    loop {
+        let trimmed = rest.trim_start();
+        let end = trimmed.find(char::is_whitespace).unwrap_or(trimmed.len());
+        let word = &trimmed[..end];
+        if word.is_empty() {
+            return text;
+        }
+        let w: String = word
+            .chars()
+            .filter(|c| c.is_alphanumeric() || *c == '\'')
+            .collect::<String>()
+            .to_lowercase();
+        let bare: String = w.chars().filter(|c| c.is_alphanumeric()).collect();
+        let lead = LEAD_WORDS.contains(&w.as_str()) || LEAD_WORDS.contains(&bare.as_str());
+        if !lead {
+            return trimmed;
+        }
+        rest = &trimmed[end..];
+    }
+}
+
+/// `words` from the first word that says what the request is about, as one word: the
+/// tail of them ([`Technique::TailOfWords`]) a text argument is then has one start, that word.
+/// A word says nothing of it when it is shorter than three letters, common ([`STOP_WORDS`],
+/// [`CLOSING_WORDS`]), a preamble or politeness word ([`LEAD_WORDS`]), or the routed tool's
+/// frame: a stem among the first two words of one of `examples` ("*look up* the movie
+/// Inception") or in at least two of them ("save a *note*"). A word with a digit always says
+/// something. `words` unchanged when every word is frame (the model chooses). The failure: the model starting the tail at the last word ("right down
+/// that i need to pick up the dry cleaning on friday" → `friday`, "Could you save a note
+/// saying the garage code is 4417" → `4417`), or at the first (`look up the new dune movie`).
+/// [`Technique::ContentStart`].
+pub(crate) fn from_content_start(words: Vec<String>, examples: &[&str]) -> Vec<String> {
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    let mut opening: Vec<String> = Vec::new();
+    for example in examples {
+        for stem in stems(example) {
+            *counts.entry(stem).or_default() += 1;
+        }
+        let head: Vec<&str> = example.split_whitespace().take(2).collect();
+        opening.extend(stems(&head.join(" ")));
+    }
+    let says = |word: &str| {
+        let w: String = word
+            .chars()
+            .filter(|c| c.is_alphanumeric() || *c == '\'')
+            .collect::<String>()
+            .to_lowercase();
+        if w.chars().any(|c| c.is_ascii_digit()) {
+            return true;
+        }
+        let bare: String = w.chars().filter(|c| c.is_alphanumeric()).collect();
+        !(bare.chars().count() < 3
+            || STOP_WORDS.contains(&bare.as_str())
+            || CLOSING_WORDS.contains(&bare.as_str())
+            || LEAD_WORDS.contains(&w.as_str())
+            || LEAD_WORDS.contains(&bare.as_str())
+            || stems(&w)
+                .iter()
+                .any(|s| opening.contains(s) || counts.get(s).is_some_and(|n| *n >= 2)))
+    };
+    let Some(k) = words.iter().position(|w| says(w)) else {
+        return words;
+    };
+    vec![words[k..].join(" ")]
 }
 
 /// `words` with each run of number groups joined into one word (`8 800 555 35 35`): a
@@ -278,5 +436,80 @@ mod tests {
         );
         // The first word stays.
         assert_eq!(without_frame_end(split("screen"), &show), split("screen"));
+    }
+
+    #[test]
+    fn a_text_argument_starts_where_the_request_says_what_it_is_about() {
+        let notes = [
+            "Write down: office at nine tomorrow",
+            "Add a note to buy milk",
+            "Make a note that the meeting moved",
+            "Note for later: the gate code is 4512",
+        ];
+        let one = |text: &str| vec![text.to_owned()];
+        // A preamble, politeness and the tool's frame go; the rest is one word.
+        assert_eq!(
+            from_content_start(
+                split("Would you be so kind as to make a note that Anna's flight lands at six"),
+                &notes
+            ),
+            one("Anna's flight lands at six")
+        );
+        assert_eq!(
+            from_content_start(split("ok so write down that the plumber comes"), &notes),
+            one("plumber comes")
+        );
+        // A word with a digit says something, wherever it stands.
+        assert_eq!(
+            from_content_start(split("note 4417 is the code"), &notes),
+            one("4417 is the code")
+        );
+        // Only the last word says something: it is the argument.
+        assert_eq!(
+            from_content_start(split("add a note milk"), &notes),
+            one("milk")
+        );
+        let search = ["Find the film Titanic", "Look up the movie Inception"];
+        assert_eq!(
+            from_content_start(split("look up the new dune movie"), &search),
+            one("new dune movie")
+        );
+        // Russian: a preamble and politeness words.
+        let ru = ["Найди фильм Титаник", "Поищи фильмы с Джеки Чаном"];
+        assert_eq!(
+            from_content_start(split("слушай, короче, найди фильм про Паддингтона"), &ru),
+            one("Паддингтона")
+        );
+        // Nothing but frame: the model chooses, as before.
+        assert_eq!(
+            from_content_start(split("add a note"), &notes),
+            split("add a note")
+        );
+        assert!(from_content_start(Vec::new(), &notes).is_empty());
+    }
+
+    #[test]
+    fn routing_compares_a_request_without_its_lead() {
+        assert_eq!(
+            without_lead("ok so listen how long have i got till noon"),
+            "how long have i got till noon"
+        );
+        assert_eq!(
+            without_lead("I was hoping you could walk me through the film feature"),
+            "walk me through the film feature"
+        );
+        assert_eq!(
+            without_lead("Будьте добры, сделайте заметку"),
+            "сделайте заметку"
+        );
+        assert_eq!(
+            without_lead("слушай, короче, кинь на экран пароль"),
+            "кинь на экран пароль"
+        );
+        // A request without a lead, and one that is nothing but a lead, stay whole.
+        assert_eq!(without_lead("Is it past ten?"), "Is it past ten?");
+        assert_eq!(without_lead("ok, thanks"), "thanks");
+        assert_eq!(without_lead("ok so"), "ok so");
+        assert_eq!(without_lead(""), "");
     }
 }

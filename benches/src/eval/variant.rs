@@ -200,6 +200,8 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     34 "skill-questions",
     35 "skill-summary",
     36 "frame-words",
+    37 "content-start",
+    38 "lead-words",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).

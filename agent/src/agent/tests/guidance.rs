@@ -270,7 +270,8 @@ fn a_text_the_request_sets_apart_decides_the_call() {
 
 #[test]
 fn a_tool_s_list_is_said_as_its_items_without_numbers_or_ids() {
-    let mut agent = agent_with(Guidance::default());
+    // The request's own words whole: where the text starts is `content-start`'s (its test).
+    let mut agent = agent_with(Guidance::default().without(Technique::ContentStart));
     agent.register_executor(
         ExecutorTarget::Toolset("notes".into()),
         Arc::new(|_: &ToolInvocation<'_>| {
@@ -389,7 +390,8 @@ fn a_number_said_in_groups_is_one_word_of_a_text_argument() {
         ["at", "9", "then", "10"]
     );
     assert_eq!(number_groups(words("- +")), ["-", "+"]);
-    let mut agent = agent_with(Guidance::default());
+    // The request's own words whole: where the text starts is `content-start`'s.
+    let mut agent = agent_with(Guidance::default().without(Technique::ContentStart));
     let (out, model) = routed_turn(
         &mut agent,
         "Запиши заметку номер 8 800 555 35 35",
