@@ -841,11 +841,12 @@ impl Planner<'_> {
                         if self.on(Technique::NumberGroups) {
                             words = number_groups(words);
                         }
+                        let examples = self.tool_examples(name);
                         if self.on(Technique::FrameWords) {
-                            words = without_frame_end(words, &self.tool_examples(name));
+                            words = without_frame_end(words, &examples);
                         }
                         if self.on(Technique::ContentStart) {
-                            words = from_content_start(words, &self.tool_examples(name));
+                            words = from_content_start(words, &examples);
                         }
                         for a in &mut spec.args {
                             if a.kind == ArgKind::Text && !words.is_empty() {

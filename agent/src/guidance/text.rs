@@ -200,6 +200,22 @@ const LEAD_WORDS: &[&str] = &[
     "тогда",
 ];
 
+/// `word` as said: lower case, letters, digits and apostrophes only («Слушай,» → «слушай»,
+/// "I'd" → "i'd").
+fn spoken(word: &str) -> String {
+    word.chars()
+        .filter(|c| c.is_alphanumeric() || *c == '\'')
+        .collect::<String>()
+        .to_lowercase()
+}
+
+/// Whether a word as said ([`spoken`]) is a preamble, politeness or hedge word
+/// ([`LEAD_WORDS`]), with or without its apostrophe.
+fn is_lead(word: &str) -> bool {
+    let bare: String = word.chars().filter(|c| c.is_alphanumeric()).collect();
+    LEAD_WORDS.contains(&word) || LEAD_WORDS.contains(&bare.as_str())
+}
+
 /// `text` from its first word that is no preamble, politeness or hedge ([`LEAD_WORDS`]):
 /// "ok so listen, how long till noon" → "how long till noon", «Будьте добры, сделайте
 /// заметку» → «сделайте заметку». `text` itself when every word is one. What routing compares
@@ -213,14 +229,7 @@ pub(crate) fn without_lead(text: &str) -> &str {
         if word.is_empty() {
             return text;
         }
-        let w: String = word
-            .chars()
-            .filter(|c| c.is_alphanumeric() || *c == '\'')
-            .collect::<String>()
-            .to_lowercase();
-        let bare: String = w.chars().filter(|c| c.is_alphanumeric()).collect();
-        let lead = LEAD_WORDS.contains(&w.as_str()) || LEAD_WORDS.contains(&bare.as_str());
-        if !lead {
+        if !is_lead(&spoken(word)) {
             return trimmed;
         }
         rest = &trimmed[end..];
@@ -233,9 +242,10 @@ pub(crate) fn without_lead(text: &str) -> &str {
 /// [`CLOSING_WORDS`]), a preamble or politeness word ([`LEAD_WORDS`]), or the routed tool's
 /// frame: a stem among the first two words of one of `examples` ("*look up* the movie
 /// Inception") or in at least two of them ("save a *note*"). A word with a digit always says
-/// something. `words` unchanged when every word is frame (the model chooses). The failure: the model starting the tail at the last word ("right down
-/// that i need to pick up the dry cleaning on friday" → `friday`, "Could you save a note
-/// saying the garage code is 4417" → `4417`), or at the first (`look up the new dune movie`).
+/// something. `words` unchanged when every word is frame (the model chooses). The failure:
+/// the model starting the tail at the last word ("right down that i need to pick up the dry
+/// cleaning on friday" → `friday`, "Could you save a note saying the garage code is 4417" →
+/// `4417`), or at the first (`look up the new dune movie`).
 /// [`Technique::ContentStart`].
 pub(crate) fn from_content_start(words: Vec<String>, examples: &[&str]) -> Vec<String> {
     let mut counts: HashMap<String, usize> = HashMap::new();
@@ -248,11 +258,7 @@ pub(crate) fn from_content_start(words: Vec<String>, examples: &[&str]) -> Vec<S
         opening.extend(stems(&head.join(" ")));
     }
     let says = |word: &str| {
-        let w: String = word
-            .chars()
-            .filter(|c| c.is_alphanumeric() || *c == '\'')
-            .collect::<String>()
-            .to_lowercase();
+        let w = spoken(word);
         if w.chars().any(|c| c.is_ascii_digit()) {
             return true;
         }
@@ -260,8 +266,7 @@ pub(crate) fn from_content_start(words: Vec<String>, examples: &[&str]) -> Vec<S
         !(bare.chars().count() < 3
             || STOP_WORDS.contains(&bare.as_str())
             || CLOSING_WORDS.contains(&bare.as_str())
-            || LEAD_WORDS.contains(&w.as_str())
-            || LEAD_WORDS.contains(&bare.as_str())
+            || is_lead(&w)
             || stems(&w)
                 .iter()
                 .any(|s| opening.contains(s) || counts.get(s).is_some_and(|n| *n >= 2)))
