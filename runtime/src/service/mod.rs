@@ -105,6 +105,7 @@ impl Service {
             counters: Counters::default(),
             tool_counters: runtime.tool_counters().clone(),
             closing: AtomicBool::new(false),
+            latest_hint: AtomicU64::new(0),
             last_turn: Mutex::new(Value::Null),
             prompts: Mutex::new(HashMap::new()),
             info,
@@ -132,16 +133,19 @@ impl Service {
     /// Queues a hint: the user is speaking in `session` and `partial` is what was heard so
     /// far. The worker has the model decode the turn's prompt up to those words
     /// ([`Runtime::hear_partial`]), so the turn sent when the user finishes prefills only the last
-    /// words; skipped when a turn of the session is already queued (its own request does the
-    /// work). Hints are cheap to send often (the engine does only the newest).
+    /// words. Hints are cheap to send often: the worker takes up only the newest one queued,
+    /// and none while a turn waits in the queue (a reply someone waits for comes first; a
+    /// turn of the same session does the hint's work itself) or once `close` began.
     ///
     /// # Errors
     /// [`ServiceError::InvalidArgument`] for an empty session, [`ServiceError::Closed`].
     pub fn hear_partial(&self, session: &str, partial: &str) -> Result<(), ServiceError> {
         check_session(session)?;
+        let seq = self.shared.latest_hint.fetch_add(1, Ordering::SeqCst) + 1;
         self.enqueue(ServiceJob::HearPartial {
             session: session.to_string(),
             text: partial.to_string(),
+            seq,
         })
     }
 

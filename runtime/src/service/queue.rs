@@ -68,6 +68,8 @@ pub(super) enum ServiceJob {
     HearPartial {
         session: String,
         text: String,
+        /// Its place among the hints (`Shared::latest_hint` when it is the newest).
+        seq: u64,
     },
     EndSession {
         session: String,
@@ -84,6 +86,8 @@ pub(super) struct Shared {
     pub(super) counters: Counters,
     pub(super) tool_counters: Arc<ToolCounters>,
     pub(super) closing: AtomicBool,
+    /// The place of the newest hint queued: an older one is stale when the worker takes it.
+    pub(super) latest_hint: AtomicU64,
     pub(super) last_turn: Mutex<Value>,
     pub(super) prompts: Mutex<HashMap<String, String>>,
     pub(super) info: Value,

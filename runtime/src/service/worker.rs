@@ -37,9 +37,8 @@ pub(super) fn worker_loop(mut runtime: Runtime, rx: Receiver<ServiceJob>, shared
                     let _ = catch_unwind(AssertUnwindSafe(|| runtime.warm_up()));
                 }
             }
-            ServiceJob::HearPartial { session, text } => {
-                let queued_turn = lock(&shared.pending).iter().any(|p| p.session == session);
-                if !queued_turn {
+            ServiceJob::HearPartial { session, text, seq } => {
+                if hint_is_current(&shared, seq) {
                     let _ =
                         catch_unwind(AssertUnwindSafe(|| runtime.hear_partial(&session, &text)));
                 }
@@ -109,6 +108,16 @@ pub(super) fn worker_loop(mut runtime: Runtime, rx: Receiver<ServiceJob>, shared
             }
         }
     }
+}
+
+/// Whether the hint queued as `seq` is still worth the model's time: it is the newest hint,
+/// no turn waits in the queue (its reply comes first, and a turn of the hint's own session
+/// decodes those words itself) and the service is not closing. A flood of hints thus costs
+/// the worker one at a time, never a queue of stale ones ahead of a turn or of the shutdown.
+fn hint_is_current(shared: &Shared, seq: u64) -> bool {
+    !shared.closing.load(Ordering::SeqCst)
+        && shared.latest_hint.load(Ordering::SeqCst) == seq
+        && lock(&shared.pending).is_empty()
 }
 
 fn prompt_text(runtime: &mut Runtime, session: &str) -> String {
