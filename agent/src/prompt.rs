@@ -328,6 +328,7 @@ pub fn build_prompt_for(
             args: tool.args(),
             examples: Default::default(),
             ask: Vec::new(),
+            said: Vec::new(),
         })
         .collect();
     let persona = texts.core_header().lines().next().unwrap_or_default();

@@ -43,6 +43,10 @@ pub struct ToolDecl {
     /// …}`): asked when a request is routed to the tool only narrowly
     /// ([`crate::Technique::AskWhenUnsure`]). Optional; [`ToolDecl::ask_in`] falls back.
     pub ask: Vec<(Lang, String)>,
+    /// Words that say the tool's action and no other tool's (`said:` in the YAML, any
+    /// language: «вычеркни», "erase"), matched by stem: a request that says one is routed to
+    /// the tool ([`crate::Technique::SaidAction`]). Never shown to the model.
+    pub said: Vec<String>,
 }
 
 impl ToolDecl {
@@ -156,6 +160,8 @@ struct RawTool {
     examples: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     ask: BTreeMap<String, String>,
+    #[serde(default)]
+    said: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -326,12 +332,28 @@ pub fn parse_toolset(text: &str, path: &Path) -> Result<Toolset, Problem> {
             }
         }
         let ask = phrases("ask", &t.ask).map_err(|p| bad(p.to_string()))?;
+        if t.said.len() > SAID_LIMIT {
+            return Err(bad(format!(
+                "more than {SAID_LIMIT} words said for its action"
+            )));
+        }
+        let mut said = Vec::new();
+        for w in &t.said {
+            let w = w.trim().to_lowercase();
+            if w.chars().count() < 3 || !w.chars().all(char::is_alphanumeric) {
+                return Err(bad(format!(
+                    "{w:?} said for its action is not a word of three letters or more"
+                )));
+            }
+            said.push(w);
+        }
         tools.push(ToolDecl {
             name: t.name,
             description: one_line(&t.description),
             args,
             examples,
             ask,
+            said,
         });
     }
     let spoken = phrases("spoken", &raw.spoken)?;
@@ -606,6 +628,14 @@ mod tests {
                 "name: x\ndescription: d\ntools: [{name: x_a, ask: {fr: 'Oui?'}}]",
                 "tool \"x_a\": ask: unknown language",
             ),
+            (
+                "name: x\ndescription: d\ntools: [{name: x_a, said: ['cross off']}]",
+                "said for its action is not a word",
+            ),
+            (
+                "name: x\ndescription: d\ntools: [{name: x_a, said: [ok]}]",
+                "said for its action is not a word",
+            ),
         ];
         for (text, want) in table {
             let got = parse(text).map(|_| ()).unwrap_err().to_string();
@@ -631,6 +661,15 @@ mod tests {
         assert!(open.routes("anything"));
         let bad = parse("name: x\ndescription: d\nroute_words: ['a b']\ntools: [{name: x_a}]");
         assert!(bad.unwrap_err().to_string().contains("route_words"));
+    }
+
+    #[test]
+    fn words_said_for_an_action_are_lower_case_words() {
+        let set =
+            parse("name: x\ndescription: d\ntools: [{name: x_a, said: [' Вычеркни', ERASE]}, {name: x_b}]")
+                .unwrap();
+        assert_eq!(set.tool("x_a").unwrap().said, ["вычеркни", "erase"]);
+        assert!(set.tool("x_b").unwrap().said.is_empty());
     }
 
     #[test]

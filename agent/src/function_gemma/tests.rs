@@ -81,6 +81,7 @@ fn developer_turn_matches_the_documented_weather_example() {
         ],
         examples: vec![],
         ask: vec![],
+        said: vec![],
     };
     assert_eq!(
             render_developer_turn(&[tool]),
@@ -103,6 +104,7 @@ parameters:{properties:{},required:[],type:<escape>OBJECT<escape>}}<end_function
         args: vec![],
         examples: vec![],
         ask: vec![],
+        said: vec![],
     };
     let two = render_declarations(&[tool("get_current_time"), tool("x_b")]);
     assert_eq!(

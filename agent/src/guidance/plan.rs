@@ -9,7 +9,7 @@ use super::refer::{is_id_arg, pointer, referents, said_id, Pointer, Referents};
 use super::route::{word_overlap, Route, RouteExample, Router};
 use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{
-    delimited_text, echo_stop, from_content_start, intro_sentences, number_groups,
+    delimited_text, echo_stop, from_content_start, intro_sentences, number_groups, says_action,
     without_frame_end, without_lead, words_of,
 };
 use super::words::{said_number, stems, turn_openers};
@@ -533,9 +533,44 @@ impl Planner<'_> {
                 }
             }
         }
+        // A request that says one tool's action by a word its set gives for it is for that
+        // tool, however near another route came.
+        if self.on(Technique::SaidAction) {
+            if let Some(tool) = self.action_said(&examples, user_text) {
+                let settled = matches!(&route, Ok(Some(r)) if r.target.as_deref()
+                    == Some(tool.as_str()) && r.margin >= self.guidance.ask_margin);
+                if !settled {
+                    examples.retain(|e| e.target.as_deref() == Some(tool.as_str()));
+                    if let Ok(Some(r)) = router.route(model, compared, &examples, self.guidance) {
+                        route = Ok(Some(r));
+                    }
+                }
+            }
+        }
         match route {
             Ok(Some(r)) if r.score >= self.guidance.min_route_score => Some(r),
             Ok(_) | Err(_) => None,
+        }
+    }
+
+    /// The one tool among the targets of `examples` whose action `request` says by a word
+    /// of the tool's `said:` ([`says_action`]); `None` when no tool's or several tools'.
+    fn action_said(&self, examples: &[RouteExample], request: &str) -> Option<String> {
+        let mut said: Vec<&str> = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
+        for name in examples.iter().filter_map(|e| e.target.as_deref()) {
+            if seen.contains(&name) {
+                continue;
+            }
+            seen.push(name);
+            let decl = self.toolsets.owner_set(name).and_then(|set| set.tool(name));
+            if decl.is_some_and(|t| says_action(request, &t.said)) {
+                said.push(name);
+            }
+        }
+        match said.as_slice() {
+            [one] => Some((*one).to_owned()),
+            _ => None,
         }
     }
 

@@ -76,6 +76,12 @@ pub enum Technique {
     /// the garage code is 4417?" → out-of-scope, «Будьте добры, объясните, что можно делать с
     /// фильмами» → a greeting).
     LeadWords,
+    /// A request that says a tool's action by a word the toolset gives for it (`said:` of
+    /// the tool, by stem, not negated: «вычеркни вторую», "bin note three") is routed to
+    /// that tool when it is the only one said. The failure: a verb no example uses losing to
+    /// the examples' other words («Вычеркни вторую, я уже разобрался» → `show_text`,
+    /// "ok the plumber came so you can bin note three" → `notes_add`).
+    SaidAction,
     /// A number said in groups (`8 800 555 35 35`) is one word of that tail. The failure:
     /// a text argument starting inside the number (`show_text|35 35`); Gemma 148 → 149 of 164.
     NumberGroups,
@@ -204,7 +210,7 @@ pub enum Technique {
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 39] = [
+    pub const ALL: [Technique; 40] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -244,6 +250,7 @@ impl Technique {
         Technique::FrameWords,
         Technique::ContentStart,
         Technique::LeadWords,
+        Technique::SaidAction,
     ];
 
     /// The main switches: [`crate::Guidance::none`] has them all off.
@@ -298,6 +305,7 @@ impl Technique {
             Technique::FrameWords => "frame-words",
             Technique::ContentStart => "content-start",
             Technique::LeadWords => "lead-words",
+            Technique::SaidAction => "said-action",
         }
     }
 
@@ -311,7 +319,7 @@ impl Technique {
             | DelimitedText | SpokenNumbers | TailOfWords | NumberGroups | OneAction
             | ReplyWords | ListAsItems | DropAsides | TalkIntents | References | SaidValue
             | AnswerTranscript | AskWhenUnsure | RouteWords | SkillQuestions | SkillSummary
-            | FrameWords | ContentStart | LeadWords => Some(Route),
+            | FrameWords | ContentStart | LeadWords | SaidAction => Some(Route),
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable

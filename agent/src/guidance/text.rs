@@ -216,6 +216,45 @@ fn is_lead(word: &str) -> bool {
     LEAD_WORDS.contains(&word) || LEAD_WORDS.contains(&bare.as_str())
 }
 
+/// Words that negate the word after them («не удаляй», "don't delete", "never erase").
+const NEGATIONS: &[&str] = &[
+    "не",
+    "ни",
+    "нельзя",
+    "not",
+    "never",
+    "no",
+    "don't",
+    "dont",
+    "doesn't",
+    "didn't",
+    "won't",
+];
+
+/// Whether `text` says one of `said` (words a toolset gives for a tool's action): a word of
+/// it has the stem of one of them ([`stems`]: its first five letters, so «вычеркни» says
+/// «вычеркнуть») and does not follow a negation ([`NEGATIONS`]).
+/// [`Technique::SaidAction`].
+pub(crate) fn says_action(text: &str, said: &[String]) -> bool {
+    let wanted: Vec<String> = said.iter().flat_map(|w| stems(w)).collect();
+    if wanted.is_empty() {
+        return false;
+    }
+    let mut previous = String::new();
+    for word in text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’')) {
+        if word.is_empty() {
+            continue;
+        }
+        let word = spoken(&word.replace('’', "'"));
+        let negated = NEGATIONS.contains(&previous.as_str());
+        if !negated && stems(&word).iter().any(|s| wanted.contains(s)) {
+            return true;
+        }
+        previous = word;
+    }
+    false
+}
+
 /// `text` from its first word that is no preamble, politeness or hedge ([`LEAD_WORDS`]):
 /// "ok so listen, how long till noon" → "how long till noon", «Будьте добры, сделайте
 /// заметку» → «сделайте заметку». `text` itself when every word is one. What routing compares
@@ -402,6 +441,33 @@ mod tests {
 
     fn split(text: &str) -> Vec<String> {
         text.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn an_action_is_said_by_a_form_of_its_word_unless_negated() {
+        let said: Vec<String> = ["вычеркнуть", "выкинуть", "bin", "erase"]
+            .map(str::to_owned)
+            .to_vec();
+        for yes in [
+            "Вычеркни вторую, я уже разобрался.",
+            "сантехник приходил, так что третью можно выкинуть",
+            "ok the plumber came so you can bin note three",
+            "Erased? No: erase note two",
+            "please ERASE it",
+        ] {
+            assert!(says_action(yes, &said), "{yes}");
+        }
+        for no in [
+            "Не вычеркивай ничего",
+            "don't erase anything",
+            "Don’t bin it",
+            "I want to binge a series",
+            "Запиши: купить молоко",
+            "",
+        ] {
+            assert!(!says_action(no, &said), "{no}");
+        }
+        assert!(!says_action("вычеркни", &[]));
     }
 
     #[test]

@@ -202,6 +202,7 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     36 "frame-words",
     37 "content-start",
     38 "lead-words",
+    39 "said-action",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).

@@ -1132,3 +1132,60 @@ tools:
     assert_eq!(out.executed[0].name, "read_skill");
     assert_eq!(out.reply, "Записываю по просьбе.");
 }
+
+/// A tool's action said by a word its set gives for it (`said:`) routes to it, however the
+/// rest of the request's words pull, unless the word is negated or another tool's is said.
+#[test]
+fn a_request_that_says_a_tool_s_action_is_routed_to_it() {
+    const SAID: &str = "\
+name: notes
+description: заметки
+tools:
+  - name: notes_list
+    description: показать заметки
+    examples:
+      ru: [\"Покажи мои заметки\", \"Какие у меня заметки\"]
+  - name: notes_delete
+    description: удалить заметку
+    said: [вычеркнуть, выкинуть]
+    args:
+      - {name: number, type: integer, required: true}
+    examples:
+      ru: [\"Удали заметку номер три\"]
+";
+    let route = |guidance: Guidance, text: &str| {
+        let set = parse_toolset(SAID, Path::new("notes.yaml")).unwrap();
+        let config = AgentConfig {
+            guidance,
+            ..AgentConfig::default()
+        };
+        let mut agent = Agent::new(
+            config,
+            SkillRegistry::default(),
+            ToolsetRegistry::from_toolsets([set]),
+            Arc::new(ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap()),
+        );
+        agent.register_executor(
+            ExecutorTarget::Toolset("notes".into()),
+            Arc::new(|_: &ToolInvocation<'_>| Ok("1. купить хлеб".to_string())),
+        );
+        let mut model = ScriptedModel::new(Vec::<String>::new()).with_embeddings();
+        agent.route("s", text, &mut model).and_then(|r| r.target)
+    };
+    // The words of the request are not the deletion's examples' words.
+    let said = "Вычеркни мои заметки";
+    let delete = Some("notes_delete");
+    assert_ne!(
+        route(Guidance::default().without(Technique::SaidAction), said).as_deref(),
+        delete
+    );
+    assert_eq!(route(Guidance::default(), said).as_deref(), delete);
+    assert_eq!(
+        route(Guidance::default(), "Выкинь мои заметки, покажи их").as_deref(),
+        delete
+    );
+    assert_ne!(
+        route(Guidance::default(), "Не вычеркивай мои заметки").as_deref(),
+        delete
+    );
+}
