@@ -18,6 +18,25 @@ pub(crate) fn route_examples(lang: Lang) -> &'static [(&'static str, &'static st
     }
 }
 
+/// Words that say a core tool's action and no other tool's, any language, matched by stem
+/// ([`super::Technique::SaidAction`], as a toolset's `said:`): the display `show_text`
+/// writes on. Never "display" (a verb for listing notes too) nor "clear".
+pub(crate) fn core_said(tool: &str) -> &'static [&'static str] {
+    match tool {
+        "show_text" => &[
+            "очки",
+            "очках",
+            "очков",
+            "экран",
+            "дисплей",
+            "табло",
+            "glasses",
+            "screen",
+        ],
+        _ => &[],
+    }
+}
+
 const RU_ROUTES: &[(&str, &str)] = &[
     ("get_current_time", "Сколько времени?"),
     ("get_current_time", "Который сейчас час"),

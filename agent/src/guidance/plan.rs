@@ -3,7 +3,7 @@
 //! declarations, the routed call (decided outright, or its prefix and argument words), and
 //! the stops that keep a spoken reply short.
 
-use super::examples::{route_examples, PLAIN_REPLY};
+use super::examples::{core_said, route_examples, PLAIN_REPLY};
 use super::howto::asks_how_to;
 use super::refer::{is_id_arg, pointer, referents, said_id, Pointer, Referents};
 use super::route::{word_overlap, Route, RouteExample, Router};
@@ -554,7 +554,8 @@ impl Planner<'_> {
     }
 
     /// The one tool among the targets of `examples` whose action `request` says by a word
-    /// of the tool's `said:` ([`says_action`]); `None` when no tool's or several tools'.
+    /// of the tool's `said:` (a core tool's: [`core_said`]; [`says_action`]); `None` when no
+    /// tool's or several tools'.
     fn action_said(&self, examples: &[RouteExample], request: &str) -> Option<String> {
         let mut said: Vec<&str> = Vec::new();
         let mut seen: Vec<&str> = Vec::new();
@@ -564,7 +565,11 @@ impl Planner<'_> {
             }
             seen.push(name);
             let decl = self.toolsets.owner_set(name).and_then(|set| set.tool(name));
-            if decl.is_some_and(|t| says_action(request, &t.said)) {
+            let says = match decl {
+                Some(t) => says_action(request, &t.said),
+                None => says_action(request, core_said(name)),
+            };
+            if says {
                 said.push(name);
             }
         }

@@ -51,6 +51,8 @@ const CLOSING_WORDS: &[&str] = &[
     "got",
     "you've",
     "too",
+    "across",
+    "onto",
     "here",
     "now",
     "then",
@@ -235,8 +237,8 @@ const NEGATIONS: &[&str] = &[
 /// it has the stem of one of them ([`stems`]: its first five letters, so «вычеркни» says
 /// «вычеркнуть») and does not follow a negation ([`NEGATIONS`]).
 /// [`Technique::SaidAction`].
-pub(crate) fn says_action(text: &str, said: &[String]) -> bool {
-    let wanted: Vec<String> = said.iter().flat_map(|w| stems(w)).collect();
+pub(crate) fn says_action<S: AsRef<str>>(text: &str, said: &[S]) -> bool {
+    let wanted: Vec<String> = said.iter().flat_map(|w| stems(w.as_ref())).collect();
     if wanted.is_empty() {
         return false;
     }
@@ -467,7 +469,7 @@ mod tests {
         ] {
             assert!(!says_action(no, &said), "{no}");
         }
-        assert!(!says_action("вычеркни", &[]));
+        assert!(!says_action::<&str>("вычеркни", &[]));
     }
 
     #[test]
@@ -481,6 +483,11 @@ mod tests {
         assert_eq!(
             without_frame_end(split("put room two oh five on my screen"), &show),
             split("put room two oh five")
+        );
+        // A preposition that places the text on the display closes it too.
+        assert_eq!(
+            without_frame_end(split("write happy birthday Lena across my glasses"), &show),
+            split("write happy birthday Lena")
         );
         // A number closes nothing; nor does a word one example alone names.
         assert_eq!(

@@ -1188,4 +1188,20 @@ tools:
         route(Guidance::default(), "Не вычеркивай мои заметки").as_deref(),
         delete
     );
+    // A core tool's words: the display `show_text` writes on (here over the listing's words).
+    let glasses = "Покажи мои заметки на очках";
+    assert_ne!(
+        route(Guidance::default().without(Technique::SaidAction), glasses).as_deref(),
+        Some("show_text")
+    );
+    assert_eq!(
+        route(Guidance::default(), glasses).as_deref(),
+        Some("show_text")
+    );
+    // Two tools said: the router decides as without the words.
+    let both = "Вычеркни мои заметки на очки";
+    assert_eq!(
+        route(Guidance::default(), both),
+        route(Guidance::default().without(Technique::SaidAction), both)
+    );
 }
