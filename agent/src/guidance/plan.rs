@@ -9,8 +9,8 @@ use super::refer::{is_id_arg, pointer, referents, said_id, Pointer, Referents};
 use super::route::{word_overlap, Route, RouteExample, Router};
 use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{
-    delimited_text, echo_stop, from_content_start, intro_sentences, number_groups, says_action,
-    without_frame_end, without_lead, words_of,
+    asks_what_is, delimited_text, echo_stop, from_content_start, intro_sentences, number_groups,
+    says_action, without_frame_end, without_lead, words_of,
 };
 use super::words::{said_number, stems, turn_openers};
 use super::{Guidance, Technique};
@@ -533,6 +533,20 @@ impl Planner<'_> {
                 }
             }
         }
+        // A question of what is there, routed to a tool that keeps a text: its set's lister.
+        if self.on(Technique::QuestionLists) {
+            let lister = match &route {
+                Ok(Some(r)) => r.target.as_deref().and_then(|t| self.lister_for(t)),
+                _ => None,
+            };
+            if let Some(lister) = lister.filter(|_| asks_what_is(user_text)) {
+                let mut listing = examples.clone();
+                listing.retain(|e| e.target.as_deref() == Some(lister.as_str()));
+                if let Ok(Some(r)) = router.route(model, compared, &listing, self.guidance) {
+                    route = Ok(Some(r));
+                }
+            }
+        }
         // A request that says one tool's action by a word its set gives for it is for that
         // tool, however near another route came.
         if self.on(Technique::SaidAction) {
@@ -550,6 +564,28 @@ impl Planner<'_> {
         match route {
             Ok(Some(r)) if r.score >= self.guidance.min_route_score => Some(r),
             Ok(_) | Err(_) => None,
+        }
+    }
+
+    /// The tool that lists what `tool` keeps ([`Technique::QuestionLists`]): when `tool`
+    /// takes a required text, the one tool of its set that needs no argument; else `None`.
+    fn lister_for(&self, tool: &str) -> Option<String> {
+        let set = self.toolsets.owner_set(tool)?;
+        let keeps = set
+            .tool(tool)?
+            .args
+            .iter()
+            .any(|a| a.required && a.ty == ArgType::String);
+        if !keeps {
+            return None;
+        }
+        let mut listers = set
+            .tools
+            .iter()
+            .filter(|t| t.name != tool && !t.args.iter().any(|a| a.required));
+        match (listers.next(), listers.next()) {
+            (Some(one), None) => Some(one.name.clone()),
+            _ => None,
         }
     }
 

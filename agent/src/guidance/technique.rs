@@ -82,6 +82,12 @@ pub enum Technique {
     /// the examples' other words («Вычеркни вторую, я уже разобрался» → `show_text`,
     /// "ok the plumber came so you can bin note three" → `notes_add`).
     SaidAction,
+    /// A question of what is or was (a question word opening it or a question mark ending
+    /// it; no "could you", no text set apart) routed to a tool that takes a text to keep goes
+    /// to its set's tool that lists (the one that needs no argument). The failure: a question
+    /// about the notes phrased with a writing verb taken for a note to add ("What did I
+    /// write down earlier?" → `notes_add|did I write down earlier`).
+    QuestionLists,
     /// A number said in groups (`8 800 555 35 35`) is one word of that tail. The failure:
     /// a text argument starting inside the number (`show_text|35 35`); Gemma 148 → 149 of 164.
     NumberGroups,
@@ -210,7 +216,7 @@ pub enum Technique {
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 40] = [
+    pub const ALL: [Technique; 41] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -251,6 +257,7 @@ impl Technique {
         Technique::ContentStart,
         Technique::LeadWords,
         Technique::SaidAction,
+        Technique::QuestionLists,
     ];
 
     /// The main switches: [`crate::Guidance::none`] has them all off.
@@ -306,6 +313,7 @@ impl Technique {
             Technique::ContentStart => "content-start",
             Technique::LeadWords => "lead-words",
             Technique::SaidAction => "said-action",
+            Technique::QuestionLists => "question-lists",
         }
     }
 
@@ -319,7 +327,7 @@ impl Technique {
             | DelimitedText | SpokenNumbers | TailOfWords | NumberGroups | OneAction
             | ReplyWords | ListAsItems | DropAsides | TalkIntents | References | SaidValue
             | AnswerTranscript | AskWhenUnsure | RouteWords | SkillQuestions | SkillSummary
-            | FrameWords | ContentStart | LeadWords | SaidAction => Some(Route),
+            | FrameWords | ContentStart | LeadWords | SaidAction | QuestionLists => Some(Route),
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable

@@ -218,6 +218,80 @@ fn is_lead(word: &str) -> bool {
     LEAD_WORDS.contains(&word) || LEAD_WORDS.contains(&bare.as_str())
 }
 
+/// Words that open a question of what is or was, after any lead words ("what did I…",
+/// "did I make a note…", «что я там…», «какие у меня…»).
+const QUESTION_OPENERS: &[&str] = &[
+    "what",
+    "what's",
+    "whats",
+    "which",
+    "did",
+    "do",
+    "does",
+    "have",
+    "has",
+    "had",
+    "is",
+    "are",
+    "was",
+    "were",
+    "where",
+    "что",
+    "чего",
+    "какие",
+    "какая",
+    "какой",
+    "какую",
+    "где",
+    "разве",
+    "есть",
+];
+
+/// Words that make a question a request to act ("could you save…", «можешь записать…?»).
+const ASKING_WORDS: &[&str] = &[
+    "can",
+    "could",
+    "would",
+    "will",
+    "won't",
+    "mind",
+    "possible",
+    "можешь",
+    "можете",
+    "можно",
+    "мог",
+    "могла",
+    "могли",
+    "сможешь",
+    "сможете",
+    "возможно",
+];
+
+/// Whether `text` asks what is or was rather than asks for something to be done: it opens
+/// (after lead words) with a question word ([`QUESTION_OPENERS`]) or ends with a question
+/// mark, says no word of a request to act ([`ASKING_WORDS`]) and sets no text apart
+/// ([`delimited_text`]). "What did I write down earlier?", «Напомни-ка, что у меня в
+/// заметках лежит?» ask; "Could you save a note saying the code is 4417?" does not.
+/// [`Technique::QuestionLists`].
+pub(crate) fn asks_what_is(text: &str) -> bool {
+    if delimited_text(text).is_some() {
+        return false;
+    }
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(spoken)
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.iter().any(|w| ASKING_WORDS.contains(&w.as_str())) {
+        return false;
+    }
+    let opens = words
+        .iter()
+        .find(|w| !is_lead(w))
+        .is_some_and(|w| QUESTION_OPENERS.contains(&w.as_str()));
+    opens || text.trim_end().ends_with('?')
+}
+
 /// Words that negate the word after them («не удаляй», "don't delete", "never erase").
 const NEGATIONS: &[&str] = &[
     "не",
@@ -443,6 +517,29 @@ mod tests {
 
     fn split(text: &str) -> Vec<String> {
         text.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn questions_of_what_is_are_told_from_requests_to_act() {
+        for asks in [
+            "What did I write down earlier?",
+            "did I make a note of where I parked",
+            "Напомни-ка, что у меня в заметках лежит?",
+            "ну что у меня там сейчас записано",
+            "ok so what's on my list",
+        ] {
+            assert!(asks_what_is(asks), "{asks}");
+        }
+        for acts in [
+            "Could you save a note saying the garage code is 4417?",
+            "А можешь сохранить в заметках, что код от гаража 4417?",
+            "Запиши, что ключи у соседа",
+            "note to self: return the library books",
+            "What a day. Write down: buy milk?",
+            "",
+        ] {
+            assert!(!asks_what_is(acts), "{acts}");
+        }
     }
 
     #[test]

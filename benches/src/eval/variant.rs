@@ -203,6 +203,7 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     37 "content-start",
     38 "lead-words",
     39 "said-action",
+    40 "question-lists",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).

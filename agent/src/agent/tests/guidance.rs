@@ -1205,3 +1205,28 @@ tools:
         route(Guidance::default().without(Technique::SaidAction), both)
     );
 }
+
+/// A question of what is there, routed to a tool that keeps a text, goes to the set's
+/// lister; a request to keep one, even asked as a question, stays.
+#[test]
+fn a_question_of_what_was_kept_goes_to_the_set_s_lister() {
+    let route = |guidance: Guidance, text: &str| {
+        let mut agent = agent_with(guidance);
+        let mut model = ScriptedModel::new(Vec::<String>::new()).with_embeddings();
+        agent.route("s", text, &mut model).and_then(|r| r.target)
+    };
+    let asked = "Что за заметку купить молоко я добавил?";
+    assert_eq!(
+        route(Guidance::default().without(Technique::QuestionLists), asked).as_deref(),
+        Some("notes_add")
+    );
+    assert_eq!(
+        route(Guidance::default(), asked).as_deref(),
+        Some("notes_list")
+    );
+    let request = "Можешь добавить заметку купить молоко?";
+    assert_eq!(
+        route(Guidance::default(), request).as_deref(),
+        Some("notes_add")
+    );
+}
