@@ -1,4 +1,4 @@
-//! Questions of how something works, and requests that name a skill
+//! Questions of how something works or what it can do, and requests that name a skill
 //! ([`super::Technique::SkillQuestions`]): a skill's subject asked about this way wants its
 //! instructions read, not its tools run.
 
@@ -31,7 +31,8 @@ const WORKINGS: &[&str] = &[
 ];
 
 /// Whether `text` asks how something works or is used («Как у тебя устроены заметки?», "how
-/// are notes supposed to work here", "read up on how you handle films"), or names a skill or
+/// are notes supposed to work here", "read up on how you handle films") or what it can do
+/// ("what can the film feature do", «что умеет функция с фильмами»), or names a skill or
 /// instructions ("Read the skill about notes"). Whether the subject is a skill's is for the
 /// caller to find.
 pub(crate) fn asks_how_to(text: &str) -> bool {
@@ -42,7 +43,15 @@ pub(crate) fn asks_how_to(text: &str) -> bool {
         .map(str::to_owned)
         .collect();
     let starts = |stems: &[&str]| words.iter().any(|w| stems.iter().any(|s| w.starts_with(s)));
-    starts(SKILL_WORDS) || (words.iter().any(|w| HOW.contains(&w.as_str())) && starts(WORKINGS))
+    let has = |word: &str| words.iter().any(|w| w == word);
+    // What something can do is how it works: "what can the film feature do", «что умеет
+    // функция с фильмами», "walk me through what it does".
+    let what_it_does = (has("what") && has("can") && has("do") && !has("i") && !has("we"))
+        || (has("что") && starts(&["умее", "умеют"]))
+        || (has("walk") && has("through"));
+    starts(SKILL_WORDS)
+        || what_it_does
+        || (words.iter().any(|w| HOW.contains(&w.as_str())) && starts(WORKINGS))
 }
 
 #[cfg(test)]
@@ -60,6 +69,9 @@ mod tests {
             "How do I use the notes?",
             "Read the skill about notes",
             "Открой инструкцию по заметкам",
+            "So what can the notes thing do?",
+            "а что умеет функция с заметками",
+            "Could you walk me through the notes?",
         ] {
             assert!(asks_how_to(asks), "{asks}");
         }
@@ -71,6 +83,8 @@ mod tests {
             "What notes do I have?",
             "Find a film about how the universe works",
             "Как называется этот фильм",
+            "What can I do tonight?",
+            "Что ты делал вчера?",
         ] {
             // The last two ask how, but of nothing a skill covers: the caller checks that.
             let expected = request.contains("universe");
