@@ -6,7 +6,7 @@
 use super::examples::{core_said, route_examples, PLAIN_REPLY};
 use super::howto::asks_how_to;
 use super::refer::{is_id_arg, pointer, referents, said_id, Pointer, Referents};
-use super::route::{word_overlap, Route, RouteExample, Router};
+use super::route::{Route, RouteExample, Router};
 use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{
     asks_what_is, delimited_text, echo_stop, from_content_start, intro_sentences, number_groups,
@@ -93,7 +93,8 @@ fn arg_spec(a: &ArgDecl) -> ArgSpec {
 }
 
 /// The name among `named` (name, description) whose words share the most stems with
-/// `request`; `None` when none shares any.
+/// `request`; `None` when none shares any. A stem shorter than the stems' five letters is
+/// shared by the longer stem it starts (four letters at least): "film" names "films".
 fn best_named<'a>(
     request: &str,
     named: impl Iterator<Item = (&'a String, &'a String)>,
@@ -101,7 +102,20 @@ fn best_named<'a>(
     let want = stems(request);
     let mut best: Option<(f32, &String)> = None;
     for (name, description) in named {
-        let score = word_overlap(&want, &stems(&format!("{name} {description}")));
+        let have = stems(&format!("{name} {description}"));
+        let shares = |a: &String, b: &String| {
+            let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+            short == long || (short.chars().count() >= 4 && long.starts_with(short.as_str()))
+        };
+        let shared = want
+            .iter()
+            .filter(|w| have.iter().any(|h| shares(w, h)))
+            .count();
+        let score = if want.is_empty() {
+            0.0
+        } else {
+            shared as f32 / want.len() as f32
+        };
         if score > 0.0 && best.is_none_or(|(b, _)| score > b) {
             best = Some((score, name));
         }
@@ -944,5 +958,30 @@ impl Planner<'_> {
             }
         }
         plan
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_subject_is_named_by_its_words_and_by_a_short_stem_of_them() {
+        let named = [
+            ("media".to_string(), "find and play films".to_string()),
+            (
+                "notes".to_string(),
+                "take, list and delete notes".to_string(),
+            ),
+        ];
+        let best = |request: &str| best_named(request, named.iter().map(|(n, d)| (n, d)));
+        assert_eq!(
+            best("walk me through the film feature").as_deref(),
+            Some("media")
+        );
+        assert_eq!(best("how do my notes work").as_deref(), Some("notes"));
+        // Nothing shared, no subject; a three-letter word starts no longer one ("fil" is no "films").
+        assert_eq!(best("fil the tank"), None);
+        assert_eq!(best("what about the weather"), None);
     }
 }
