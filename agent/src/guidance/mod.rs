@@ -74,7 +74,7 @@ pub struct Guidance {
 }
 
 /// The default [`Guidance::ask_margin`] (docs/guidance.md has the figures that chose it).
-pub const ASK_MARGIN: f32 = 0.015;
+pub const ASK_MARGIN: f32 = 0.005;
 
 impl Default for Guidance {
     fn default() -> Self {
