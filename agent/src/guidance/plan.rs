@@ -104,7 +104,11 @@ fn best_named<'a>(
     for (name, description) in named {
         let have = stems(&format!("{name} {description}"));
         let shares = |a: &String, b: &String| {
-            let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+            let (short, long) = if a.chars().count() <= b.chars().count() {
+                (a, b)
+            } else {
+                (b, a)
+            };
             short == long || (short.chars().count() >= 4 && long.starts_with(short.as_str()))
         };
         let shared = want
@@ -554,8 +558,11 @@ impl Planner<'_> {
                 _ => None,
             };
             if let Some(lister) = lister.filter(|_| asks_what_is(user_text)) {
-                let mut listing = examples.clone();
-                listing.retain(|e| e.target.as_deref() == Some(lister.as_str()));
+                let listing: Vec<RouteExample> = examples
+                    .iter()
+                    .filter(|e| e.target.as_deref() == Some(lister.as_str()))
+                    .cloned()
+                    .collect();
                 if let Ok(Some(r)) = router.route(model, compared, &listing, self.guidance) {
                     route = Ok(Some(r));
                 }

@@ -292,7 +292,8 @@ pub(crate) fn asks_what_is(text: &str) -> bool {
     opens || text.trim_end().ends_with('?')
 }
 
-/// Words that negate the word after them («не удаляй», "don't delete", "never erase").
+/// Words that negate the word after them («не удаляй», "don't delete", "never erase"), as
+/// said without their apostrophe.
 const NEGATIONS: &[&str] = &[
     "не",
     "ни",
@@ -300,11 +301,11 @@ const NEGATIONS: &[&str] = &[
     "not",
     "never",
     "no",
-    "don't",
     "dont",
-    "doesn't",
-    "didn't",
-    "won't",
+    "doesnt",
+    "didnt",
+    "wont",
+    "cant",
 ];
 
 /// Whether `text` says one of `said` (words a toolset gives for a tool's action): a word of
@@ -317,13 +318,19 @@ pub(crate) fn says_action<S: AsRef<str>>(text: &str, said: &[S]) -> bool {
         return false;
     }
     let mut previous = String::new();
+    // A word keeps its apostrophe inside ("don't", "don’t") and is compared without it.
     for word in text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’')) {
+        let word: String = word
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .collect::<String>()
+            .to_lowercase();
         if word.is_empty() {
             continue;
         }
-        let word = spoken(&word.replace('’', "'"));
-        let negated = NEGATIONS.contains(&previous.as_str());
-        if !negated && stems(&word).iter().any(|s| wanted.contains(s)) {
+        if !NEGATIONS.contains(&previous.as_str())
+            && stems(&word).iter().any(|s| wanted.contains(s))
+        {
             return true;
         }
         previous = word;
