@@ -45,10 +45,12 @@ pub(crate) fn asks_how_to(text: &str) -> bool {
     let starts = |stems: &[&str]| words.iter().any(|w| stems.iter().any(|s| w.starts_with(s)));
     let has = |word: &str| words.iter().any(|w| w == word);
     // What something can do is how it works: "what can the film feature do", «что умеет
-    // функция с фильмами», "walk me through what it does".
-    let what_it_does = (has("what") && has("can") && has("do") && !has("i") && !has("we"))
-        || (has("что") && starts(&["умее", "умеют"]))
-        || (has("walk") && has("through"));
+    // функция с фильмами», "walk me through what it does", and so is what one can do with
+    // it ("what can I do with the notes"; never "what can I do tonight").
+    let what_it_does =
+        (has("what") && has("can") && has("do") && (has("with") || !(has("i") || has("we"))))
+            || (has("что") && starts(&["умее", "умеют"]))
+            || (has("walk") && has("through"));
     starts(SKILL_WORDS)
         || what_it_does
         || (words.iter().any(|w| HOW.contains(&w.as_str())) && starts(WORKINGS))
@@ -72,6 +74,7 @@ mod tests {
             "So what can the notes thing do?",
             "а что умеет функция с заметками",
             "Could you walk me through the notes?",
+            "What can we do with the notes, then?",
         ] {
             assert!(asks_how_to(asks), "{asks}");
         }

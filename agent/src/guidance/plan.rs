@@ -551,16 +551,17 @@ impl Planner<'_> {
                 }
             }
         }
-        // A question of what is there, routed to a tool that keeps a text: its set's lister.
+        // A question of what is there, routed to a tool that keeps a text, keeps none: it is
+        // routed again without that tool (its set's lister, or whatever else it asks).
         if self.on(Technique::QuestionLists) {
-            let lister = match &route {
-                Ok(Some(r)) => r.target.as_deref().and_then(|t| self.lister_for(t)),
+            let keeper = match &route {
+                Ok(Some(r)) => r.target.clone().filter(|t| self.lister_for(t).is_some()),
                 _ => None,
             };
-            if let Some(lister) = lister.filter(|_| asks_what_is(user_text)) {
+            if let Some(keeper) = keeper.filter(|_| asks_what_is(user_text)) {
                 let listing: Vec<RouteExample> = examples
                     .iter()
-                    .filter(|e| e.target.as_deref() == Some(lister.as_str()))
+                    .filter(|e| e.target.as_deref() != Some(keeper.as_str()))
                     .cloned()
                     .collect();
                 if let Ok(Some(r)) = router.route(model, compared, &listing, self.guidance) {

@@ -7,7 +7,8 @@
 //! and a pointer in the user's words is resolved to one of them
 //! ([`crate::Technique::References`]).
 
-use super::words::{EN_ORDINALS, RU_ORDINALS};
+use super::words::{spoken_number, EN_ORDINALS, RU_ORDINALS};
+use crate::messages::Lang;
 use crate::model::{Message, Role};
 
 /// Whether an argument named `name` takes an id (`id`, `…_id`): a value only a tool's reply
@@ -78,6 +79,18 @@ const THIS_WORDS: &[&str] = &[
     "them",
 ];
 
+/// Words after which a number is a position in a list: "play number two", «включи номер
+/// три», "option 2".
+const POSITION_WORDS: &[&str] = &[
+    "number",
+    "item",
+    "option",
+    "entry",
+    "номер",
+    "пункт",
+    "вариант",
+];
+
 /// The ordinal `word` is (either language), as a 1-based position or -1 for the last.
 fn ordinal(word: &str) -> Option<i64> {
     let w = word.to_lowercase();
@@ -88,7 +101,8 @@ fn ordinal(word: &str) -> Option<i64> {
     ru.or_else(|| EN_ORDINALS.iter().find(|(s, _)| w == *s).map(|(_, n)| *n))
 }
 
-/// What `request` points at: an ordinal word first («второй», "last"), else a word for the
+/// What `request` points at: an ordinal word first («второй», "last"), then a number after a
+/// word that numbers a position ([`POSITION_WORDS`]: "number two"), else a word for the
 /// item the conversation is about («его», "it", "that one"); `None` when it points at
 /// nothing.
 pub(crate) fn pointer(request: &str) -> Option<Pointer> {
@@ -102,6 +116,21 @@ pub(crate) fn pointer(request: &str) -> Option<Pointer> {
             Ok(n) => Pointer::Nth(n),
             Err(_) => Pointer::Last,
         });
+    }
+    let numbered = words.windows(2).find_map(|pair| {
+        let [noun, n] = pair else { return None };
+        if !POSITION_WORDS.contains(&noun.as_str()) {
+            return None;
+        }
+        let n = n
+            .parse::<i64>()
+            .ok()
+            .or_else(|| spoken_number(Lang::En, n))
+            .or_else(|| spoken_number(Lang::Ru, n))?;
+        usize::try_from(n).ok().filter(|n| *n > 0)
+    });
+    if let Some(n) = numbered {
+        return Some(Pointer::Nth(n));
     }
     let this = words.iter().enumerate().any(|(i, w)| {
         THIS_WORDS.contains(&w.as_str())
@@ -252,6 +281,10 @@ mod tests {
         assert_eq!(pointer("Ой, удали её"), Some(Pointer::This));
         assert_eq!(pointer("OK, start it"), Some(Pointer::This));
         assert_eq!(pointer("Tell me about that one"), Some(Pointer::This));
+        assert_eq!(pointer("play number two"), Some(Pointer::Nth(2)));
+        assert_eq!(pointer("Включи номер 3"), Some(Pointer::Nth(3)));
+        assert_eq!(pointer("Option four, please"), Some(Pointer::Nth(4)));
+        assert_eq!(pointer("Find number plates"), None);
         assert_eq!(pointer("Запиши на вторник"), None);
         assert_eq!(pointer("В пятницу в кино"), None);
         assert_eq!(pointer("One more note"), None);

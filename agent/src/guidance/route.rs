@@ -391,6 +391,11 @@ mod tests {
         assert!((word_overlap(&q, &stems("Сотри заметки")) - 1.0 / 3.0).abs() < 1e-6);
         assert_eq!(word_overlap(&[], &q), 0.0);
         assert_eq!(stems("What is the time?"), ["time"]);
+        // A contraction is one word: "don't" shares no stem "don" with "I don't need it".
+        assert_eq!(
+            stems("Don't let me forget it’s Tom's"),
+            ["let", "forge", "toms"]
+        );
     }
 
     #[test]

@@ -254,7 +254,6 @@ const ASKING_WORDS: &[&str] = &[
     "would",
     "will",
     "won't",
-    "mind",
     "possible",
     "можешь",
     "можете",
@@ -282,7 +281,9 @@ pub(crate) fn asks_what_is(text: &str) -> bool {
         .map(spoken)
         .filter(|w| !w.is_empty())
         .collect();
-    if words.iter().any(|w| ASKING_WORDS.contains(&w.as_str())) {
+    // "Do you mind…" asks to act; "keep in mind" does not.
+    let you_mind = words.windows(2).any(|p| p[0] == "you" && p[1] == "mind");
+    if you_mind || words.iter().any(|w| ASKING_WORDS.contains(&w.as_str())) {
         return false;
     }
     let opens = words
@@ -534,6 +535,7 @@ mod tests {
             "Напомни-ка, что у меня в заметках лежит?",
             "ну что у меня там сейчас записано",
             "ok so what's on my list",
+            "what was the thing I wanted to keep in mind",
         ] {
             assert!(asks_what_is(asks), "{asks}");
         }
@@ -543,6 +545,7 @@ mod tests {
             "Запиши, что ключи у соседа",
             "note to self: return the library books",
             "What a day. Write down: buy milk?",
+            "Do you mind noting that the rent went up?",
             "",
         ] {
             assert!(!asks_what_is(acts), "{acts}");

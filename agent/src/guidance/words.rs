@@ -31,6 +31,19 @@ pub(crate) const STOP_WORDS: &[&str] = &[
     "там",
     "где",
     "кто",
+    "dont",
+    "doesnt",
+    "didnt",
+    "isnt",
+    "arent",
+    "wasnt",
+    "cant",
+    "wont",
+    "ive",
+    "youre",
+    "whats",
+    "thats",
+    "its",
     "пожалуйста",
     "мой",
     "мои",
@@ -41,6 +54,9 @@ pub(crate) const STOP_WORDS: &[&str] = &[
     "какие",
 ];
 
+/// The apostrophes a word may have inside ("don't", "it’s").
+const APOSTROPHES: &[char] = &['\'', '\u{2019}'];
+
 /// The stems of `text`'s words: lower case, the first five letters of each word of three
 /// letters or more, common words left out. Catches the same word in other forms
 /// («заметку», «заметки») the way a tiny model's embeddings often do not.
@@ -48,8 +64,13 @@ pub(crate) fn stems(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     // Linear in the text: a long message has many distinct stems.
     let mut seen: HashSet<String> = HashSet::new();
-    for w in text.split(|c: char| !c.is_alphanumeric()) {
-        let w = w.to_lowercase();
+    // An apostrophe is part of its word, then taken out: "don't" is one word, not "don".
+    for w in text.split(|c: char| !(c.is_alphanumeric() || APOSTROPHES.contains(&c))) {
+        let w: String = w
+            .chars()
+            .filter(|c| !APOSTROPHES.contains(c))
+            .flat_map(char::to_lowercase)
+            .collect();
         if w.chars().count() < 3 || STOP_WORDS.contains(&w.as_str()) {
             continue;
         }
