@@ -50,6 +50,7 @@ pub(crate) fn asks_how_to(text: &str) -> bool {
     let what_it_does =
         (has("what") && has("can") && has("do") && (has("with") || !(has("i") || has("we"))))
             || (has("что") && starts(&["умее", "умеют"]))
+            || (has("что") && starts(&["можн"]) && starts(&["делат"]))
             || (has("walk") && has("through"));
     starts(SKILL_WORDS)
         || what_it_does
@@ -73,6 +74,7 @@ mod tests {
             "Открой инструкцию по заметкам",
             "So what can the notes thing do?",
             "а что умеет функция с заметками",
+            "Что можно делать с заметками?",
             "Could you walk me through the notes?",
             "What can we do with the notes, then?",
         ] {

@@ -539,9 +539,17 @@ impl Planner<'_> {
             });
             route = router.route(model, compared, &examples, self.guidance);
         }
-        // A question of how a skill's subject works, or one naming a skill: its instructions.
+        // A question of how a skill's subject works, or one naming a skill: its instructions;
+        // and nothing else is (the rest is routed again without them: "start it" is no
+        // request to read a skill).
+        let read = matches!(&route, Ok(Some(r)) if r.target.as_deref() == Some("read_skill"));
+        let how_to = asks_how_to(user_text);
+        if self.on(Technique::SkillQuestions) && read && !how_to {
+            examples.retain(|e| e.target.as_deref() != Some("read_skill"));
+            route = router.route(model, compared, &examples, self.guidance);
+        }
         let elsewhere = matches!(&route, Ok(Some(r)) if r.target.as_deref() != Some("read_skill"));
-        if self.on(Technique::SkillQuestions) && elsewhere && asks_how_to(user_text) {
+        if self.on(Technique::SkillQuestions) && elsewhere && how_to {
             let subjects = self.skill_subjects();
             let named = best_named(user_text, subjects.iter().map(|(n, d)| (n, d)));
             if named.is_some() {
@@ -729,8 +737,9 @@ impl Planner<'_> {
     }
 
     /// The tools of the set of `list_tool` (other than it) with a value `request` says by a
-    /// word the set gives for it (`said:`), by stem.
-    fn tools_said_in(&self, list_tool: &str, request: &str) -> Vec<String> {
+    /// word the set gives for it (`said:`), or, with `own_words`, by its own word ("play it":
+    /// `play`), by stem.
+    fn tools_said_in(&self, list_tool: &str, request: &str, own_words: bool) -> Vec<String> {
         let Some(set) = self.toolsets.owner_set(list_tool) else {
             return Vec::new();
         };
@@ -738,7 +747,15 @@ impl Planner<'_> {
         set.tools
             .iter()
             .filter(|t| t.name != list_tool)
-            .filter(|t| t.args.iter().any(|a| says_a_value(a, None, &request_stems)))
+            .filter(|t| {
+                t.args.iter().any(|a| {
+                    says_a_value(a, None, &request_stems)
+                        || (own_words
+                            && matches!(&a.ty, ArgType::Enum(values) if values
+                                .iter()
+                                .any(|v| stems(v).iter().any(|s| request_stems.contains(s)))))
+                })
+            })
             .map(|t| t.name.clone())
             .collect()
     }
@@ -761,14 +778,15 @@ impl Planner<'_> {
             return;
         };
         // A word the list's set says for a value of one of its tools («пауза», «включай»)
-        // points at the item the conversation is about, and names the tool.
+        // points at the item the conversation is about, and names the tool; so does the
+        // value's own word in a request that points ("ok play it").
+        let points = pointer(request);
         let saying = if self.on(Technique::SaidValue) {
-            self.tools_said_in(&tool, request)
+            self.tools_said_in(&tool, request, points.is_some())
         } else {
             Vec::new()
         };
-        let Some(pointed) = pointer(request).or((!saying.is_empty()).then_some(Pointer::This))
-        else {
+        let Some(pointed) = points.or((!saying.is_empty()).then_some(Pointer::This)) else {
             return;
         };
         examples.retain(|e| e.target.as_deref() != Some(tool.as_str()));
