@@ -41,6 +41,87 @@ pub(crate) fn core_said(tool: &str) -> &'static [&'static str] {
     }
 }
 
+/// Words one of which a request for a core tool always says, any language, matched by stem
+/// ([`super::Technique::SaidAction`]): closing a toolset says so ("switch it off", «хватит»,
+/// "we're done"), showing a text says where or how (the glasses, "in front of my eyes", «крупно»).
+/// A request routed to the tool without any of them is routed again without it: "and also
+/// batteries for the remote" adds a note, it closes nothing; "put on toy story" plays a film.
+pub(crate) fn core_needs(tool: &str) -> &'static [&'static str] {
+    match tool {
+        "show_text" => &[
+            "очки",
+            "очках",
+            "очков",
+            "экран",
+            "экране",
+            "дисплей",
+            "дисплее",
+            "табло",
+            "линзы",
+            "линзах",
+            "глаза",
+            "глазами",
+            "перед",
+            "крупно",
+            "покажи",
+            "показать",
+            "выведи",
+            "вывести",
+            "высвети",
+            "отобрази",
+            "напиши",
+            "надпись",
+            "glasses",
+            "screen",
+            "display",
+            "lens",
+            "lenses",
+            "eyes",
+            "front",
+            "see",
+            "big",
+            "letters",
+            "words",
+            "show",
+            "flash",
+            "write",
+            "sign",
+        ],
+        "disable_toolset" => &[
+            "выключи",
+            "отключи",
+            "закрой",
+            "закрыть",
+            "закрывай",
+            "хватит",
+            "закончили",
+            "выход",
+            "выйди",
+            "убери",
+            "убрать",
+            "больше",
+            "нужно",
+            "всё",
+            "довольно",
+            "off",
+            "close",
+            "done",
+            "enough",
+            "finished",
+            "disable",
+            "leave",
+            "exit",
+            "quit",
+            "shut",
+            "away",
+            "anymore",
+            "more",
+            "stop",
+        ],
+        _ => &[],
+    }
+}
+
 const RU_ROUTES: &[(&str, &str)] = &[
     ("get_current_time", "Сколько времени?"),
     ("get_current_time", "Который сейчас час"),
@@ -168,3 +249,42 @@ const EN_ROUTES: &[(&str, &str)] = &[
     ("talk:how-are-you", "How have you been?"),
     (PLAIN_REPLY, "Make up a little poem"),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::guidance::text::says_action;
+
+    #[test]
+    fn closing_a_toolset_is_said_and_adding_to_it_is_not() {
+        let needs = core_needs("disable_toolset");
+        for closes in [
+            "Turn the notes off",
+            "we're done with movies, close that",
+            "с фильмами всё, закрой это",
+            "кино на сегодня хватит, можешь убрать инструменты для фильмов",
+            "Медиа мне больше не нужно, отключи",
+        ] {
+            assert!(says_action(closes, needs), "{closes}");
+        }
+        for stays in [
+            "and also batteries for the remote",
+            "и ещё батарейки для пульта",
+            "Play the second one",
+            "don't close it",
+        ] {
+            assert!(!says_action(stays, needs), "{stays}");
+        }
+        assert!(core_needs("notes_add").is_empty());
+        let shows = core_needs("show_text");
+        for shows_text in [
+            "Pop the number 0471 in front of my eyes",
+            "put the ratio up where I can see it",
+            "кинь на экран кабинет двести пять",
+            "Выведи перед глазами номер",
+        ] {
+            assert!(says_action(shows_text, shows), "{shows_text}");
+        }
+        assert!(!says_action("put on toy story", shows));
+    }
+}

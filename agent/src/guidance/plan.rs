@@ -3,7 +3,7 @@
 //! declarations, the routed call (decided outright, or its prefix and argument words), and
 //! the stops that keep a spoken reply short.
 
-use super::examples::{core_said, route_examples, PLAIN_REPLY};
+use super::examples::{core_needs, core_said, route_examples, PLAIN_REPLY};
 use super::howto::asks_how_to;
 use super::refer::{is_id_arg, pointer, referents, said_id, Pointer, Referents};
 use super::route::{Route, RouteExample, Router};
@@ -575,6 +575,21 @@ impl Planner<'_> {
                 if let Ok(Some(r)) = router.route(model, compared, &listing, self.guidance) {
                     route = Ok(Some(r));
                 }
+            }
+        }
+        // A core tool whose request always says its action (closing a set) is no route for
+        // a request that does not ([`core_needs`]).
+        if self.on(Technique::SaidAction) {
+            let unsaid = match &route {
+                Ok(Some(r)) => r.target.clone().filter(|t| {
+                    let needs = core_needs(t);
+                    !needs.is_empty() && !says_action(user_text, needs)
+                }),
+                _ => None,
+            };
+            if let Some(tool) = unsaid {
+                examples.retain(|e| e.target.as_deref() != Some(tool.as_str()));
+                route = router.route(model, compared, &examples, self.guidance);
             }
         }
         // A request that says one tool's action by a word its set gives for it is for that
