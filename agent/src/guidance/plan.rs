@@ -9,8 +9,8 @@ use super::refer::{is_id_arg, pointer, referents, said_id, Pointer, Referents};
 use super::route::{Route, RouteExample, Router};
 use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{
-    asks_what_is, delimited_text, echo_stop, from_content_start, intro_sentences, number_groups,
-    says_action, without_frame_end, without_lead, words_of,
+    asks_what_is, delimited_text, echo_stop, from_content_start, heard_right, intro_sentences,
+    number_groups, says_action, without_frame_end, without_lead, words_of,
 };
 use super::words::{said_number, stems, turn_openers};
 use super::{Guidance, Technique};
@@ -508,9 +508,11 @@ impl Planner<'_> {
                 }
             }
         }
-        // What the router compares: the request without its preamble and politeness.
+        // What the router compares: the request without its preamble and politeness, its
+        // recognizer slips put right.
+        let heard = heard_right(user_text);
         let compared = if self.on(Technique::LeadWords) {
-            without_lead(user_text)
+            without_lead(&heard)
         } else {
             user_text
         };

@@ -5,6 +5,7 @@
 use super::words::{stems, STOP_WORDS};
 use super::{Guidance, Technique};
 use crate::model::{is_list_number, Message, Role};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// The words of `messages` (the turn so far), in order — without quotes and final stops;
@@ -359,6 +360,50 @@ pub(crate) fn without_lead(text: &str) -> &str {
     }
 }
 
+/// Word sequences a speech recognizer writes for a request verb ("right down" for "write
+/// down", «за пиши» for «запиши»), and the verb.
+const SLIPS: &[(&[&str], &str)] = &[
+    (&["right", "down"], "write down"),
+    (&["right", "it", "down"], "write it down"),
+    (&["right", "that", "down"], "write that down"),
+    (&["right", "this", "down"], "write this down"),
+    (&["за", "пиши"], "запиши"),
+    (&["за", "помни"], "запомни"),
+];
+
+/// `text` with the recognizer's slips of request verbs put right ([`SLIPS`]): "right down
+/// call the landlord" → "write down call the landlord". `text` itself when it has none.
+/// What routing compares under [`Technique::LeadWords`].
+pub(crate) fn heard_right(text: &str) -> Cow<'_, str> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let bare: Vec<String> = words.iter().map(|w| spoken(w)).collect();
+    let mut out: Vec<&str> = Vec::with_capacity(words.len());
+    let mut fixed = false;
+    let mut i = 0;
+    while i < words.len() {
+        let slip = SLIPS.iter().find(|(said, _)| {
+            bare.get(i..i + said.len())
+                .is_some_and(|w| w.iter().zip(said.iter()).all(|(a, b)| a == b))
+        });
+        match slip {
+            Some((said, meant)) => {
+                out.push(meant);
+                i += said.len();
+                fixed = true;
+            }
+            None => {
+                out.push(words[i]);
+                i += 1;
+            }
+        }
+    }
+    if fixed {
+        Cow::Owned(out.join(" "))
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
 /// `words` from the first word that says what the request is about, as one word: the
 /// tail of them ([`Technique::TailOfWords`]) a text argument is then has one start, that word.
 /// A word says nothing of it when it is shorter than three letters, common ([`STOP_WORDS`],
@@ -525,6 +570,20 @@ mod tests {
 
     fn split(text: &str) -> Vec<String> {
         text.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn a_recognizer_slip_of_a_request_verb_is_put_right() {
+        assert_eq!(
+            heard_right("right down call the landlord"),
+            "write down call the landlord"
+        );
+        assert_eq!(heard_right("Right it down, please"), "write it down please");
+        assert_eq!(heard_right("за пиши молоко"), "запиши молоко");
+        assert!(matches!(
+            heard_right("That's right, thanks"),
+            Cow::Borrowed(_)
+        ));
     }
 
     #[test]

@@ -44,6 +44,8 @@ pub(crate) const STOP_WORDS: &[&str] = &[
     "whats",
     "thats",
     "its",
+    "from",
+    "there",
     "тебя",
     "тебе",
     "тобой",
