@@ -45,6 +45,7 @@ pub(crate) const STOP_WORDS: &[&str] = &[
     "thats",
     "its",
     "from",
+    "или",
     "there",
     "тебя",
     "тебе",
