@@ -88,6 +88,7 @@ const EN_TALK: &[(Intent, &str)] = &[
     (Intent::Identity, "Introduce yourself, please"),
     (Intent::Identity, "What are you?"),
     (Intent::Identity, "Are you a robot?"),
+    (Intent::Identity, "What name do you go by?"),
     (Intent::Capabilities, "How can you help me?"),
     (Intent::Capabilities, "What are your features?"),
     (Intent::Capabilities, "What are you able to do?"),
