@@ -2,6 +2,7 @@
 //! routing compares a request with beside each tool's own `examples:` (never shown to the
 //! model; written apart from every eval case).
 
+use super::text::says_action;
 use crate::messages::Lang;
 
 /// The routing target of requests that want a plain reply, in [`route_examples`].
@@ -41,24 +42,15 @@ pub(crate) fn core_said(tool: &str) -> &'static [&'static str] {
     }
 }
 
-/// Words one of which a request for a core tool always says, any language, matched by stem
-/// ([`super::Technique::SaidAction`]): closing a toolset says so ("switch it off", «хватит»,
-/// "we're done"), showing a text says where or how (the glasses, "in front of my eyes", «крупно»).
-/// A request routed to the tool without any of them is routed again without it: "and also
-/// batteries for the remote" adds a note, it closes nothing; "put on toy story" plays a film.
+/// Words one of which a request for a core tool always says beside the words of its action
+/// ([`core_said`]), any language, matched by stem ([`super::Technique::SaidAction`]):
+/// closing a toolset says so ("switch it off", «хватит», "we're done"), showing a text says
+/// where or how (the display, "in front of my eyes", «крупно»). A request routed to the tool
+/// without any of them is routed again without it ([`says_needed`]): "and also batteries for
+/// the remote" adds a note, it closes nothing; "put on toy story" plays a film.
 pub(crate) fn core_needs(tool: &str) -> &'static [&'static str] {
     match tool {
         "show_text" => &[
-            "очки",
-            "очках",
-            "очков",
-            "экран",
-            "экране",
-            "дисплей",
-            "дисплее",
-            "табло",
-            "линзы",
-            "линзах",
             "глаза",
             "глазами",
             "перед",
@@ -71,11 +63,7 @@ pub(crate) fn core_needs(tool: &str) -> &'static [&'static str] {
             "отобрази",
             "напиши",
             "надпись",
-            "glasses",
-            "screen",
             "display",
-            "lens",
-            "lenses",
             "eyes",
             "front",
             "see",
@@ -120,6 +108,13 @@ pub(crate) fn core_needs(tool: &str) -> &'static [&'static str] {
         ],
         _ => &[],
     }
+}
+
+/// Whether `request` says what a request for core tool `tool` always says: a word of its
+/// action ([`core_said`]) or one of [`core_needs`]; true for a tool that needs no word.
+pub(crate) fn says_needed(tool: &str, request: &str) -> bool {
+    let needs = core_needs(tool);
+    needs.is_empty() || says_action(request, needs) || says_action(request, core_said(tool))
 }
 
 const RU_ROUTES: &[(&str, &str)] = &[
@@ -253,11 +248,9 @@ const EN_ROUTES: &[(&str, &str)] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::guidance::text::says_action;
 
     #[test]
     fn closing_a_toolset_is_said_and_adding_to_it_is_not() {
-        let needs = core_needs("disable_toolset");
         for closes in [
             "Turn the notes off",
             "we're done with movies, close that",
@@ -265,7 +258,7 @@ mod tests {
             "кино на сегодня хватит, можешь убрать инструменты для фильмов",
             "Медиа мне больше не нужно, отключи",
         ] {
-            assert!(says_action(closes, needs), "{closes}");
+            assert!(says_needed("disable_toolset", closes), "{closes}");
         }
         for stays in [
             "and also batteries for the remote",
@@ -273,18 +266,18 @@ mod tests {
             "Play the second one",
             "don't close it",
         ] {
-            assert!(!says_action(stays, needs), "{stays}");
+            assert!(!says_needed("disable_toolset", stays), "{stays}");
         }
         assert!(core_needs("notes_add").is_empty());
-        let shows = core_needs("show_text");
+        assert!(says_needed("notes_add", "anything at all"));
         for shows_text in [
             "Pop the number 0471 in front of my eyes",
             "put the ratio up where I can see it",
             "кинь на экран кабинет двести пять",
             "Выведи перед глазами номер",
         ] {
-            assert!(says_action(shows_text, shows), "{shows_text}");
+            assert!(says_needed("show_text", shows_text), "{shows_text}");
         }
-        assert!(!says_action("put on toy story", shows));
+        assert!(!says_needed("show_text", "put on toy story"));
     }
 }

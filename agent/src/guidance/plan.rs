@@ -3,7 +3,7 @@
 //! declarations, the routed call (decided outright, or its prefix and argument words), and
 //! the stops that keep a spoken reply short.
 
-use super::examples::{core_needs, core_said, route_examples, PLAIN_REPLY};
+use super::examples::{core_said, route_examples, says_needed, PLAIN_REPLY};
 use super::howto::asks_how_to;
 use super::refer::{is_id_arg, pointer, referents, said_id, Pointer, Referents};
 use super::route::{Route, RouteExample, Router};
@@ -76,6 +76,12 @@ fn says_a_value(decl: &ArgDecl, value: Option<&str>, request_stems: &[String]) -
         .filter(|(v, _)| value.is_none_or(|want| v == want))
         .flat_map(|(_, words)| words)
         .any(|w| stems(w).iter().any(|s| request_stems.contains(s)))
+}
+
+/// Whether a request of `request_stems` says `value` by its own word ("pause that":
+/// `pause`), by stem.
+fn names_value(value: &str, request_stems: &[String]) -> bool {
+    stems(value).iter().any(|s| request_stems.contains(s))
 }
 
 /// The argument shape of a declared argument.
@@ -398,8 +404,8 @@ impl Planner<'_> {
                 ArgKind::OneOf(values) if said && values.len() > 1 => {
                     // The value by its own stem, or by one of the words said for it.
                     let mut named = values.iter().filter(|v| {
-                        let stem: String = v.to_lowercase().chars().take(5).collect();
-                        request_stems.contains(&stem) || says_a_value(decl, Some(v), &request_stems)
+                        names_value(v, &request_stems)
+                            || says_a_value(decl, Some(v), &request_stems)
                     });
                     match (named.next(), named.next()) {
                         (Some(v), None) => Some(v.clone()),
@@ -510,8 +516,9 @@ impl Planner<'_> {
         }
         // What the router compares: the request without its preamble and politeness, its
         // recognizer slips put right.
-        let heard = heard_right(user_text);
+        let heard;
         let compared = if self.on(Technique::LeadWords) {
+            heard = heard_right(user_text);
             without_lead(&heard)
         } else {
             user_text
@@ -579,24 +586,19 @@ impl Planner<'_> {
                 }
             }
         }
-        // A core tool whose request always says its action (closing a set) is no route for
-        // a request that does not ([`core_needs`]).
         if self.on(Technique::SaidAction) {
+            // A core tool whose request always says so (closing a set, showing a text) is no
+            // route for a request that does not ([`says_needed`]).
             let unsaid = match &route {
-                Ok(Some(r)) => r.target.clone().filter(|t| {
-                    let needs = core_needs(t);
-                    !needs.is_empty() && !says_action(user_text, needs)
-                }),
+                Ok(Some(r)) => r.target.clone().filter(|t| !says_needed(t, user_text)),
                 _ => None,
             };
             if let Some(tool) = unsaid {
                 examples.retain(|e| e.target.as_deref() != Some(tool.as_str()));
                 route = router.route(model, compared, &examples, self.guidance);
             }
-        }
-        // A request that says one tool's action by a word its set gives for it is for that
-        // tool, however near another route came.
-        if self.on(Technique::SaidAction) {
+            // A request that says one tool's action by a word its set gives for it is for that
+            // tool, however near another route came.
             if let Some(tool) = self.action_said(&examples, user_text) {
                 let settled = matches!(&route, Ok(Some(r)) if r.target.as_deref()
                     == Some(tool.as_str()) && r.margin >= self.guidance.ask_margin);
@@ -770,7 +772,7 @@ impl Planner<'_> {
                         || (own_words
                             && matches!(&a.ty, ArgType::Enum(values) if values
                                 .iter()
-                                .any(|v| stems(v).iter().any(|s| request_stems.contains(s)))))
+                                .any(|v| names_value(v, &request_stems))))
                 })
             })
             .map(|t| t.name.clone())

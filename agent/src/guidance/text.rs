@@ -2,7 +2,7 @@
 //! answer after its reply are made of), number groups, the text a request sets apart, and
 //! the stops that cut an echo of the request or a recital of the prompt.
 
-use super::words::{stems, STOP_WORDS};
+use super::words::{stems, APOSTROPHES, STOP_WORDS};
 use super::{Guidance, Technique};
 use crate::model::{is_list_number, Message, Role};
 use std::borrow::Cow;
@@ -321,7 +321,7 @@ pub(crate) fn says_action<S: AsRef<str>>(text: &str, said: &[S]) -> bool {
     }
     let mut previous = String::new();
     // A word keeps its apostrophe inside ("don't", "don’t") and is compared without it.
-    for word in text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’')) {
+    for word in text.split(|c: char| !(c.is_alphanumeric() || APOSTROPHES.contains(&c))) {
         let word: String = word
             .chars()
             .filter(|c| c.is_alphanumeric())

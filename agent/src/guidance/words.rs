@@ -63,7 +63,7 @@ pub(crate) const STOP_WORDS: &[&str] = &[
 ];
 
 /// The apostrophes a word may have inside ("don't", "it’s").
-const APOSTROPHES: &[char] = &['\'', '\u{2019}'];
+pub(crate) const APOSTROPHES: &[char] = &['\'', '\u{2019}'];
 
 /// The stems of `text`'s words: lower case, the first five letters of each word of three
 /// letters or more, common words left out. Catches the same word in other forms
