@@ -21,9 +21,20 @@ pub(crate) fn route_examples(lang: Lang) -> &'static [(&'static str, &'static st
 
 /// Words that say a core tool's action and no other tool's, any language, matched by stem
 /// ([`super::Technique::SaidAction`], as a toolset's `said:`): the display `show_text`
-/// writes on. Never "display" (a verb for listing notes too) nor "clear".
+/// writes on, the verbs that close a set ("that's it for the notes, thanks, close them").
+/// Never "display" (a verb for listing notes too), "clear", "off" (the lights go off too)
+/// nor «выключи» (a film is switched off too).
 pub(crate) fn core_said(tool: &str) -> &'static [&'static str] {
     match tool {
+        "disable_toolset" => &[
+            "закрой",
+            "закрыть",
+            "закрывай",
+            "отключи",
+            "отключить",
+            "close",
+            "disable",
+        ],
         "show_text" => &[
             "очки",
             "очках",

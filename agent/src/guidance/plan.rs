@@ -363,9 +363,11 @@ impl Planner<'_> {
 
     /// `spec` with the arguments the request decides fixed to one value each. Under
     /// [`Technique::References`] an id argument (text named `id` or `…_id`) gets the id the
-    /// request says aloud ([`said_id`]), else the id of the item pointed at («включи второй»; without a pointer, the item the conversation is
-    /// about: "pause it" needs the film playing), an integer argument its number («удали
-    /// последнюю», «удали её»); items are those of the latest list of the tool's set in the
+    /// request says aloud ([`said_id`]), else the id of the item pointed at («включи
+    /// второй»; without a position, the item the request names by its words ("the one with
+    /// Tom Hanks", [`Referents::named`]), else the item the conversation is about: "pause
+    /// it" needs the film playing), an integer argument its number («удали последнюю»,
+    /// «удали её», "delete the one about the card"); items are those of the latest list of the tool's set in the
     /// history `before` the turn. Under [`Technique::SaidValue`] an argument of a few values
     /// gets the one the request says ("pause that": `pause`). `None`: nothing to fix.
     fn referred_spec(
@@ -385,20 +387,27 @@ impl Planner<'_> {
         };
         let pointed = pointer(request);
         let request_stems = stems(request);
+        // Without a position, an item the request names by its words ("the one about the
+        // card", «ту, что про врача») is the one meant.
+        let named = match pointed {
+            None | Some(Pointer::This) => refs.named(&request_stems),
+            Some(_) => None,
+        };
         let decls = self.arg_decls(&spec.name);
         let mut out = spec.clone();
         let mut fixed = false;
         for (arg, decl) in out.args.iter_mut().zip(&decls) {
             let name = &decl.name;
-            let item = match pointed {
-                Some(p) => refs.resolve(p),
-                None => refs.focus.as_ref().or(refs.items.first()),
+            let item = match (named, pointed) {
+                (Some(item), _) => Some(item),
+                (None, Some(p)) => refs.resolve(p),
+                (None, None) => refs.focus.as_ref().or(refs.items.first()),
             };
             let value = match &arg.kind {
                 ArgKind::Text if is_id_arg(name) => said_id(request)
                     .map(str::to_owned)
                     .or_else(|| item.and_then(|i| i.id.clone())),
-                ArgKind::Integer if pointed.is_some() => {
+                ArgKind::Integer if pointed.is_some() || named.is_some() => {
                     item.and_then(|i| i.number).map(|n| n.to_string())
                 }
                 ArgKind::OneOf(values) if said && values.len() > 1 => {

@@ -7,7 +7,7 @@
 //! and a pointer in the user's words is resolved to one of them
 //! ([`crate::Technique::References`]).
 
-use super::words::{spoken_number, EN_ORDINALS, RU_ORDINALS};
+use super::words::{spoken_number, stems, EN_ORDINALS, RU_ORDINALS};
 use crate::messages::Lang;
 use crate::model::{Message, Role};
 
@@ -25,6 +25,9 @@ pub(crate) struct Item {
     pub(crate) number: Option<i64>,
     /// Its id: the value of an `id=` (or `…_id=`) word of its line.
     pub(crate) id: Option<String>,
+    /// The stems of its line's words but the id ([`stems`]): what a request names it by
+    /// ("the one about the card").
+    pub(crate) stems: Vec<String>,
 }
 
 /// What a request of a session can point at, for the tools of one set.
@@ -171,15 +174,21 @@ fn list_items(reply: &str) -> Vec<Item> {
             if !rest.starts_with(char::is_whitespace) || rest.trim().is_empty() {
                 return None;
             }
-            let id = rest.split_whitespace().find_map(|w| {
+            let id_word = |w: &str| {
                 let (key, value) = w.split_once('=')?;
                 let key = key.to_lowercase();
                 let value = value.trim_end_matches([',', ';', '.', ')']);
                 (is_id_arg(&key) && !value.is_empty()).then(|| value.to_owned())
-            });
+            };
+            let id = rest.split_whitespace().find_map(id_word);
+            let text: Vec<&str> = rest
+                .split_whitespace()
+                .filter(|w| !w.contains('='))
+                .collect();
             Some(Item {
                 number: line[..digits].parse().ok(),
                 id,
+                stems: stems(&text.join(" ")),
             })
         })
         .collect()
@@ -221,6 +230,7 @@ pub(crate) fn referents(history: &[Message], prefix: &str) -> Referents {
                             .unwrap_or(Item {
                                 number: Some(number),
                                 id: None,
+                                stems: Vec::new(),
                             }),
                     );
                 }
@@ -243,6 +253,13 @@ pub(crate) fn referents(history: &[Message], prefix: &str) -> Referents {
     out
 }
 
+/// Whether two stems ([`stems`]) are of one word in another form: equal, or sharing their
+/// first four letters («врачу», «врача»; "card" is no "car").
+fn same_word(a: &str, b: &str) -> bool {
+    let four = |s: &str| s.chars().count() >= 4;
+    a == b || (four(a) && four(b) && a.chars().take(4).eq(b.chars().take(4)))
+}
+
 impl Referents {
     /// The item `pointer` points at: the n-th or last of the list, or the focus (else the
     /// list's first item: "play it" right after a search).
@@ -252,6 +269,39 @@ impl Referents {
             Pointer::Last => self.items.last(),
             Pointer::This => self.focus.as_ref().or(self.items.first()),
         }
+    }
+
+    /// The one item of the list a request of `request_stems` names by its words ("delete the
+    /// one about the card", «включи тот, где Том Хэнкс»): the item sharing the most stems
+    /// with it, counting only stems some other item lacks (every Matrix of a search is "the
+    /// matrix"). `None` when no item shares one or two share the most.
+    pub(crate) fn named(&self, request_stems: &[String]) -> Option<&Item> {
+        let has = |item: &Item, stem: &str| item.stems.iter().any(|s| same_word(s, stem));
+        let telling = |stem: &str| self.items.iter().any(|i| !has(i, stem));
+        let shared = |item: &Item| {
+            request_stems
+                .iter()
+                .filter(|s| has(item, s) && telling(s))
+                .count()
+        };
+        let mut best: Option<(&Item, usize)> = None;
+        let mut tied = false;
+        for item in &self.items {
+            let n = shared(item);
+            match best {
+                _ if n == 0 => {}
+                Some((_, m)) if n < m => {}
+                Some((_, m)) if n == m => tied = true,
+                _ => {
+                    best = Some((item, n));
+                    tied = false;
+                }
+            }
+        }
+        if tied {
+            return None;
+        }
+        best.map(|(item, _)| item)
     }
 }
 
@@ -344,6 +394,38 @@ mod tests {
         let r = referents(&again, "notes_");
         assert_eq!(r.focus, None);
         assert_eq!(r.items.len(), 1);
+    }
+
+    #[test]
+    fn an_item_is_named_by_the_words_only_it_has() {
+        let notes = referents(
+            &[tool(
+                "notes_list",
+                "1. renew the car insurance\n2. buy a birthday card for Ana\n3. water the plants",
+            )],
+            "notes_",
+        );
+        let named = |request: &str| notes.named(&stems(request)).and_then(|i| i.number);
+        assert_eq!(named("remove the one about the card"), Some(2));
+        assert_eq!(named("the plant one, it's done"), Some(3));
+        assert_eq!(named("the insurance is done, delete it"), Some(1));
+        assert_eq!(named("delete a note"), None);
+        // Two items named as much: neither.
+        assert_eq!(named("the card and the plants"), None);
+
+        let films = referents(
+            &[tool(
+                "media_search",
+                "1. Матрица (1999) id=tt0133093\n2. Матрица: Перезагрузка (2003) id=tt0234215",
+            )],
+            "media_",
+        );
+        let id = |request: &str| films.named(&stems(request)).and_then(|i| i.id.clone());
+        assert_eq!(id("Включи «Перезагрузку»").as_deref(), Some("tt0234215"));
+        assert_eq!(id("Включи тот, что 1999 года").as_deref(), Some("tt0133093"));
+        // A word every item has tells none apart; the id is no word of an item.
+        assert_eq!(id("Включи матрицу"), None);
+        assert_eq!(id("Включи tt0133093"), None);
     }
 
     #[test]

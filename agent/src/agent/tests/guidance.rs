@@ -713,6 +713,15 @@ fn a_follow_up_points_at_an_item_of_the_latest_list() {
         "{:?}",
         out.route
     );
+    // An item named by its words: the note about the doctor.
+    routed_turn(&mut agent, "Покажи мои заметки", &["купить хлеб"]);
+    let (out, model) = routed_turn(&mut agent, "Удали ту, что про врача", &["Готово."]);
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: notes_delete|2"),
+        "{:?}",
+        out.route
+    );
     let (out, _) = routed_turn(
         &mut agent,
         "Запиши заметку купить молоко",
