@@ -3,7 +3,7 @@
 
 use super::session::Session;
 use super::Shared;
-use crate::guidance::{refine_intent as refine, Route, Technique, TALK_WORDS};
+use crate::guidance::{refine_intent as refine, too_long_for, Route, Technique};
 use crate::intent::Intent;
 use crate::judge::{user_lang, MAX_WORDS};
 use crate::messages::Texts;
@@ -14,7 +14,8 @@ impl Shared {
     /// conversational intent: the catalog's reply in the user's language, what the
     /// assistant can do said from the toolsets this host really runs. `None` when the
     /// technique is off, the route is no intent, or a protocol runs in the session (its
-    /// steps may need the words), the message is longer than [`TALK_WORDS`] words, or it
+    /// steps may need the words), the message is too long for its intent (over
+    /// `TALK_WORDS` words, but for a request no tool does), or it
     /// lacks the words its intent needs (`refine`).
     pub(super) fn talk_answer(
         &self,
@@ -27,8 +28,9 @@ impl Shared {
             return None;
         }
         let intent = route?.target.as_deref().and_then(Intent::from_target)?;
-        // Conversational formulas are short; a long message carries content for the model.
-        if user_text.split_whitespace().count() > TALK_WORDS {
+        // Conversational formulas are short; a long message carries content for the model
+        // (a request no tool does is declined however long).
+        if too_long_for(intent, user_text) {
             return None;
         }
         if self

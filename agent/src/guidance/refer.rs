@@ -422,7 +422,10 @@ mod tests {
         );
         let id = |request: &str| films.named(&stems(request)).and_then(|i| i.id.clone());
         assert_eq!(id("Включи «Перезагрузку»").as_deref(), Some("tt0234215"));
-        assert_eq!(id("Включи тот, что 1999 года").as_deref(), Some("tt0133093"));
+        assert_eq!(
+            id("Включи тот, что 1999 года").as_deref(),
+            Some("tt0133093")
+        );
         // A word every item has tells none apart; the id is no word of an item.
         assert_eq!(id("Включи матрицу"), None);
         assert_eq!(id("Включи tt0133093"), None);

@@ -108,12 +108,19 @@ const EN_TALK: &[(Intent, &str)] = &[
 /// are short; a long message carries content for a tool or the model.
 pub(crate) const TALK_WORDS: usize = 12;
 
-/// Whether a message routed to `intent` is small talk answered from the message texts: at
-/// most [`TALK_WORDS`] words, no text set apart for a tool (after a colon, in quotes: «И ещё
-/// запиши: позвонить маме»), and the words the intent needs ([`refine`]). A message routed
-/// to an intent that is not is routed again among the other targets.
+/// Whether a message routed to `intent` is too long for it ([`TALK_WORDS`]). A request no
+/// tool does is declined however politely long it is ("could you get me a taxi to the
+/// airport in like twenty minutes"): the limit is the formulas'.
+pub(crate) fn too_long_for(intent: Intent, text: &str) -> bool {
+    intent != Intent::OutOfScope && text.split_whitespace().count() > TALK_WORDS
+}
+
+/// Whether a message routed to `intent` is small talk answered from the message texts: not
+/// too long for it ([`too_long_for`]), no text set apart for a tool (after a colon, in
+/// quotes: «И ещё запиши: позвонить маме»), and the words the intent needs ([`refine`]). A
+/// message routed to an intent that is not is routed again among the other targets.
 pub(crate) fn is_small_talk(intent: Intent, text: &str) -> bool {
-    text.split_whitespace().count() <= TALK_WORDS
+    !too_long_for(intent, text)
         && super::text::delimited_text(text).is_none()
         && refine(intent, text).is_some()
 }
@@ -305,6 +312,24 @@ mod tests {
             refine(Intent::HowAreYou, "How are you?"),
             Some((Intent::HowAreYou, false))
         );
+    }
+
+    #[test]
+    fn a_long_message_is_no_formula_but_a_long_request_is_still_declined() {
+        let long = "could you get me a taxi to the airport in like twenty minutes please";
+        assert!(too_long_for(Intent::Thanks, long));
+        assert!(!is_small_talk(Intent::Greeting, long));
+        assert!(!too_long_for(Intent::OutOfScope, long));
+        assert!(is_small_talk(Intent::OutOfScope, long));
+        // A text set apart is for a tool, whatever the length.
+        assert!(!is_small_talk(
+            Intent::OutOfScope,
+            "И ещё запиши: позвонить маме"
+        ));
+        assert!(!too_long_for(
+            Intent::Thanks,
+            "thank you ever so much for that"
+        ));
     }
 
     #[test]
