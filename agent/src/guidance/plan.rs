@@ -802,19 +802,30 @@ impl Planner<'_> {
         request: &str,
     ) {
         let refs = referents(history, "");
-        let Some(tool) = refs.list_tool else {
+        let Some(tool) = refs.list_tool.clone() else {
             return;
         };
         // A word the list's set says for a value of one of its tools («пауза», «включай»)
         // points at the item the conversation is about, and names the tool; so does the
         // value's own word in a request that points ("ok play it").
+        // An item named by its words points at it when the request says what to do with it
+        // ("play jurassic world") or calls it "one" ("what's the lost world one like"); named
+        // alone it may be a new search ("search for jurassic world").
+        let named = refs.named(&stems(request)).is_some();
         let points = pointer(request);
         let saying = if self.on(Technique::SaidValue) {
-            self.tools_said_in(&tool, request, points.is_some())
+            self.tools_said_in(&tool, request, points.is_some() || named)
         } else {
             Vec::new()
         };
-        let Some(pointed) = points.or((!saying.is_empty()).then_some(Pointer::This)) else {
+        let one = named
+            && request
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| w.eq_ignore_ascii_case("one"));
+        let Some(pointed) = points
+            .or((!saying.is_empty()).then_some(Pointer::This))
+            .or(one.then_some(Pointer::This))
+        else {
             return;
         };
         examples.retain(|e| e.target.as_deref() != Some(tool.as_str()));

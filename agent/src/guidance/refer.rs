@@ -135,9 +135,12 @@ pub(crate) fn pointer(request: &str) -> Option<Pointer> {
     if let Some(n) = numbered {
         return Some(Pointer::Nth(n));
     }
+    // "that" and "this" point when nothing follows them ("delete that") or "one" does; else
+    // they start a clause ("note that the car is on level three").
     let this = words.iter().enumerate().any(|(i, w)| {
         THIS_WORDS.contains(&w.as_str())
             || (w == "one" && i > 0 && matches!(words[i - 1].as_str(), "that" | "this"))
+            || (i + 1 == words.len() && matches!(w.as_str(), "that" | "this"))
     });
     this.then_some(Pointer::This)
 }
@@ -274,34 +277,52 @@ impl Referents {
     /// The one item of the list a request of `request_stems` names by its words ("delete the
     /// one about the card", «включи тот, где Том Хэнкс»): the item sharing the most stems
     /// with it, counting only stems some other item lacks (every Matrix of a search is "the
-    /// matrix"). `None` when no item shares one or two share the most.
+    /// matrix"); between items sharing as many, the one with the fewest words the request
+    /// leaves out ("jurassic world" is Jurassic World, not The Lost World: Jurassic Park).
+    /// `None` when no item shares one, or two are named as well.
     pub(crate) fn named(&self, request_stems: &[String]) -> Option<&Item> {
-        let has = |item: &Item, stem: &str| item.stems.iter().any(|s| same_word(s, stem));
-        let telling = |stem: &str| self.items.iter().any(|i| !has(i, stem));
-        let shared = |item: &Item| {
-            request_stems
+        let has = |stems: &[String], stem: &str| stems.iter().any(|s| same_word(s, stem));
+        let telling = |stem: &str| self.items.iter().any(|i| !has(&i.stems, stem));
+        // The request's telling stems an item has, and how many of its own it leaves unsaid.
+        let fit = |item: &Item| {
+            let shared: Vec<&String> = request_stems
                 .iter()
-                .filter(|s| has(item, s) && telling(s))
-                .count()
+                .filter(|s| has(&item.stems, s) && telling(s))
+                .collect();
+            let unsaid = item.stems.iter().filter(|s| !has(request_stems, s)).count();
+            (shared, unsaid)
         };
-        let mut best: Option<(&Item, usize)> = None;
+        let mut best: Option<(&Item, Vec<&String>, usize)> = None;
         let mut tied = false;
         for item in &self.items {
-            let n = shared(item);
-            match best {
-                _ if n == 0 => {}
-                Some((_, m)) if n < m => {}
-                Some((_, m)) if n == m => tied = true,
-                _ => {
-                    best = Some((item, n));
-                    tied = false;
+            let (shared, unsaid) = fit(item);
+            if shared.is_empty() {
+                continue;
+            }
+            let better = match &best {
+                None => true,
+                Some((_, b, _)) if shared.len() != b.len() => shared.len() > b.len(),
+                // Named by the same words: the closer fit; by others: neither.
+                Some((_, b, u)) if shared == *b => {
+                    if unsaid == *u {
+                        tied = true;
+                    }
+                    unsaid < *u
                 }
+                Some(_) => {
+                    tied = true;
+                    false
+                }
+            };
+            if better {
+                best = Some((item, shared, unsaid));
+                tied = false;
             }
         }
         if tied {
             return None;
         }
-        best.map(|(item, _)| item)
+        best.map(|(item, _, _)| item)
     }
 }
 
@@ -331,6 +352,9 @@ mod tests {
         assert_eq!(pointer("Ой, удали её"), Some(Pointer::This));
         assert_eq!(pointer("OK, start it"), Some(Pointer::This));
         assert_eq!(pointer("Tell me about that one"), Some(Pointer::This));
+        assert_eq!(pointer("actually delete that"), Some(Pointer::This));
+        assert_eq!(pointer("great, start this!"), Some(Pointer::This));
+        assert_eq!(pointer("note that the car is on level three"), None);
         assert_eq!(pointer("play number two"), Some(Pointer::Nth(2)));
         assert_eq!(pointer("Включи номер 3"), Some(Pointer::Nth(3)));
         assert_eq!(pointer("Option four, please"), Some(Pointer::Nth(4)));
@@ -412,6 +436,21 @@ mod tests {
         assert_eq!(named("delete a note"), None);
         // Two items named as much: neither.
         assert_eq!(named("the card and the plants"), None);
+
+        let dinosaurs = referents(
+            &[tool(
+                "media_search",
+                "1. Jurassic Park (1993) id=tt0107290\n2. Jurassic World (2015) id=tt0369610\n\
+                 3. The Lost World: Jurassic Park (1997) id=tt0119567",
+            )],
+            "media_",
+        );
+        let n = |request: &str| dinosaurs.named(&stems(request)).and_then(|i| i.number);
+        // Both the second and the third have "world": the second leaves less unsaid.
+        assert_eq!(n("play jurassic world"), Some(2));
+        assert_eq!(n("what's the lost world one like"), Some(3));
+        assert_eq!(n("the one from 1993"), Some(1));
+        assert_eq!(n("play jurassic park"), Some(1));
 
         let films = referents(
             &[tool(
