@@ -855,7 +855,9 @@ impl Planner<'_> {
                     && !(talk_too && Intent::from_target(t).is_some())
             })
         });
-        if pointed == Pointer::This {
+        // "It" may be the item for any of the set's tools; an item named by its words is for
+        // a tool that takes one («газ я оплатил, убери эту»).
+        if pointed == Pointer::This && !named {
             return;
         }
         let Some(set) = self.toolsets.owner_set(&tool) else {

@@ -67,6 +67,9 @@ const THIS_WORDS: &[&str] = &[
     "его",
     "её",
     "ее",
+    "он",
+    "она",
+    "оно",
     "него",
     "неё",
     "нее",
@@ -114,7 +117,15 @@ pub(crate) fn pointer(request: &str) -> Option<Pointer> {
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect();
-    if let Some(n) = words.iter().find_map(|w| ordinal(w)) {
+    // An ordinal before «года» is a year's («девяносто третьего года»), no position.
+    let year_words = ["год", "года", "году"];
+    let ordinals = words.iter().enumerate().filter_map(|(i, w)| {
+        let year = words
+            .get(i + 1)
+            .is_some_and(|n| year_words.contains(&n.as_str()));
+        (!year).then(|| ordinal(w)).flatten()
+    });
+    if let Some(n) = ordinals.into_iter().next() {
         return Some(match usize::try_from(n) {
             Ok(n) => Pointer::Nth(n),
             Err(_) => Pointer::Last,
@@ -135,12 +146,13 @@ pub(crate) fn pointer(request: &str) -> Option<Pointer> {
     if let Some(n) = numbered {
         return Some(Pointer::Nth(n));
     }
-    // "that" and "this" point when nothing follows them ("delete that") or "one" does; else
-    // they start a clause ("note that the car is on level three").
+    // "that", "this" and «это» point when nothing follows them ("delete that", «удали это»)
+    // or "one" does; else they start a clause ("note that the car is on level three", «это
+    // важно»).
     let this = words.iter().enumerate().any(|(i, w)| {
         THIS_WORDS.contains(&w.as_str())
             || (w == "one" && i > 0 && matches!(words[i - 1].as_str(), "that" | "this"))
-            || (i + 1 == words.len() && matches!(w.as_str(), "that" | "this"))
+            || (i + 1 == words.len() && matches!(w.as_str(), "that" | "this" | "это"))
     });
     this.then_some(Pointer::This)
 }
@@ -355,6 +367,17 @@ mod tests {
         assert_eq!(pointer("actually delete that"), Some(Pointer::This));
         assert_eq!(pointer("great, start this!"), Some(Pointer::This));
         assert_eq!(pointer("note that the car is on level three"), None);
+        assert_eq!(pointer("Ой, нет, удали это"), Some(Pointer::This));
+        assert_eq!(pointer("а он про что"), Some(Pointer::This));
+        assert_eq!(
+            pointer("расскажи про тот, что девяносто третьего года"),
+            Some(Pointer::This)
+        );
+        assert_eq!(
+            pointer("фильм третьего года и второй"),
+            Some(Pointer::Nth(2))
+        );
+        assert_eq!(pointer("Это важно, запиши"), None);
         assert_eq!(pointer("play number two"), Some(Pointer::Nth(2)));
         assert_eq!(pointer("Включи номер 3"), Some(Pointer::Nth(3)));
         assert_eq!(pointer("Option four, please"), Some(Pointer::Nth(4)));

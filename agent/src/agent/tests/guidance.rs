@@ -703,6 +703,11 @@ fn a_follow_up_points_at_an_item_of_the_latest_list() {
         Some("TOOL_CALL: films_info|tt0234215")
     );
 
+    // An item named by its words: the 1999 one, not the film the conversation is about.
+    let (out, model) = routed_turn(&mut agent, "Включи фильм 1999 года", &["Готово."]);
+    let forced = model.requests()[0].forced_reply.clone().unwrap_or_default();
+    assert!(forced.ends_with("|tt0133093"), "{forced:?} {:?}", out.route);
+
     // Notes: «последнюю» is the list's last, «её» the note just added.
     let (out, _) = routed_turn(&mut agent, "Покажи мои заметки", &["купить хлеб"]);
     assert_eq!(out.executed[0].name, "notes_list");
