@@ -21,7 +21,8 @@ pub(crate) fn route_examples(lang: Lang) -> &'static [(&'static str, &'static st
 
 /// Words that say a core tool's action and no other tool's, any language, matched by stem
 /// ([`super::Technique::SaidAction`], as a toolset's `said:`): the display `show_text`
-/// writes on, the verbs that close a set ("that's it for the notes, thanks, close them").
+/// writes on, the words that close a set ("that's it for the notes, thanks, close them", "ok
+/// I'm done with notes").
 /// Never "display" (a verb for listing notes too), "clear", "off" (the lights go off too)
 /// nor «выключи» (a film is switched off too).
 pub(crate) fn core_said(tool: &str) -> &'static [&'static str] {
@@ -34,6 +35,8 @@ pub(crate) fn core_said(tool: &str) -> &'static [&'static str] {
             "отключить",
             "close",
             "disable",
+            "done",
+            "finished",
         ],
         "show_text" => &[
             "очки",

@@ -52,9 +52,13 @@ pub(crate) fn asks_how_to(text: &str) -> bool {
             || (has("что") && starts(&["умее", "умеют"]))
             || (has("что") && starts(&["можн"]) && starts(&["делат"]))
             || (has("walk") && has("through"));
+    // How to get the assistant to do it is how it is used: "how do I get you to take notes".
+    let how = words.iter().any(|w| HOW.contains(&w.as_str()));
+    let getting_you = has("you") && (has("get") || has("make"));
     starts(SKILL_WORDS)
         || what_it_does
-        || (words.iter().any(|w| HOW.contains(&w.as_str())) && starts(WORKINGS))
+        || starts(&["explain", "объясн"])
+        || (how && (starts(WORKINGS) || getting_you))
 }
 
 #[cfg(test)]
@@ -77,6 +81,9 @@ mod tests {
             "Что можно делать с заметками?",
             "Could you walk me through the notes?",
             "What can we do with the notes, then?",
+            "how do i get you to take notes",
+            "explain the notes to me",
+            "Объясни мне про заметки",
         ] {
             assert!(asks_how_to(asks), "{asks}");
         }
@@ -90,6 +97,7 @@ mod tests {
             "Как называется этот фильм",
             "What can I do tonight?",
             "Что ты делал вчера?",
+            "how do I get to the station",
         ] {
             // The last two ask how, but of nothing a skill covers: the caller checks that.
             let expected = request.contains("universe");

@@ -9,8 +9,8 @@ use super::refer::{is_id_arg, pointer, referents, said_id, Pointer, Referents};
 use super::route::{Route, RouteExample, Router};
 use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{
-    asks_what_is, delimited_text, echo_stop, from_content_start, heard_right, intro_sentences,
-    number_groups, says_action, without_frame_end, without_lead, words_of,
+    asks_opinion, asks_what_is, delimited_text, echo_stop, from_content_start, heard_right,
+    intro_sentences, number_groups, says_action, without_frame_end, without_lead, words_of,
 };
 use super::words::{said_number, stems, turn_openers};
 use super::{Guidance, Technique};
@@ -557,6 +557,20 @@ impl Planner<'_> {
             });
             route = router.route(model, compared, &examples, self.guidance);
         }
+        // A question of the assistant's own taste ("do you like films") is talked about: no
+        // tool answers it, however near a tool's examples came.
+        let tool_routed = matches!(&route, Ok(Some(r)) if r
+            .target
+            .as_deref()
+            .is_some_and(|t| Intent::from_target(t).is_none()));
+        if self.on(Technique::TalkIntents) && tool_routed && asks_opinion(user_text) {
+            examples.retain(|e| {
+                e.target
+                    .as_deref()
+                    .is_none_or(|t| Intent::from_target(t).is_some())
+            });
+            route = router.route(model, compared, &examples, self.guidance);
+        }
         // A question of how a skill's subject works, or one naming a skill: its instructions;
         // and nothing else is (the rest is routed again without them: "start it" is no
         // request to read a skill).
@@ -648,8 +662,8 @@ impl Planner<'_> {
     }
 
     /// The one tool among the targets of `examples` whose action `request` says by a word
-    /// of the tool's `said:` (a core tool's: [`core_said`]; [`says_action`]); `None` when no
-    /// tool's or several tools'.
+    /// of the tool's `said:` (a core tool's: [`core_said`]; [`says_action`]), a set's tool
+    /// before a core tool; `None` when no tool's or several tools'.
     fn action_said(&self, examples: &[RouteExample], request: &str) -> Option<String> {
         let mut said: Vec<&str> = Vec::new();
         let mut seen: Vec<&str> = Vec::new();
@@ -666,6 +680,11 @@ impl Planner<'_> {
             if says {
                 said.push(name);
             }
+        }
+        // A set's verb is more telling than a core tool's word: "the first note's done, you
+        // can scrap it" deletes the note ("scrap") rather than closes the set ("done").
+        if said.len() > 1 {
+            said.retain(|name| self.toolsets.owner_set(name).is_some());
         }
         match said.as_slice() {
             [one] => Some((*one).to_owned()),

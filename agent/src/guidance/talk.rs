@@ -139,7 +139,7 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
     let needs = match intent {
         Intent::Identity | Intent::Capabilities => has(SECOND_PERSON) || stem(ABOUT_YOU),
         Intent::HowAreYou => has(SECOND_PERSON) || stem(ABOUT_YOU) || has(HOW_ARE_THINGS),
-        Intent::Joke => stem(JOKE),
+        Intent::Joke => stem(JOKE) && !stem(WATCHING),
         _ => true,
     };
     if !needs {
@@ -205,6 +205,18 @@ const JOKE: &[&str] = &[
     "joke",
     "funny",
     "laugh",
+];
+
+/// Words of watching (by the start of a word): something funny to watch, put on or play is a
+/// film, no joke ("put on something funny for me").
+const WATCHING: &[&str] = &[
+    "смотр",
+    "посмотр",
+    "включ",
+    "постав",
+    "watch",
+    "play",
+    "put",
 ];
 
 /// The words of `text`, lower case.
@@ -312,6 +324,14 @@ mod tests {
             refine(Intent::HowAreYou, "How are you?"),
             Some((Intent::HowAreYou, false))
         );
+    }
+
+    #[test]
+    fn something_funny_to_watch_is_no_joke() {
+        assert!(refine(Intent::Joke, "tell me something funny").is_some());
+        assert!(refine(Intent::Joke, "Расскажи что-нибудь смешное").is_some());
+        assert!(refine(Intent::Joke, "put on something funny for me").is_none());
+        assert!(refine(Intent::Joke, "Хочу посмотреть что-нибудь смешное").is_none());
     }
 
     #[test]

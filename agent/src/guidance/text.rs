@@ -360,6 +360,38 @@ pub(crate) fn without_lead(text: &str) -> &str {
     }
 }
 
+/// Word sequences that ask the assistant's own taste ("do you like films", «тебе нравятся
+/// комедии», "what's your favourite film"; "would you like to…" offers, "films you like" asks
+/// for films).
+const OPINION: &[&[&str]] = &[
+    &["do", "you", "like"],
+    &["do", "you", "love"],
+    &["do", "you", "enjoy"],
+    &["your", "favourite"],
+    &["your", "favorite"],
+    &["тебе", "нравится"],
+    &["тебе", "нравятся"],
+    &["ты", "любишь"],
+    &["твой", "любимый"],
+    &["твоя", "любимая"],
+    &["твои", "любимые"],
+];
+
+/// Whether `text` asks what the assistant itself likes ([`OPINION`], the words next to each
+/// other): a question to talk about, no request.
+pub(crate) fn asks_opinion(text: &str) -> bool {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    OPINION.iter().any(|seq| {
+        words
+            .windows(seq.len())
+            .any(|w| w.iter().zip(seq.iter()).all(|(a, b)| a == b))
+    })
+}
+
 /// Word sequences a speech recognizer writes for a request verb ("right down" for "write
 /// down", «за пиши» for «запиши»), and the verb.
 const SLIPS: &[(&[&str], &str)] = &[
@@ -608,6 +640,26 @@ mod tests {
             "",
         ] {
             assert!(!asks_what_is(acts), "{acts}");
+        }
+    }
+
+    #[test]
+    fn a_question_of_the_assistant_s_taste_is_told_from_a_request() {
+        for opinion in [
+            "do you like films",
+            "What's your favourite film?",
+            "А тебе нравятся комедии?",
+            "ты любишь мультики?",
+        ] {
+            assert!(asks_opinion(opinion), "{opinion}");
+        }
+        for request in [
+            "I'd like to watch Paddington",
+            "Would you like to play a film?",
+            "Find films you like",
+            "Покажи, что мне нравится",
+        ] {
+            assert!(!asks_opinion(request), "{request}");
         }
     }
 
