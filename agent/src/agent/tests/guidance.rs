@@ -1212,11 +1212,12 @@ tools:
         route(Guidance::default(), glasses).as_deref(),
         Some("show_text")
     );
-    // Two tools said: the router decides as without the words.
+    // A set's verb and a core tool's word: the set's verb is the more telling.
     let both = "Вычеркни мои заметки на очки";
-    assert_eq!(
-        route(Guidance::default(), both),
-        route(Guidance::default().without(Technique::SaidAction), both)
+    assert_eq!(route(Guidance::default(), both).as_deref(), delete);
+    assert_ne!(
+        route(Guidance::default().without(Technique::SaidAction), both).as_deref(),
+        delete
     );
 }
 
