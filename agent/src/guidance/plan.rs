@@ -367,8 +367,8 @@ impl Planner<'_> {
     /// второй»; without a position, the item the request names by its words ("the one with
     /// Tom Hanks", [`Referents::named`]), else the item the conversation is about: "pause
     /// it" needs the film playing), an integer argument its number («удали последнюю»,
-    /// «удали её», "delete the one about the card"); items are those of the latest list of the tool's set in the
-    /// history `before` the turn. Under [`Technique::SaidValue`] an argument of a few values
+    /// «удали её», "delete the one about the card"); items are those of the latest list of
+    /// the tool's set in the history `before` the turn. Under [`Technique::SaidValue`] an argument of a few values
     /// gets the one the request says ("pause that": `pause`). `None`: nothing to fix.
     fn referred_spec(
         &self,
@@ -824,19 +824,20 @@ impl Planner<'_> {
         let Some(tool) = refs.list_tool.clone() else {
             return;
         };
-        // A word the list's set says for a value of one of its tools («пауза», «включай»)
-        // points at the item the conversation is about, and names the tool; so does the
-        // value's own word in a request that points ("ok play it").
-        // An item named by its words points at it when the request says what to do with it
-        // ("play jurassic world") or calls it "one" ("what's the lost world one like"); named
-        // alone it may be a new search ("search for jurassic world").
         let named = refs.named(&stems(request)).is_some();
         let points = pointer(request);
+        // A word the list's set says for a value of one of its tools («пауза», «включай»)
+        // points at the item the conversation is about, and names the tool; so does the
+        // value's own word in a request that points or names an item ("ok play it", "play
+        // jurassic world").
         let saying = if self.on(Technique::SaidValue) {
             self.tools_said_in(&tool, request, points.is_some() || named)
         } else {
             Vec::new()
         };
+        // An item named by its words points at it when the request says what to do with it
+        // (above) or calls it "one" ("what's the lost world one like"); named alone it may be
+        // a new search ("search for jurassic world").
         let one = named
             && request
                 .split(|c: char| !c.is_alphanumeric())

@@ -119,13 +119,17 @@ pub(crate) fn pointer(request: &str) -> Option<Pointer> {
         .collect();
     // An ordinal before «года» is a year's («девяносто третьего года»), no position.
     let year_words = ["год", "года", "году"];
-    let ordinals = words.iter().enumerate().filter_map(|(i, w)| {
+    let ordinal_said = words.iter().enumerate().find_map(|(i, w)| {
         let year = words
             .get(i + 1)
             .is_some_and(|n| year_words.contains(&n.as_str()));
-        (!year).then(|| ordinal(w)).flatten()
+        if year {
+            None
+        } else {
+            ordinal(w)
+        }
     });
-    if let Some(n) = ordinals.into_iter().next() {
+    if let Some(n) = ordinal_said {
         return Some(match usize::try_from(n) {
             Ok(n) => Pointer::Nth(n),
             Err(_) => Pointer::Last,
