@@ -134,6 +134,7 @@ const RU_ROUTES: &[(&str, &str)] = &[
     ("get_current_time", "Какой сейчас месяц и год"),
     ("get_current_time", "Уже полдень или ещё утро?"),
     ("get_current_time", "Сколько осталось до полуночи?"),
+    ("get_current_time", "Сколько дней осталось до выходных?"),
     ("show_text", "Покажи на экране слово привет"),
     ("show_text", "Выведи на очки текст"),
     ("show_text", "Напиши на дисплее адрес"),
@@ -197,6 +198,10 @@ const EN_ROUTES: &[(&str, &str)] = &[
     ("get_current_time", "Time left till midnight?"),
     ("get_current_time", "Is it Friday yet?"),
     ("get_current_time", "Could you check the date?"),
+    (
+        "get_current_time",
+        "How many days are left until the weekend?",
+    ),
     ("show_text", "Show the word hello on the screen"),
     ("show_text", "Put this text on my glasses"),
     ("show_text", "Write the address on the display"),

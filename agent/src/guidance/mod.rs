@@ -26,6 +26,7 @@
 mod answers;
 mod arithmetic;
 mod ask;
+mod continuation;
 mod dates;
 mod examples;
 mod howto;

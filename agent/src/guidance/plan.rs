@@ -3,9 +3,11 @@
 //! declarations, the routed call (decided outright, or its prefix and argument words), and
 //! the stops that keep a spoken reply short.
 
+use super::answers::is_question;
+use super::continuation::continues;
 use super::examples::{core_said, route_examples, says_needed, PLAIN_REPLY};
 use super::howto::asks_how_to;
-use super::refer::{is_id_arg, pointer, referents, said_id, Pointer, Referents};
+use super::refer::{is_id_arg, pointer, points_surely, referents, said_id, Pointer, Referents};
 use super::route::{Route, RouteExample, Router};
 use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{
@@ -31,6 +33,25 @@ use crate::toolset::ToolsetRegistry;
 /// How many times the user may have spoken since a list for an ordinal to point into it
 /// ([`Planner::narrow_to_referring`]; the current request counts).
 const RECENT_TURNS: usize = 3;
+
+/// Words that say an item named by its words is done with («про папоротник уже сделал»,
+/// "the gas bill is paid now"): they point at it, as "one" does
+/// ([`Planner::narrow_to_referring`]).
+const DONE_WORDS: &[&str] = &[
+    "done",
+    "finished",
+    "paid",
+    "сделал",
+    "сделала",
+    "сделано",
+    "готово",
+    "выполнил",
+    "выполнила",
+    "выполнено",
+    "оплатил",
+    "оплатила",
+    "оплачено",
+];
 
 /// What one request may produce, owned: a forced reply, or the guide
 /// [`ReplyPlan::reply_guide`] lends to the request.
@@ -633,10 +654,62 @@ impl Planner<'_> {
                 }
             }
         }
+        // A request going on with the previous turn's ("and also buy cat food"), routed to
+        // no tool, is for the tool that turn called.
+        if self.on(Technique::Continuation) && continues(user_text) && !is_question(user_text) {
+            let toolless = match &route {
+                Ok(Some(r)) => r.target.as_deref().is_none_or(|t| {
+                    Intent::from_target(t)
+                        .is_some_and(|i| matches!(i, Intent::OutOfScope | Intent::Acknowledgement))
+                }),
+                _ => true,
+            };
+            if let Some(tool) = self.previous_call(history).filter(|_| toolless) {
+                let mut again = self.examples_for(active, Some(history));
+                again.retain(|e| e.target.as_deref() == Some(tool.as_str()));
+                if let Ok(Some(r)) = router.route(model, compared, &again, self.guidance) {
+                    route = Ok(Some(r));
+                }
+            }
+        }
         match route {
             Ok(Some(r)) if r.score >= self.guidance.min_route_score => Some(r),
             Ok(_) | Err(_) => None,
         }
+    }
+
+    /// The tool the previous turn of `history` (which ends with the request being routed)
+    /// called last, when it is one a request may go on with: a set's tool or a core tool
+    /// that acts (no switch, no skill read). `None` when that turn called none.
+    fn previous_call(&self, history: &[Message]) -> Option<String> {
+        let mut users = history
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(_, m)| m.role == Role::User)
+            .map(|(i, _)| i);
+        let now = users.next()?;
+        let before = users.next()?;
+        let turn = history.get(before + 1..now)?;
+        turn.iter()
+            .rev()
+            .filter(|m| m.role == Role::Assistant)
+            .flat_map(|m| {
+                let mut calls: Vec<String> = parse_output_as(self.syntax, &m.content)
+                    .segments
+                    .into_iter()
+                    .filter_map(|seg| match seg {
+                        Segment::Call(call) => Some(call.name),
+                        _ => None,
+                    })
+                    .collect();
+                calls.reverse();
+                calls
+            })
+            .find(|name| match CoreTool::from_name(name) {
+                Some(core) => !core.is_invisible() && core != CoreTool::ReadSkill,
+                None => self.toolsets.owner_set(name).is_some(),
+            })
     }
 
     /// The tool that lists what `tool` keeps ([`Technique::QuestionLists`]): when `tool`
@@ -836,12 +909,13 @@ impl Planner<'_> {
             Vec::new()
         };
         // An item named by its words points at it when the request says what to do with it
-        // (above) or calls it "one" ("what's the lost world one like"); named alone it may be
-        // a new search ("search for jurassic world").
+        // (above), calls it "one" ("what's the lost world one like") or says it is done
+        // ([`DONE_WORDS`]); named alone it may be a new search ("search for jurassic world").
         let one = named
-            && request
-                .split(|c: char| !c.is_alphanumeric())
-                .any(|w| w.eq_ignore_ascii_case("one"));
+            && request.split(|c: char| !c.is_alphanumeric()).any(|w| {
+                w.eq_ignore_ascii_case("one")
+                    || (DONE_WORDS.contains(&w.to_lowercase().as_str()) && !is_question(request))
+            });
         let Some(pointed) = points
             .or((!saying.is_empty()).then_some(Pointer::This))
             .or(one.then_some(Pointer::This))
@@ -875,14 +949,26 @@ impl Planner<'_> {
                     && !(talk_too && Intent::from_target(t).is_some())
             })
         });
-        // "It" may be the item for any of the set's tools; an item named by its words is for
-        // a tool that takes one («газ я оплатил, убери эту»).
-        if pointed == Pointer::This && !named {
-            return;
-        }
         let Some(set) = self.toolsets.owner_set(&tool) else {
             return;
         };
+        // "It" may be the item for any of the set's tools, and the "it" of "what time is it"
+        // points at nothing; «она», «его», "that one" point at the item for sure: «сколько
+        // она идёт» asks about the film, not the clock (a core tool stays when the request
+        // says its word: «покажи его на очках»), and no plain reply knows the item.
+        if pointed == Pointer::This && !named {
+            if points_surely(request) {
+                examples.retain(|e| {
+                    e.target.as_deref().is_some_and(|t| {
+                        set.tool(t).is_some()
+                            || Intent::from_target(t).is_some()
+                            || (CoreTool::from_name(t).is_some()
+                                && says_action(request, core_said(t)))
+                    })
+                });
+            }
+            return;
+        }
         let takes_item = |name: &str| {
             set.tools.iter().any(|t| {
                 t.name == name

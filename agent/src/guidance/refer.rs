@@ -28,6 +28,8 @@ pub(crate) struct Item {
     /// The stems of its line's words but the id ([`stems`]): what a request names it by
     /// ("the one about the card").
     pub(crate) stems: Vec<String>,
+    /// The year its line gives (`Матрица (1999)`): what "the older one" compares.
+    pub(crate) year: Option<i32>,
 }
 
 /// What a request of a session can point at, for the tools of one set.
@@ -53,7 +55,42 @@ pub(crate) enum Pointer {
     Last,
     /// The item the conversation is about: «его», «её», "it", "that one".
     This,
+    /// The item of the earliest year: "the older one", "the original", «постарше».
+    Oldest,
+    /// The item of the latest year: "the newer one", "the sequel", «поновее».
+    Newest,
 }
+
+/// Words that point at the earliest item of a list by its year.
+const OLDER_WORDS: &[&str] = &[
+    "older",
+    "oldest",
+    "earlier",
+    "earliest",
+    "original",
+    "постарше",
+    "старее",
+    "старше",
+    "пораньше",
+    "оригинал",
+    "оригинальный",
+    "оригинальную",
+    "оригинальная",
+    "оригинальное",
+];
+
+/// Words that point at the latest item of a list by its year.
+const NEWER_WORDS: &[&str] = &[
+    "newer",
+    "newest",
+    "sequel",
+    "поновее",
+    "новее",
+    "посвежее",
+    "свежее",
+    "продолжение",
+    "сиквел",
+];
 
 /// The endings a Russian ordinal takes after its stem (the adjective's: «вторник» or
 /// «пятница» is no ordinal). English ordinals are whole words.
@@ -150,6 +187,12 @@ pub(crate) fn pointer(request: &str) -> Option<Pointer> {
     if let Some(n) = numbered {
         return Some(Pointer::Nth(n));
     }
+    if words.iter().any(|w| OLDER_WORDS.contains(&w.as_str())) {
+        return Some(Pointer::Oldest);
+    }
+    if words.iter().any(|w| NEWER_WORDS.contains(&w.as_str())) {
+        return Some(Pointer::Newest);
+    }
     // "that", "this" and «это» point when nothing follows them ("delete that", «удали это»)
     // or "one" does; else they start a clause ("note that the car is on level three", «это
     // важно»).
@@ -159,6 +202,21 @@ pub(crate) fn pointer(request: &str) -> Option<Pointer> {
             || (i + 1 == words.len() && matches!(w.as_str(), "that" | "this" | "это"))
     });
     this.then_some(Pointer::This)
+}
+
+/// Whether `request` points at the item the conversation is about by a word that points at
+/// nothing else: a pronoun of [`THIS_WORDS`] but "it" and "them" ("what time is it" points at
+/// nothing), or "that one", "this one".
+pub(crate) fn points_surely(request: &str) -> bool {
+    let words: Vec<String> = request
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    words.iter().enumerate().any(|(i, w)| {
+        (THIS_WORDS.contains(&w.as_str()) && !matches!(w.as_str(), "it" | "them"))
+            || (w == "one" && i > 0 && matches!(words[i - 1].as_str(), "that" | "this"))
+    })
 }
 
 /// The id a request says aloud (`tt3659388` in "tell me more about tt3659388"): a word of
@@ -204,10 +262,16 @@ fn list_items(reply: &str) -> Vec<Item> {
                 .split_whitespace()
                 .filter(|w| !w.contains('='))
                 .collect();
+            let year = text.iter().find_map(|w| {
+                let w = w.trim_matches(|c: char| !c.is_ascii_digit());
+                let year: i32 = w.parse().ok().filter(|_| w.len() == 4)?;
+                (1870..=2100).contains(&year).then_some(year)
+            });
             Some(Item {
                 number: line[..digits].parse().ok(),
                 id,
                 stems: stems(&text.join(" ")),
+                year,
             })
         })
         .collect()
@@ -250,6 +314,7 @@ pub(crate) fn referents(history: &[Message], prefix: &str) -> Referents {
                                 number: Some(number),
                                 id: None,
                                 stems: Vec::new(),
+                                year: None,
                             }),
                     );
                 }
@@ -287,7 +352,23 @@ impl Referents {
             Pointer::Nth(n) => self.items.get(n.checked_sub(1)?),
             Pointer::Last => self.items.last(),
             Pointer::This => self.focus.as_ref().or(self.items.first()),
+            Pointer::Oldest => self.by_year(false),
+            Pointer::Newest => self.by_year(true),
         }
+    }
+
+    /// The item of the list of the latest year (`newest`) or of the earliest; `None` unless
+    /// two items give different years (no year tells "the older one" then).
+    fn by_year(&self, newest: bool) -> Option<&Item> {
+        let dated = self.items.iter().filter_map(|i| Some((i.year?, i)));
+        let (min, max) = (
+            dated.clone().min_by_key(|(y, _)| *y)?,
+            dated.max_by_key(|(y, _)| *y)?,
+        );
+        if min.0 == max.0 {
+            return None;
+        }
+        Some(if newest { max.1 } else { min.1 })
     }
 
     /// The one item of the list a request of `request_stems` names by its words ("delete the
@@ -390,6 +471,29 @@ mod tests {
         assert_eq!(pointer("В пятницу в кино"), None);
         assert_eq!(pointer("One more note"), None);
         assert_eq!(pointer("Поставь на паузу"), None);
+        // By year: the earliest or latest of the list.
+        assert_eq!(pointer("the older one"), Some(Pointer::Oldest));
+        assert_eq!(pointer("давай ту, что постарше"), Some(Pointer::Oldest));
+        assert_eq!(pointer("is the sequel any good"), Some(Pointer::Newest));
+        assert_eq!(pointer("включи поновее"), Some(Pointer::Newest));
+        assert_eq!(pointer("find me a new comedy"), None);
+    }
+
+    #[test]
+    fn a_pronoun_points_surely_and_it_may_not() {
+        assert!(points_surely("сколько она идёт"));
+        assert!(points_surely("Tell me about that one"));
+        assert!(!points_surely("what time is it"));
+        assert!(!points_surely("Сколько времени"));
+    }
+
+    #[test]
+    fn the_older_and_the_newer_are_told_by_the_years_of_the_list() {
+        let r = referents(&[tool("media_search", FILMS)], "media_");
+        assert_eq!(r.resolve(Pointer::Oldest), Some(&r.items[0]));
+        assert_eq!(r.resolve(Pointer::Newest), Some(&r.items[1]));
+        let undated = referents(&[tool("notes_list", "1. хлеб\n2. молоко")], "notes_");
+        assert_eq!(undated.resolve(Pointer::Newest), None);
     }
 
     #[test]

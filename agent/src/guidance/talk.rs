@@ -132,6 +132,10 @@ pub(crate) fn is_small_talk(intent: Intent, text: &str) -> bool {
 /// assistant speaks to it; a joke is asked for by name), so the model answers it — «Расскажи
 /// про море» is no request for a joke.
 pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
+    // An acknowledgement asks nothing: "is the sequel any good" is a question, no "good".
+    if intent == Intent::Acknowledgement && super::answers::is_question(text) {
+        return None;
+    }
     let words = words(text);
     let text = format!(" {} ", words.join(" "));
     let has = |markers: &[&str]| markers.iter().any(|m| text.contains(&format!(" {m} ")));

@@ -88,6 +88,13 @@ pub enum Technique {
     /// about the notes phrased with a writing verb taken for a note to add ("What did I
     /// write down earlier?" → `notes_add|did I write down earlier`).
     QuestionLists,
+    /// A request that goes on with the previous turn's ("and also buy cat food" after a note
+    /// was added, «и сантехника тоже убери» after one was deleted: it opens with "and",
+    /// "plus", «и ещё» or says "too", "as well", «тоже»), asks no question, and is routed to
+    /// no tool (a request no tool serves, an acknowledgement, a plain reply) is for the tool
+    /// the previous turn called, when it is still offered. The failure: the words left after
+    /// the action was dropped ("buy", "post") taken for a request no tool serves.
+    Continuation,
     /// A number said in groups (`8 800 555 35 35`) is one word of that tail. The failure:
     /// a text argument starting inside the number (`show_text|35 35`); Gemma 148 → 149 of 164.
     NumberGroups,
@@ -216,7 +223,7 @@ pub enum Technique {
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 41] = [
+    pub const ALL: [Technique; 42] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -258,6 +265,7 @@ impl Technique {
         Technique::LeadWords,
         Technique::SaidAction,
         Technique::QuestionLists,
+        Technique::Continuation,
     ];
 
     /// The main switches: [`crate::Guidance::none`] has them all off.
@@ -314,6 +322,7 @@ impl Technique {
             Technique::LeadWords => "lead-words",
             Technique::SaidAction => "said-action",
             Technique::QuestionLists => "question-lists",
+            Technique::Continuation => "continuation",
         }
     }
 
@@ -327,7 +336,9 @@ impl Technique {
             | DelimitedText | SpokenNumbers | TailOfWords | NumberGroups | OneAction
             | ReplyWords | ListAsItems | DropAsides | TalkIntents | References | SaidValue
             | AnswerTranscript | AskWhenUnsure | RouteWords | SkillQuestions | SkillSummary
-            | FrameWords | ContentStart | LeadWords | SaidAction | QuestionLists => Some(Route),
+            | FrameWords | ContentStart | LeadWords | SaidAction | QuestionLists | Continuation => {
+                Some(Route)
+            }
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable

@@ -204,6 +204,7 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     38 "lead-words",
     39 "said-action",
     40 "question-lists",
+    41 "continuation",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).

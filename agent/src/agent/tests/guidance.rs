@@ -1245,3 +1245,68 @@ fn a_question_of_what_was_kept_goes_to_the_set_s_lister() {
         Some("notes_add")
     );
 }
+
+/// A request going on with the previous turn's («И ещё …», "… too") is for the tool that
+/// turn called; a question, or a request said alone, is routed on its own words.
+#[test]
+fn a_request_going_on_with_the_last_is_for_the_tool_it_called() {
+    let target = |out: &TurnOutcome| out.route.as_ref().and_then(|r| r.target.clone());
+    let run = |guidance: Guidance, then: &str| {
+        let mut agent = agent_with_lists(guidance);
+        let (out, _) = routed_turn(
+            &mut agent,
+            "Запиши заметку купить молоко",
+            &["купить молоко", "Ок."],
+        );
+        assert_eq!(out.executed[0].name, "notes_add");
+        let (out, _) = routed_turn(&mut agent, then, &["x", "Ок."]);
+        target(&out)
+    };
+    let more = "И ещё закажи пиццу";
+    assert_ne!(
+        run(Guidance::default().without(Technique::Continuation), more).as_deref(),
+        Some("notes_add")
+    );
+    assert_eq!(run(Guidance::default(), more).as_deref(), Some("notes_add"));
+    // Said alone, or asked, it is no continuation.
+    assert_ne!(
+        run(Guidance::default(), "Закажи пиццу").as_deref(),
+        Some("notes_add")
+    );
+    assert_ne!(
+        run(Guidance::default(), "И ещё, какая погода?").as_deref(),
+        Some("notes_add")
+    );
+}
+
+/// "The older one", «поновее» point at the list's item of the earliest or latest year.
+#[test]
+fn an_item_older_or_newer_is_the_one_of_its_year() {
+    for (request, id) in [
+        ("Включи тот, что постарше", "tt0133093"),
+        ("Включи тот, что поновее", "tt0234215"),
+    ] {
+        let mut agent = agent_with_lists(Guidance::default());
+        routed_turn(&mut agent, "Найди фильм Матрица", &["Матрица", "Нашла."]);
+        let (out, model) = routed_turn(&mut agent, request, &[id, "Готово."]);
+        let r = &model.requests()[0];
+        let spec = &r.call_specs.as_ref().expect(request)[0];
+        assert_eq!(
+            spec.args[0].kind,
+            crate::model::ArgKind::OneOf(vec![id.into()]),
+            "{request}: {:?}",
+            out.route
+        );
+    }
+}
+
+/// «Он», «её» after a list point at its item for sure: no clock, no plain reply.
+#[test]
+fn a_pronoun_after_a_list_is_about_its_item() {
+    let mut agent = agent_with_lists(Guidance::default());
+    routed_turn(&mut agent, "Найди фильм Матрица", &["Матрица", "Нашла."]);
+    let mut model = ScriptedModel::new(Vec::<String>::new()).with_embeddings();
+    let route = agent.route("s", "Сколько времени он идёт?", &mut model);
+    let target = route.and_then(|r| r.target).unwrap_or_default();
+    assert!(target.starts_with("films_"), "{target}");
+}
