@@ -2,6 +2,7 @@
 //! yesterday?"), answered from the agent's clock ([`crate::Technique::DayQuestions`]): what
 //! the clock knows is computed, never guessed. Today's date stays the clock tool's.
 
+use super::words::lower_words;
 use crate::clock::Timestamp;
 use crate::messages::{Lang, Texts};
 use crate::time_text::day_and_date;
@@ -80,11 +81,7 @@ const FILLER: &[&str] = &[
 /// будет?» → 1, "What was the date yesterday?" → −1), when it asks nothing else; `None`
 /// for anything else, and for today (the clock tool answers that).
 pub(crate) fn day_question(text: &str) -> Option<i64> {
-    let words: Vec<String> = text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
+    let words = lower_words(text);
     if words.is_empty() || words.len() > 10 {
         return None;
     }

@@ -2,6 +2,8 @@
 //! ([`super::Technique::SkillQuestions`]): a skill's subject asked about this way wants its
 //! instructions read, not its tools run.
 
+use super::words::lower_words;
+
 /// Words that name instructions themselves (by the start of a word, both languages).
 const SKILL_WORDS: &[&str] = &[
     "скил",
@@ -36,12 +38,7 @@ const WORKINGS: &[&str] = &[
 /// instructions ("Read the skill about notes"). Whether the subject is a skill's is for the
 /// caller to find.
 pub(crate) fn asks_how_to(text: &str) -> bool {
-    let words: Vec<String> = text
-        .to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_owned)
-        .collect();
+    let words = lower_words(text);
     let starts = |stems: &[&str]| words.iter().any(|w| stems.iter().any(|s| w.starts_with(s)));
     let has = |word: &str| words.iter().any(|w| w == word);
     // What something can do is how it works: "what can the film feature do", «что умеет

@@ -14,7 +14,7 @@ use super::text::{
     asks_opinion, asks_what_is, delimited_text, echo_stop, from_content_start, heard_right,
     intro_sentences, number_groups, says_action, without_frame_end, without_lead, words_of,
 };
-use super::words::{said_number, stems, turn_openers};
+use super::words::{lower_words, said_number, stems, turn_openers};
 use super::{Guidance, Technique};
 use crate::args::{validate_args, ArgDecl, ArgType, RawArgs};
 use crate::call_line::parse_output_as;
@@ -695,16 +695,14 @@ impl Planner<'_> {
             .rev()
             .filter(|m| m.role == Role::Assistant)
             .flat_map(|m| {
-                let mut calls: Vec<String> = parse_output_as(self.syntax, &m.content)
+                parse_output_as(self.syntax, &m.content)
                     .segments
                     .into_iter()
-                    .filter_map(|seg| match seg {
-                        Segment::Call(call) => Some(call.name),
-                        _ => None,
-                    })
-                    .collect();
-                calls.reverse();
-                calls
+                    .rev()
+            })
+            .filter_map(|seg| match seg {
+                Segment::Call(call) => Some(call.name),
+                _ => None,
             })
             .find(|name| match CoreTool::from_name(name) {
                 Some(core) => !core.is_invisible() && core != CoreTool::ReadSkill,
@@ -912,10 +910,9 @@ impl Planner<'_> {
         // (above), calls it "one" ("what's the lost world one like") or says it is done
         // ([`DONE_WORDS`]); named alone it may be a new search ("search for jurassic world").
         let one = named
-            && request.split(|c: char| !c.is_alphanumeric()).any(|w| {
-                w.eq_ignore_ascii_case("one")
-                    || (DONE_WORDS.contains(&w.to_lowercase().as_str()) && !is_question(request))
-            });
+            && lower_words(request)
+                .iter()
+                .any(|w| w == "one" || (DONE_WORDS.contains(&w.as_str()) && !is_question(request)));
         let Some(pointed) = points
             .or((!saying.is_empty()).then_some(Pointer::This))
             .or(one.then_some(Pointer::This))

@@ -7,7 +7,7 @@
 //! and a pointer in the user's words is resolved to one of them
 //! ([`crate::Technique::References`]).
 
-use super::words::{spoken_number, stems, EN_ORDINALS, RU_ORDINALS};
+use super::words::{lower_words, spoken_number, stems, EN_ORDINALS, RU_ORDINALS};
 use crate::messages::Lang;
 use crate::model::{Message, Role};
 
@@ -149,11 +149,7 @@ fn ordinal(word: &str) -> Option<i64> {
 /// item the conversation is about («его», "it", "that one"); `None` when it points at
 /// nothing.
 pub(crate) fn pointer(request: &str) -> Option<Pointer> {
-    let words: Vec<String> = request
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
+    let words = lower_words(request);
     // An ordinal before «года» is a year's («девяносто третьего года»), no position.
     let year_words = ["год", "года", "году"];
     let ordinal_said = words.iter().enumerate().find_map(|(i, w)| {
@@ -197,8 +193,7 @@ pub(crate) fn pointer(request: &str) -> Option<Pointer> {
     // or "one" does; else they start a clause ("note that the car is on level three", «это
     // важно»).
     let this = words.iter().enumerate().any(|(i, w)| {
-        THIS_WORDS.contains(&w.as_str())
-            || (w == "one" && i > 0 && matches!(words[i - 1].as_str(), "that" | "this"))
+        points_at_this(&words, i, false)
             || (i + 1 == words.len() && matches!(w.as_str(), "that" | "this" | "это"))
     });
     this.then_some(Pointer::This)
@@ -208,15 +203,16 @@ pub(crate) fn pointer(request: &str) -> Option<Pointer> {
 /// nothing else: a pronoun of [`THIS_WORDS`] but "it" and "them" ("what time is it" points at
 /// nothing), or "that one", "this one".
 pub(crate) fn points_surely(request: &str) -> bool {
-    let words: Vec<String> = request
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    words.iter().enumerate().any(|(i, w)| {
-        (THIS_WORDS.contains(&w.as_str()) && !matches!(w.as_str(), "it" | "them"))
-            || (w == "one" && i > 0 && matches!(words[i - 1].as_str(), "that" | "this"))
-    })
+    let words = lower_words(request);
+    (0..words.len()).any(|i| points_at_this(&words, i, true))
+}
+
+/// Whether `words[i]` points at the item the conversation is about: a word of
+/// [`THIS_WORDS`] (with `surely`, not "it" or "them"), or "one" after "that" or "this".
+fn points_at_this(words: &[String], i: usize, surely: bool) -> bool {
+    let w = words[i].as_str();
+    (THIS_WORDS.contains(&w) && !(surely && matches!(w, "it" | "them")))
+        || (w == "one" && i > 0 && matches!(words[i - 1].as_str(), "that" | "this"))
 }
 
 /// The id a request says aloud (`tt3659388` in "tell me more about tt3659388"): a word of

@@ -2,7 +2,7 @@
 //! answer after its reply are made of), number groups, the text a request sets apart, and
 //! the stops that cut an echo of the request or a recital of the prompt.
 
-use super::words::{stems, APOSTROPHES, STOP_WORDS};
+use super::words::{lower_words, stems, APOSTROPHES, STOP_WORDS};
 use super::{Guidance, Technique};
 use crate::model::{is_list_number, Message, Role};
 use std::borrow::Cow;
@@ -380,11 +380,7 @@ const OPINION: &[&[&str]] = &[
 /// Whether `text` asks what the assistant itself likes ([`OPINION`], the words next to each
 /// other): a question to talk about, no request.
 pub(crate) fn asks_opinion(text: &str) -> bool {
-    let words: Vec<String> = text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
+    let words = lower_words(text);
     OPINION.iter().any(|seq| {
         words
             .windows(seq.len())

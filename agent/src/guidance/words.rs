@@ -202,17 +202,21 @@ const HOMOPHONE_ENDS: &[&str] = &["from", "in", "of", "on", "please"];
 /// Words a number follows when it names an item ("note two", "number four").
 const NUMBER_NOUNS: &[&str] = &["note", "number", "item", "entry", "no"];
 
+/// The words of `text`, lowercased: its runs of letters and digits.
+pub(crate) fn lower_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
 /// The number `request` says: the first word in digits or a number word
 /// ([`spoken_number`], a Russian number noun: «убери двойку»), else, in English, a word a
 /// recognizer writes for a number right after a word that numbers an item and at the end of
 /// the request or before [`HOMOPHONE_ENDS`] ("delete note to", "remove number too from my
 /// notes"); `None` when it says none.
 pub(crate) fn said_number(lang: Lang, request: &str) -> Option<i64> {
-    let words: Vec<String> = request
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
+    let words = lower_words(request);
     let noun = |w: &str| {
         (lang == Lang::Ru)
             .then(|| RU_NUMBER_NOUNS.iter().find(|(p, _)| w.starts_with(p)))
