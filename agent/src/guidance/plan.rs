@@ -12,7 +12,8 @@ use super::route::{Route, RouteExample, Router};
 use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{
     asks_opinion, asks_what_is, delimited_text, echo_stop, from_content_start, heard_right,
-    intro_sentences, number_groups, says_action, without_frame_end, without_lead, words_of,
+    intro_sentences, number_groups, says_action, speaks_of_self, without_frame_end, without_lead,
+    words_of,
 };
 use super::words::{lower_words, said_number, stems, turn_openers};
 use super::{Guidance, Technique};
@@ -620,13 +621,36 @@ impl Planner<'_> {
                 _ => None,
             };
             if let Some(keeper) = keeper.filter(|_| asks_what_is(user_text)) {
-                let listing: Vec<RouteExample> = examples
-                    .iter()
-                    .filter(|e| e.target.as_deref() != Some(keeper.as_str()))
-                    .cloned()
-                    .collect();
-                if let Ok(Some(r)) = router.route(model, compared, &listing, self.guidance) {
-                    route = Ok(Some(r));
+                // Nor is any later routing of the turn's ("remind me what I wrote down" is no
+                // text to keep once a showing tool it said no word of is set aside); and a
+                // question of the user's own that came nearest to a keeper asks about what
+                // it keeps: no plain reply, the lister ("what's two plus two" may be one).
+                let kept = examples.clone();
+                examples.retain(|e| e.target.as_deref() != Some(keeper.as_str()));
+                match router.route(model, compared, &examples, self.guidance) {
+                    Ok(Some(r)) => route = Ok(Some(r)),
+                    _ => examples = kept,
+                }
+                // A core tool it says no word of ("write" is no "write on the glasses") is
+                // none either.
+                let toolless = match &route {
+                    Ok(Some(r)) => r.target.as_deref().is_none_or(|t| {
+                        t.is_empty()
+                            || Intent::from_target(t).is_some()
+                            || (CoreTool::from_name(t).is_some() && !says_needed(t, user_text))
+                    }),
+                    _ => true,
+                };
+                let lister = self.lister_for(&keeper);
+                if let Some(lister) = lister.filter(|_| toolless && speaks_of_self(user_text)) {
+                    let listing: Vec<RouteExample> = examples
+                        .iter()
+                        .filter(|e| e.target.as_deref() == Some(lister.as_str()))
+                        .cloned()
+                        .collect();
+                    if let Ok(Some(r)) = router.route(model, compared, &listing, self.guidance) {
+                        route = Ok(Some(r));
+                    }
                 }
             }
         }
@@ -651,6 +675,22 @@ impl Planner<'_> {
                     if let Ok(Some(r)) = router.route(model, compared, &examples, self.guidance) {
                         route = Ok(Some(r));
                     }
+                }
+            }
+        }
+        // A place in a list only the list tells ("bin the last one"), asked of a set's tool
+        // that takes an item while no list of that set is known: the set's list is read
+        // first, not a guessed item acted on.
+        if self.on(Technique::References) {
+            let target = match &route {
+                Ok(Some(r)) => r.target.clone(),
+                _ => None,
+            };
+            if let Some(lister) = target.and_then(|t| self.list_first(&t, history, user_text)) {
+                let mut listing = self.examples_for(active, Some(history));
+                listing.retain(|e| e.target.as_deref() == Some(lister.as_str()));
+                if let Ok(Some(r)) = router.route(model, compared, &listing, self.guidance) {
+                    route = Ok(Some(r));
                 }
             }
         }
@@ -708,6 +748,40 @@ impl Planner<'_> {
                 Some(core) => !core.is_invisible() && core != CoreTool::ReadSkill,
                 None => self.toolsets.owner_set(name).is_some(),
             })
+    }
+
+    /// The tool to call before `target` when `request` points at a place in a list only
+    /// the list tells (the last item, the oldest, the newest: [`Pointer`]) and `target` takes
+    /// an item (a required number or id) while `history` holds no list of its set: the one
+    /// tool of that set that needs no argument. `None` otherwise (a number said is a place
+    /// without a list: "delete note two").
+    fn list_first(&self, target: &str, history: &[Message], request: &str) -> Option<String> {
+        let place = matches!(
+            pointer(request),
+            Some(Pointer::Last | Pointer::Oldest | Pointer::Newest)
+        );
+        if !place {
+            return None;
+        }
+        let set = self.toolsets.owner_set(target)?;
+        let takes_item = set.tool(target)?.args.iter().any(|a| {
+            a.required
+                && (a.ty == ArgType::Integer || (a.ty == ArgType::String && is_id_arg(&a.name)))
+        });
+        let known = referents(history, "")
+            .list_tool
+            .is_some_and(|t| set.tool(&t).is_some());
+        if !takes_item || known {
+            return None;
+        }
+        let mut listers = set
+            .tools
+            .iter()
+            .filter(|t| !t.args.iter().any(|a| a.required));
+        match (listers.next(), listers.next()) {
+            (Some(one), None) => Some(one.name.clone()),
+            _ => None,
+        }
     }
 
     /// The tool that lists what `tool` keeps ([`Technique::QuestionLists`]): when `tool`

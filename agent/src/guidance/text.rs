@@ -161,6 +161,8 @@ const LEAD_WORDS: &[&str] = &[
     "wanna",
     "hoping",
     "wondering",
+    "appreciate",
+    "grateful",
     "was",
     "were",
     "let's",
@@ -248,6 +250,37 @@ const QUESTION_OPENERS: &[&str] = &[
     "есть",
 ];
 
+/// Verbs that ask the assistant to tell something ("remind me what…", «напомни, что…»);
+/// Russian ones also with «-ка».
+const TELLING_WORDS: &[&str] = &[
+    "remind",
+    "tell",
+    "напомни",
+    "напомните",
+    "скажи",
+    "скажите",
+    "подскажи",
+    "подскажите",
+];
+
+/// Words that open a question told after a verb of [`TELLING_WORDS`] ("remind me what I
+/// saved", «скажи, какие у меня заметки»); never "that" or "to" (a reminder to keep:
+/// "remind me to call mum"), nor «что», which is both «напомни, что я записал» and
+/// «напомни, что завтра стрижка».
+const EMBEDDED_QUESTION: &[&str] = &[
+    "what",
+    "what's",
+    "whats",
+    "which",
+    "whether",
+    "if",
+    "какие",
+    "какая",
+    "какой",
+    "какую",
+    "есть",
+];
+
 /// Words that make a question a request to act ("could you save…", «можешь записать…?»).
 const ASKING_WORDS: &[&str] = &[
     "can",
@@ -282,6 +315,26 @@ pub(crate) fn asks_what_is(text: &str) -> bool {
         .map(spoken)
         .filter(|w| !w.is_empty())
         .collect();
+    // A question put to the assistant to answer ("remind me what I wrote down", "could
+    // you tell me which notes I have", «напомни, что я записал») asks, polite or not.
+    let telling = words.iter().position(|w| !is_lead(w)).is_some_and(|i| {
+        let told = words.get(i).is_some_and(|w| {
+            TELLING_WORDS.iter().any(|t| {
+                w.strip_prefix(t)
+                    .is_some_and(|rest| rest.is_empty() || rest == "ка")
+            })
+        });
+        let asked = words
+            .get(i + 1..)
+            .unwrap_or_default()
+            .iter()
+            .find(|w| !matches!(w.as_str(), "me" | "us" | "мне" | "нам"))
+            .is_some_and(|w| EMBEDDED_QUESTION.contains(&w.as_str()));
+        told && asked
+    });
+    if telling {
+        return true;
+    }
     // "Do you mind…" asks to act; "keep in mind" does not.
     let you_mind = words.windows(2).any(|p| p[0] == "you" && p[1] == "mind");
     if you_mind || words.iter().any(|w| ASKING_WORDS.contains(&w.as_str())) {
@@ -292,6 +345,20 @@ pub(crate) fn asks_what_is(text: &str) -> bool {
         .find(|w| !is_lead(w))
         .is_some_and(|w| QUESTION_OPENERS.contains(&w.as_str()));
     opens || text.trim_end().ends_with('?')
+}
+
+/// Words by which a speaker speaks of themselves.
+const SELF_WORDS: &[&str] = &[
+    "i", "i'd", "i've", "i'm", "me", "my", "mine", "я", "мне", "меня", "мой", "моя", "мои", "моё",
+    "мое", "моих", "моей",
+];
+
+/// Whether `text` speaks of its speaker ("what did I write", "what's on my list", «что у
+/// меня записано»): a question of the user's own asks about what the user keeps.
+pub(crate) fn speaks_of_self(text: &str) -> bool {
+    text.split_whitespace()
+        .map(spoken)
+        .any(|w| SELF_WORDS.contains(&w.as_str()))
 }
 
 /// Words that negate the word after them («не удаляй», "don't delete", "never erase"), as
@@ -389,8 +456,9 @@ pub(crate) fn asks_opinion(text: &str) -> bool {
 }
 
 /// Word sequences a speech recognizer writes for a request verb ("right down" for "write
-/// down", «за пиши» for «запиши»), and the verb.
+/// down", «за пиши» for «запиши») or a phrase ("nevermind"), and what was said.
 const SLIPS: &[(&[&str], &str)] = &[
+    (&["nevermind"], "never mind"),
     (&["right", "down"], "write down"),
     (&["right", "it", "down"], "write it down"),
     (&["right", "that", "down"], "write that down"),
@@ -608,6 +676,7 @@ mod tests {
         );
         assert_eq!(heard_right("Right it down, please"), "write it down please");
         assert_eq!(heard_right("за пиши молоко"), "запиши молоко");
+        assert_eq!(heard_right("nevermind"), "never mind");
         assert!(matches!(
             heard_right("That's right, thanks"),
             Cow::Borrowed(_)
@@ -623,6 +692,9 @@ mod tests {
             "ну что у меня там сейчас записано",
             "ok so what's on my list",
             "what was the thing I wanted to keep in mind",
+            "remind me what i wrote down",
+            "could you tell me which notes I have",
+            "Напомни-ка, какие у меня заметки",
         ] {
             assert!(asks_what_is(asks), "{asks}");
         }
@@ -633,6 +705,9 @@ mod tests {
             "note to self: return the library books",
             "What a day. Write down: buy milk?",
             "Do you mind noting that the rent went up?",
+            "remind me to water the plants tomorrow",
+            "remind me later that the bins go out tonight",
+            "Напомни мне, что завтра стрижка",
             "",
         ] {
             assert!(!asks_what_is(acts), "{acts}");
@@ -797,6 +872,10 @@ mod tests {
         assert_eq!(
             without_lead("слушай, короче, кинь на экран пароль"),
             "кинь на экран пароль"
+        );
+        assert_eq!(
+            without_lead("i'd appreciate it if you removed the second note"),
+            "it if you removed the second note"
         );
         // A request without a lead, and one that is nothing but a lead, stay whole.
         assert_eq!(without_lead("Is it past ten?"), "Is it past ten?");

@@ -1310,3 +1310,48 @@ fn a_pronoun_after_a_list_is_about_its_item() {
     let target = route.and_then(|r| r.target).unwrap_or_default();
     assert!(target.starts_with("films_"), "{target}");
 }
+
+/// "The last one" before any list is shown: the list is read first, no guessed number is
+/// deleted; once the list is known, the last item is deleted.
+#[test]
+fn the_last_item_before_a_list_is_shown_reads_the_list_first() {
+    let target = |out: &TurnOutcome| out.route.as_ref().and_then(|r| r.target.clone());
+    let request = "Удали последнюю заметку";
+    let mut agent = agent_with_lists(Guidance::default().without(Technique::References));
+    let (out, _) = routed_turn(&mut agent, request, &["1", "Удалила."]);
+    assert_eq!(target(&out).as_deref(), Some("notes_delete"));
+    let mut agent = agent_with_lists(Guidance::default());
+    let (out, _) = routed_turn(&mut agent, request, &["Вот они."]);
+    assert_eq!(target(&out).as_deref(), Some("notes_list"));
+    assert_eq!(out.executed[0].name, "notes_list");
+    let (out, model) = routed_turn(&mut agent, request, &["Удалила."]);
+    assert_eq!(target(&out).as_deref(), Some("notes_delete"));
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: notes_delete|2")
+    );
+    // A number said is a place without a list.
+    let mut agent = agent_with_lists(Guidance::default());
+    let (out, _) = routed_turn(&mut agent, "Удали вторую заметку", &["Удалила."]);
+    assert_eq!(target(&out).as_deref(), Some("notes_delete"));
+}
+
+/// "Remind me which notes I added" asks what is kept: the list, not a new note of its words.
+#[test]
+fn a_question_told_after_remind_me_reads_the_list() {
+    let request = "Напомни, какие заметки я добавлял";
+    let mut model = ScriptedModel::new(Vec::<String>::new()).with_embeddings();
+    let route = |guidance: Guidance, model: &mut ScriptedModel| {
+        let mut agent = agent_with_lists(guidance);
+        agent
+            .route("s", request, model)
+            .and_then(|r| r.target)
+            .unwrap_or_default()
+    };
+    let without = route(
+        Guidance::default().without(Technique::QuestionLists),
+        &mut model,
+    );
+    assert_eq!(without, "notes_add");
+    assert_eq!(route(Guidance::default(), &mut model), "notes_list");
+}
