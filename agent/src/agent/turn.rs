@@ -9,8 +9,8 @@ use super::{
 };
 use crate::call_line::{parse_output_as, RepeatGuard, VisibleTextFilter};
 use crate::guidance::{
-    arithmetic_question, day_question, say_arithmetic, say_day, say_units, unit_question,
-    yes_or_no, Technique,
+    arithmetic_question, day_question, routed_head, say_arithmetic, say_day, say_units,
+    unit_question, yes_or_no, Technique,
 };
 use crate::judge::user_lang;
 use crate::messages::Texts;
@@ -91,6 +91,10 @@ impl Agent {
         let mut out = TurnOutcome::new();
         out.notes = out_notes;
         let texts = Texts::new(shared.config.lang);
+        // What decides what the message asks and in which language: its head (a question
+        // computed from the clock or by arithmetic is a short one).
+        let head = routed_head(user_text);
+        let short = head.len() == user_text.len();
         // The action asked about at the end of the last turn: a yes runs it for the request
         // asked about, a no is acknowledged, anything else is a new request.
         let mut request_at = turn_start;
@@ -102,7 +106,7 @@ impl Agent {
                     confirmed = Some(asked.route);
                 }
                 Some(false) => {
-                    let lang = user_lang(user_text, shared.config.lang);
+                    let lang = user_lang(head, shared.config.lang);
                     let reply = Texts::new(lang).ask_declined().to_string();
                     return Ok(answered(s, out, reply, on_event));
                 }
@@ -111,35 +115,30 @@ impl Agent {
         }
         out.confirmed = confirmed.is_some();
         // An arithmetic question: computed, never guessed.
-        let question = shared
-            .config
-            .guidance
-            .is_on(Technique::Arithmetic)
+        let arithmetic = short && shared.config.guidance.is_on(Technique::Arithmetic);
+        let question = arithmetic
             .then(|| arithmetic_question(user_text))
             .flatten()
             .filter(|_| confirmed.is_none());
         // A question of the day tomorrow or yesterday: from the clock.
         let day = || {
-            let on = shared.config.guidance.is_on(Technique::DayQuestions);
+            let on = short && shared.config.guidance.is_on(Technique::DayQuestions);
             let offset = on.then(|| day_question(user_text)).flatten()?;
             Some(say_day(
-                user_lang(user_text, shared.config.lang),
+                user_lang(head, shared.config.lang),
                 &shared.clock.now(),
                 offset,
             ))
         };
         // How many of one unit of time make another: computed.
         let units = || {
-            let on = shared.config.guidance.is_on(Technique::UnitQuestions);
+            let on = short && shared.config.guidance.is_on(Technique::UnitQuestions);
             let question = on.then(|| unit_question(user_text)).flatten()?;
-            Some(say_units(
-                user_lang(user_text, shared.config.lang),
-                &question,
-            ))
+            Some(say_units(user_lang(head, shared.config.lang), &question))
         };
         let computed = match question {
             Some(question) => Some(say_arithmetic(
-                user_lang(user_text, shared.config.lang),
+                user_lang(head, shared.config.lang),
                 &question,
             )),
             None if confirmed.is_none() => day().or_else(units),
@@ -172,7 +171,7 @@ impl Agent {
             .as_ref()
             .and_then(|h| h.reminder(session))
             .is_some();
-        let lang = user_lang(user_text, shared.config.lang);
+        let lang = user_lang(head, shared.config.lang);
         let question = match &out.route {
             Some(route) if !was_confirmed && !running => {
                 shared.ask(route, lang).map(|q| (route.clone(), q))
@@ -348,7 +347,7 @@ impl Agent {
                     // no-reply phrase in their language; the history keeps what they got.
                     let mut given = g.released().trim().to_string();
                     if given.is_empty() {
-                        let lang = user_lang(user_text, shared.config.lang);
+                        let lang = user_lang(head, shared.config.lang);
                         let phrase = Texts::new(lang).turn_no_reply();
                         on_event(AgentEvent::Text(phrase.to_string()));
                         out.streamed.push_str(phrase);

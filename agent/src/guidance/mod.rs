@@ -49,6 +49,7 @@ pub(crate) use dates::{day_question, say_day};
 pub(crate) use plan::{Planner, ReplyPlan};
 pub(crate) use route::Router;
 pub(crate) use talk::{refine as refine_intent, too_long_for};
+pub(crate) use text::routed_head;
 pub(crate) use units::{say as say_units, unit_question};
 
 #[cfg(test)]

@@ -11,9 +11,9 @@ use super::refer::{is_id_arg, pointer, points_surely, referents, said_id, Pointe
 use super::route::{Route, RouteExample, Router};
 use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{
-    asks_opinion, asks_what_is, delimited_text, echo_stop, from_content_start, heard_right,
-    intro_sentences, number_groups, says_action, speaks_of_self, without_frame_end, without_lead,
-    words_of,
+    asks_opinion, asks_what_is, delimited_text, echo_stop, from_content_start, has_word,
+    heard_right, intro_sentences, number_groups, routed_head, says_action, speaks_of_self,
+    without_frame_end, without_lead, words_of,
 };
 use super::words::{lower_words, said_number, stems, turn_openers};
 use super::{Guidance, Technique};
@@ -53,6 +53,15 @@ const DONE_WORDS: &[&str] = &[
     "оплатила",
     "оплачено",
 ];
+
+/// `history` with its last user message (the request being routed) read as `request`.
+fn with_last_request(history: &[Message], request: &str) -> Vec<Message> {
+    let mut out = history.to_vec();
+    if let Some(m) = out.iter_mut().rev().find(|m| m.role == Role::User) {
+        m.content = request.to_owned();
+    }
+    out
+}
 
 /// What one request may produce, owned: a forced reply, or the guide
 /// [`ReplyPlan::reply_guide`] lends to the request.
@@ -519,7 +528,32 @@ impl Planner<'_> {
         if !self.on(Technique::Route) {
             return None;
         }
+        // Routing reads the head of a long message (the history's copy of the request
+        // too): the rest of it is content, never a different request.
+        let head = routed_head(user_text);
+        let bounded;
+        let history = if head.len() < user_text.len() {
+            bounded = with_last_request(history, head);
+            bounded.as_slice()
+        } else {
+            history
+        };
+        let user_text = head;
         let mut examples = self.examples_for(active, Some(history));
+        // A message without a word (emoji, punctuation) names no tool and no content: it
+        // is a reaction, answered as an acknowledgement; a wordless question ("?") is left
+        // to the model. Its embedding is no request's, so nothing else is compared.
+        if !has_word(user_text) {
+            if !self.on(Technique::TalkIntents) || user_text.contains('?') {
+                return None;
+            }
+            let ack = Intent::Acknowledgement.target();
+            examples.retain(|e| e.target.as_deref() == Some(ack.as_str()));
+            return router
+                .route(model, user_text, &examples, self.guidance)
+                .ok()
+                .flatten();
+        }
         if self.on(Technique::RouteWords) {
             examples.retain(|e| {
                 e.target

@@ -618,6 +618,30 @@ pub(crate) fn delimited_text(request: &str) -> Option<String> {
     (!text.is_empty() && text.chars().count() <= MAX_DELIMITED_CHARS).then(|| text.to_owned())
 }
 
+/// The most chars of a request routing reads ([`routed_head`]): a spoken request is a
+/// sentence or two; a longer message is routed by its head, so a pasted book costs routing
+/// no more than a paragraph does.
+pub(crate) const ROUTED_CHARS: usize = 1_000;
+
+/// The part of `text` routing reads: all of it up to [`ROUTED_CHARS`] chars, else its first
+/// [`ROUTED_CHARS`] chars cut back to their last whitespace (no word cut in two).
+pub(crate) fn routed_head(text: &str) -> &str {
+    let Some((end, _)) = text.char_indices().nth(ROUTED_CHARS) else {
+        return text;
+    };
+    let head = &text[..end];
+    match head.rfind(char::is_whitespace) {
+        Some(i) if i > 0 => &head[..i],
+        _ => head,
+    }
+}
+
+/// Whether `text` has a word at all: a letter or a digit (a message of emoji or
+/// punctuation has none).
+pub(crate) fn has_word(text: &str) -> bool {
+    text.chars().any(char::is_alphanumeric)
+}
+
 /// The longest text [`delimited_text`] decides: a decided call is decoded token by token
 /// like a reply, so a longer one is left to the model (under the grammar and the reply's
 /// token limit).

@@ -1355,3 +1355,23 @@ fn a_question_told_after_remind_me_reads_the_list() {
     assert_eq!(without, "notes_add");
     assert_eq!(route(Guidance::default(), &mut model), "notes_list");
 }
+
+#[test]
+fn a_long_message_is_routed_by_its_head() {
+    // The request, then more than routing reads of filler, then another tool's words many
+    // times: what the message asks is said at its head.
+    let request = "Покажи мои заметки ";
+    let filler = "ну ".repeat(400);
+    let tail = "Добавь заметку купить хлеб ".repeat(100);
+    let message = format!("{request}{filler}{tail}");
+    let mut model = ScriptedModel::new(Vec::<String>::new()).with_embeddings();
+    let mut agent = agent_with_lists(Guidance::default());
+    let routed = |agent: &mut Agent, text: &str, model: &mut ScriptedModel| {
+        agent
+            .route("s", text, model)
+            .and_then(|r| r.target)
+            .unwrap_or_default()
+    };
+    assert_eq!(routed(&mut agent, request, &mut model), "notes_list");
+    assert_eq!(routed(&mut agent, &message, &mut model), "notes_list");
+}

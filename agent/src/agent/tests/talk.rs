@@ -268,3 +268,54 @@ fn transcript_on() -> Guidance {
     g.set(Technique::AnswerTranscript, true);
     g
 }
+
+/// A model that embeds a text without a word as it embeds a request to delete a note (an
+/// embedding of emoji is near some request or other).
+struct Misreads(ScriptedModel);
+
+impl Model for Misreads {
+    fn generate(
+        &mut self,
+        request: &crate::model::ModelRequest<'_>,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<crate::model::Generation, crate::model::ModelError> {
+        self.0.generate(request, on_text)
+    }
+    fn embed(&mut self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, crate::model::ModelError> {
+        let read = |t: &&str| {
+            if t.chars().any(char::is_alphanumeric) {
+                ScriptedModel::embedding_of(t)
+            } else {
+                ScriptedModel::embedding_of("Удали заметку")
+            }
+        };
+        Ok(Some(texts.iter().map(read).collect()))
+    }
+}
+
+#[test]
+fn a_message_without_a_word_is_answered_as_a_reaction() {
+    // Emoji and punctuation name no tool: a reaction gets a short acknowledgement, no model
+    // call and no tool.
+    for text in ["😀", "👍👍", "❤️ !!!"] {
+        let mut agent = agent_with(Guidance::default());
+        let mut model = Misreads(ScriptedModel::new(["TOOL_CALL: notes_delete|1"]));
+        let out = agent
+            .turn("s", text, &mut model, &CancelToken::new(), &mut |_| {})
+            .unwrap();
+        assert_eq!(
+            out.talk,
+            Some(Intent::Acknowledgement),
+            "{text}: {:?}",
+            out.route
+        );
+        assert!(model.0.requests().is_empty(), "{text}");
+        assert!(out.executed.is_empty(), "{text}");
+    }
+    // A wordless question asks something the words do not say: the model answers it.
+    let mut agent = agent_with(Guidance::default());
+    let (out, model) = routed_turn(&mut agent, "??", &["Что вы имели в виду?"]);
+    assert!(out.route.is_none(), "{:?}", out.route);
+    assert_eq!(out.talk, None);
+    assert_eq!(model.requests().len(), 1);
+}

@@ -967,17 +967,19 @@ public final class BridgeTests {
         a.close();
     }
 
-    /** Messages of 5,000,000 chars and of 2,000,000 emoji (4,000,000 UTF-16 units) through the
-     *  bridge's send on the real Gemma at a 512-token context: each crosses the JNI conversion
-     *  whole, the agent cuts it to the context budget, the turn is answered (onDone, never
-     *  onError), and the next ordinary message too. Prints each turn's time. */
+    /** Messages of 5,000,000 chars and of 4,000,000 UTF-16 units of words each carrying an emoji
+     *  (a surrogate pair) through the bridge's send on the real Gemma at a 512-token context: each
+     *  crosses the JNI conversion whole, the agent cuts it to the context budget, the turn is
+     *  answered (onDone, never onError), and the next ordinary message too. (A message of emoji
+     *  alone has no word for the model: it is answered as a reaction, no request made.) Prints
+     *  each turn's time. */
     static void gemmaAnswersMessagesOfMillionsOfChars() throws Exception {
         File data = Files.createTempDirectory("porfiry-huge").toFile();
         Assistant a = Assistant.open(new AssistantOptions(prop("porfiry.model")).dataDir(data.getPath())
                 .skills(SKILLS).toolsets(TOOLSETS).context(512).threads(2).turnBudgetMs(0).maxTokens(6).language("ru"));
         String[][] cases = {
             {"5M chars", repeated("слово ", 5_000_000)},
-            {"2M emoji", repeated("😀", 4_000_000)},
+            {"words and emoji", repeated("слово😀 ", 4_000_000)},
             {"then", "Привет!"},
         };
         for (String[] c : cases) {
