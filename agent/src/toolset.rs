@@ -70,7 +70,7 @@ impl ToolDecl {
 }
 
 /// Most words said for one value of an enum argument (`said:`).
-pub const SAID_LIMIT: usize = 16;
+pub const SAID_LIMIT: usize = 24;
 /// Most example requests per tool and language.
 pub const EXAMPLES_LIMIT: usize = 32;
 /// Longest example request, in characters.

@@ -40,6 +40,7 @@ const RU_TALK: &[(Intent, &str)] = &[
     (Intent::Acknowledgement, "Понял, хорошо"),
     (Intent::Acknowledgement, "Супер, годится"),
     (Intent::Acknowledgement, "Всё верно"),
+    (Intent::Acknowledgement, "Неважно, проехали"),
     (Intent::Identity, "Как тебя называть?"),
     (Intent::Identity, "Ты кто?"),
     (Intent::Identity, "Представься, пожалуйста"),
