@@ -12,8 +12,8 @@ use super::route::{Route, RouteExample, Router};
 use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{
     asks_opinion, asks_what_is, delimited_text, echo_stop, from_content_start, has_word,
-    heard_right, intro_sentences, number_groups, routed_head, says_action, speaks_of_self,
-    without_frame_end, without_lead, words_of,
+    heard_right, intro_sentences, number_groups, opening_stems, routed_head, says_action,
+    speaks_of_self, without_frame_end, without_lead, words_of,
 };
 use super::words::{lower_words, said_number, stems, turn_openers};
 use super::{Guidance, Technique};
@@ -162,6 +162,18 @@ fn best_named<'a>(
         }
     }
     best.map(|(_, n)| n.clone())
+}
+
+/// A toolset's words a request names it by: its description and spoken phrases.
+fn set_words(set: &crate::toolset::Toolset) -> String {
+    let mut words = set.description.clone();
+    for lang in [Lang::Ru, Lang::En] {
+        if let Some(spoken) = set.spoken_in(lang) {
+            words.push(' ');
+            words.push_str(spoken);
+        }
+    }
+    words
 }
 
 /// `TOOL_CALL: name` — the line a routed call starts with.
@@ -688,6 +700,49 @@ impl Planner<'_> {
                 }
             }
         }
+        // A request that opens as one tool's examples alone open ("make a note …", "note
+        // that …"), routed to another tool, is for that tool: its opening verb says the
+        // action its content may pull elsewhere. A question asks; a route to no tool stays.
+        let to_a_tool = matches!(&route, Ok(Some(r)) if r
+            .target
+            .as_deref()
+            .is_some_and(|t| !t.is_empty() && Intent::from_target(t).is_none()));
+        let asks = is_question(user_text) || asks_what_is(user_text);
+        if self.on(Technique::OpeningWords) && to_a_tool && !asks {
+            if let Some(tool) = self.opening_tool(&examples, compared) {
+                let routed = match &route {
+                    Ok(Some(r)) => r.target.clone(),
+                    _ => None,
+                };
+                // An opening verb any subject may take ("search", «прочитай») does not
+                // carry a request that names the routed tool's set and not its own away
+                // from that set: "search my notes for the dentist" lists the notes.
+                // The opening verb itself names nothing ("search" is in the media set's
+                // words).
+                let verb = opening_stems(compared).into_iter().next();
+                let rest: Vec<String> = stems(user_text)
+                    .into_iter()
+                    .filter(|s| verb.as_ref() != Some(s))
+                    .collect();
+                let subjects = self.set_subjects();
+                let named = best_named(&rest.join(" "), subjects.iter().map(|(n, d)| (n, d)));
+                let set_of = |t: &str| self.toolsets.owner_set(t).map(|s| s.name.clone());
+                let held = named.is_some()
+                    && routed.as_deref().and_then(set_of) == named
+                    && set_of(&tool) != named;
+                let there = routed.as_deref() == Some(tool.as_str());
+                if !there && !held {
+                    let opening: Vec<RouteExample> = examples
+                        .iter()
+                        .filter(|e| e.target.as_deref() == Some(tool.as_str()))
+                        .cloned()
+                        .collect();
+                    if let Ok(Some(r)) = router.route(model, compared, &opening, self.guidance) {
+                        route = Ok(Some(r));
+                    }
+                }
+            }
+        }
         if self.on(Technique::SaidAction) {
             // A core tool whose request always says so (closing a set, showing a text) is no
             // route for a request that does not ([`says_needed`]).
@@ -871,6 +926,35 @@ impl Planner<'_> {
         }
     }
 
+    /// The one tool among `examples`' targets whose examples open as `request` does
+    /// ([`opening_stems`]: the first word's stem, and the next one's when several targets
+    /// share the first) — `None` when none does, several do, or the one is no tool (a plain
+    /// reply, an intent). [`Technique::OpeningWords`].
+    fn opening_tool(&self, examples: &[RouteExample], request: &str) -> Option<String> {
+        let opening = opening_stems(request);
+        let openings: Vec<(Option<&str>, Vec<String>)> = examples
+            .iter()
+            .map(|e| (e.target.as_deref(), opening_stems(&e.text)))
+            .collect();
+        for k in 1..=opening.len() {
+            let mut targets: Vec<Option<&str>> = Vec::new();
+            for (target, stems) in &openings {
+                if stems.get(..k) == opening.get(..k) && !targets.contains(target) {
+                    targets.push(*target);
+                }
+            }
+            match targets.as_slice() {
+                [] => return None,
+                [Some(t)] if !t.is_empty() && Intent::from_target(t).is_none() => {
+                    return Some((*t).to_owned())
+                }
+                [_] => return None,
+                _ => {}
+            }
+        }
+        None
+    }
+
     /// The reply after the skill read in `turn` ([`Technique::SkillSummary`]), in the
     /// language of `request`: what the assistant does with the skill's toolset (its spoken
     /// phrase) and the set's first example request. `None` when the technique is off, the
@@ -930,16 +1014,19 @@ impl Planner<'_> {
                 let mut words = k.description.clone();
                 if let Some(set) = k.toolset.as_deref().and_then(|t| self.toolsets.get(t)) {
                     words.push(' ');
-                    words.push_str(&set.description);
-                    for lang in [Lang::Ru, Lang::En] {
-                        if let Some(spoken) = set.spoken_in(lang) {
-                            words.push(' ');
-                            words.push_str(spoken);
-                        }
-                    }
+                    words.push_str(&set_words(set));
                 }
                 (k.name.clone(), words)
             })
+            .collect()
+    }
+
+    /// Every toolset with its words: its name, description and spoken phrases (the
+    /// subjects a request may name, [`best_named`]).
+    fn set_subjects(&self) -> Vec<(String, String)> {
+        self.toolsets
+            .iter()
+            .map(|set| (set.name.clone(), set_words(set)))
             .collect()
     }
 

@@ -95,6 +95,14 @@ pub enum Technique {
     /// the previous turn called, when it is still offered. The failure: the words left after
     /// the action was dropped ("buy", "post") taken for a request no tool serves.
     Continuation,
+    /// A request (no question) that opens with words only one tool's examples open with
+    /// (its first word's stem, and the next one's when the first is shared: "make a note …",
+    /// "note that …", "plus …"), routed to another tool, is for that tool. The failure: a
+    /// request's content outweighing its opening verb ("make a note dentist on thursday" →
+    /// `notes_list`, near "Is there a note about the dentist?"; "note that I already watched
+    /// Inception" → `media_search`). A route to no tool, a plain reply or an intent is
+    /// left as it is: the opening never makes a call of a request that was none.
+    OpeningWords,
     /// A number said in groups (`8 800 555 35 35`) is one word of that tail. The failure:
     /// a text argument starting inside the number (`show_text|35 35`); Gemma 148 → 149 of 164.
     NumberGroups,
@@ -223,7 +231,7 @@ pub enum Technique {
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 42] = [
+    pub const ALL: [Technique; 43] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -266,6 +274,7 @@ impl Technique {
         Technique::SaidAction,
         Technique::QuestionLists,
         Technique::Continuation,
+        Technique::OpeningWords,
     ];
 
     /// The main switches: [`crate::Guidance::none`] has them all off.
@@ -323,6 +332,7 @@ impl Technique {
             Technique::SaidAction => "said-action",
             Technique::QuestionLists => "question-lists",
             Technique::Continuation => "continuation",
+            Technique::OpeningWords => "opening-words",
         }
     }
 
@@ -336,9 +346,8 @@ impl Technique {
             | DelimitedText | SpokenNumbers | TailOfWords | NumberGroups | OneAction
             | ReplyWords | ListAsItems | DropAsides | TalkIntents | References | SaidValue
             | AnswerTranscript | AskWhenUnsure | RouteWords | SkillQuestions | SkillSummary
-            | FrameWords | ContentStart | LeadWords | SaidAction | QuestionLists | Continuation => {
-                Some(Route)
-            }
+            | FrameWords | ContentStart | LeadWords | SaidAction | QuestionLists | Continuation
+            | OpeningWords => Some(Route),
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable

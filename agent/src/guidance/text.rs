@@ -347,6 +347,27 @@ pub(crate) fn asks_what_is(text: &str) -> bool {
     opens || text.trim_end().ends_with('?')
 }
 
+/// The stems a request opens with ([`Technique::OpeningWords`]): its first word's and the
+/// next one's ("make a note dentist on thursday" → `make`, `note`). Empty when the first
+/// word has no stem (a short or common word: "i", "is", "the"): such an opening tells no
+/// action.
+pub(crate) fn opening_stems(text: &str) -> Vec<String> {
+    let first = text
+        .split(|c: char| !(c.is_alphanumeric() || APOSTROPHES.contains(&c)))
+        .find(|w| !w.is_empty());
+    if first.is_none_or(|w| stems(w).is_empty()) {
+        return Vec::new();
+    }
+    // Bounded: the head of a long request tells its opening.
+    let head: String = text.chars().take(OPENING_CHARS).collect();
+    let mut out = stems(&head);
+    out.truncate(2);
+    out
+}
+
+/// The characters [`opening_stems`] reads.
+const OPENING_CHARS: usize = 80;
+
 /// Words by which a speaker speaks of themselves.
 const SELF_WORDS: &[&str] = &[
     "i", "i'd", "i've", "i'm", "me", "my", "mine", "я", "мне", "меня", "мой", "моя", "мои", "моё",

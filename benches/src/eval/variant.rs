@@ -205,6 +205,7 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     39 "said-action",
     40 "question-lists",
     41 "continuation",
+    42 "opening-words",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).
