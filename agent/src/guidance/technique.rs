@@ -98,9 +98,8 @@ pub enum Technique {
     /// A request (no question) that opens with words only one tool's examples open with
     /// (its first word's stem, and the next one's when the first is shared: "make a note …",
     /// "note that …", "plus …"), routed to another tool, is for that tool. The failure: a
-    /// request's content outweighing its opening verb ("make a note dentist on thursday" →
-    /// `notes_list`, near "Is there a note about the dentist?"; "note that I already watched
-    /// Inception" → `media_search`). A route to no tool, a plain reply or an intent is
+    /// request's content outweighing its opening words ("note to self: return the library
+    /// books" → `notes_delete`; "note that I already watched Inception" → `media_search`). A route to no tool, a plain reply or an intent is
     /// left as it is: the opening never makes a call of a request that was none.
     OpeningWords,
     /// A number said in groups (`8 800 555 35 35`) is one word of that tail. The failure:
