@@ -122,8 +122,11 @@ pub(crate) fn without_frame_end(mut words: Vec<String>, examples: &[&str]) -> Ve
 
 /// Words that open a request before what it is about: preambles, politeness and hedges
 /// ("ok so listen, …", "would you be so kind as to …", «слушай, короче, …», «будьте добры, …»),
-/// beside the common words of [`STOP_WORDS`] and [`CLOSING_WORDS`].
+/// beside the common words of [`STOP_WORDS`] and [`CLOSING_WORDS`], and the assistant's own
+/// name as it is addressed ("hey Porfiry, make a note…", «Порфирий, запиши…»).
 const LEAD_WORDS: &[&str] = &[
+    "porfiry",
+    "порфирий",
     "ok",
     "so",
     "oh",
@@ -922,6 +925,12 @@ mod tests {
             without_lead("i'd appreciate it if you removed the second note"),
             "it if you removed the second note"
         );
+        // The assistant addressed by its name is a lead as well.
+        assert_eq!(
+            without_lead("hey porfiry make a note dentist on thursday"),
+            "make a note dentist on thursday"
+        );
+        assert_eq!(without_lead("Порфирий, запиши: хлеб"), "запиши: хлеб");
         // A request without a lead, and one that is nothing but a lead, stay whole.
         assert_eq!(without_lead("Is it past ten?"), "Is it past ten?");
         assert_eq!(without_lead("ok, thanks"), "thanks");
