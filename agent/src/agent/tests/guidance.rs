@@ -1375,3 +1375,34 @@ fn a_long_message_is_routed_by_its_head() {
     assert_eq!(routed(&mut agent, request, &mut model), "notes_list");
     assert_eq!(routed(&mut agent, &message, &mut model), "notes_list");
 }
+
+/// A request opening as only one tool's examples open («Запиши…» opens notes_add's alone)
+/// is for that tool, though its other words are nearer another's ("номер три" of «Удали
+/// заметку номер три»); addressed by the assistant's name first, it opens the same.
+#[test]
+fn a_request_opening_as_one_tool_s_examples_alone_open_is_for_that_tool() {
+    let route = |guidance: Guidance, text: &str| {
+        let mut agent = agent_with(guidance);
+        let mut model = ScriptedModel::new(Vec::<String>::new()).with_embeddings();
+        agent.route("s", text, &mut model).and_then(|r| r.target)
+    };
+    for request in [
+        "Запиши, что номер три у мастера",
+        "Порфирий, запиши: первую заметку сотри",
+    ] {
+        assert_eq!(
+            route(
+                Guidance::default().without(Technique::OpeningWords),
+                request
+            )
+            .as_deref(),
+            Some("notes_delete"),
+            "{request}"
+        );
+        assert_eq!(
+            route(Guidance::default(), request).as_deref(),
+            Some("notes_add"),
+            "{request}"
+        );
+    }
+}
