@@ -85,11 +85,8 @@ const MAX_WORDS: usize = 4;
 /// (`Some(false)`) or something else (`None`: a new request). Short replies only
 /// ([`MAX_WORDS`]); a no wins over a yes («да нет»).
 pub(crate) fn yes_or_no(text: &str) -> Option<bool> {
-    let lower = text.to_lowercase().replace('ё', "е");
-    let words: Vec<&str> = lower
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|w| !w.is_empty())
-        .collect();
+    let lower = lowered(text);
+    let words = said_words(&lower);
     if words.is_empty() || words.len() > MAX_WORDS {
         return None;
     }
@@ -107,6 +104,49 @@ pub(crate) fn yes_or_no(text: &str) -> Option<bool> {
         return Some(true);
     }
     None
+}
+
+/// Whether `text` is a no and nothing else ("nevermind", "no", "nope, never mind", «не
+/// надо», «нет-нет»): said when nothing was asked, it dismisses — no request for a tool,
+/// and "never mind" has no note in it.
+pub(crate) fn only_no(text: &str) -> bool {
+    let lower = lowered(text);
+    let mut rest = said_words(&lower);
+    if rest.is_empty() {
+        return false;
+    }
+    while !rest.is_empty() {
+        if NO_WORDS.contains(&rest[0]) {
+            rest.remove(0);
+            continue;
+        }
+        let Some(n) = NO_PHRASES.iter().find_map(|p| {
+            let phrase: Vec<&str> = p.split(' ').collect();
+            rest.starts_with(&phrase).then_some(phrase.len())
+        }) else {
+            return false;
+        };
+        // "don't" opens a request ("don't forget the milk"); a no of its own it is only as
+        // the whole message.
+        if rest.len() > n && matches!(rest[0], "don't" | "dont" | "do") {
+            return false;
+        }
+        rest.drain(..n);
+    }
+    true
+}
+
+/// `text` lower case, «ё» as «е».
+fn lowered(text: &str) -> String {
+    text.to_lowercase().replace('ё', "е")
+}
+
+/// The words of lowered `text` (letters, digits, apostrophes).
+fn said_words(lower: &str) -> Vec<&str> {
+    lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .collect()
 }
 
 #[cfg(test)]
@@ -143,6 +183,31 @@ mod tests {
             "never mind",
         ] {
             assert_eq!(yes_or_no(no), Some(false), "{no}");
+        }
+    }
+
+    #[test]
+    fn a_no_alone_is_only_a_no() {
+        for no in [
+            "nevermind",
+            "Never mind.",
+            "No",
+            "nope, never mind",
+            "Нет-нет",
+            "Не надо",
+            "don't",
+        ] {
+            assert!(only_no(no), "{no}");
+        }
+        for other in [
+            "",
+            "no thanks, show my notes",
+            "don't forget the milk",
+            "Не надо удалять заметку",
+            "Нетфликс открой",
+            "never",
+        ] {
+            assert!(!only_no(other), "{other}");
         }
     }
 

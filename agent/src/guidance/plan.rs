@@ -4,6 +4,7 @@
 //! the stops that keep a spoken reply short.
 
 use super::answers::is_question;
+use super::ask::only_no;
 use super::continuation::continues;
 use super::examples::{core_said, route_examples, says_needed, PLAIN_REPLY};
 use super::howto::asks_how_to;
@@ -565,6 +566,22 @@ impl Planner<'_> {
                 .route(model, user_text, &examples, self.guidance)
                 .ok()
                 .flatten();
+        }
+        // A no said when nothing was asked ("nevermind", «не надо») dismisses: it is
+        // acknowledged, whatever its embedding is near ("never mind" is no note to add).
+        if self.on(Technique::TalkIntents) && only_no(user_text) {
+            let ack = Intent::Acknowledgement.target();
+            let example = examples
+                .iter()
+                .find(|e| e.target.as_deref() == Some(ack.as_str()))
+                .map(|e| e.text.clone())
+                .unwrap_or_default();
+            return Some(Route {
+                target: Some(ack),
+                score: 1.0,
+                margin: 1.0,
+                example,
+            });
         }
         if self.on(Technique::RouteWords) {
             examples.retain(|e| {

@@ -319,3 +319,23 @@ fn a_message_without_a_word_is_answered_as_a_reaction() {
     assert_eq!(out.talk, None);
     assert_eq!(model.requests().len(), 1);
 }
+
+#[test]
+fn a_no_said_when_nothing_was_asked_is_answered_as_a_reaction() {
+    // "nevermind" asks for nothing: the model is not given the chance to note it down.
+    for text in ["nevermind", "Не надо", "nope, never mind"] {
+        let mut agent = agent_with(Guidance::default());
+        let mut model = ScriptedModel::new([format!("TOOL_CALL: notes_add|{text}")]);
+        let out = agent
+            .turn("s", text, &mut model, &CancelToken::new(), &mut |_| {})
+            .unwrap();
+        assert_eq!(
+            out.talk,
+            Some(Intent::Acknowledgement),
+            "{text}: {:?}",
+            out.route
+        );
+        assert!(model.requests().is_empty(), "{text}");
+        assert!(out.executed.is_empty(), "{text}");
+    }
+}
