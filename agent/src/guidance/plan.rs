@@ -177,6 +177,11 @@ fn set_words(set: &crate::toolset::Toolset) -> String {
     words
 }
 
+/// Whether a route's `target` is a tool: no plain reply, no conversational intent.
+fn is_tool(target: &str) -> bool {
+    !target.is_empty() && Intent::from_target(target).is_none()
+}
+
 /// `TOOL_CALL: name` — the line a routed call starts with.
 fn call_line(name: &str) -> String {
     CallLine::PORFIRY.call(name)
@@ -706,12 +711,7 @@ impl Planner<'_> {
                 };
                 let lister = self.lister_for(&keeper);
                 if let Some(lister) = lister.filter(|_| toolless && speaks_of_self(user_text)) {
-                    let listing: Vec<RouteExample> = examples
-                        .iter()
-                        .filter(|e| e.target.as_deref() == Some(lister.as_str()))
-                        .cloned()
-                        .collect();
-                    if let Ok(Some(r)) = router.route(model, compared, &listing, self.guidance) {
+                    if let Some(r) = self.route_to(router, model, compared, &examples, &lister) {
                         route = Ok(Some(r));
                     }
                 }
@@ -720,13 +720,11 @@ impl Planner<'_> {
         // A request that opens as one tool's examples alone open ("make a note …", "note
         // that …"), routed to another tool, is for that tool: its opening verb says the
         // action its content may pull elsewhere. A question asks; a route to no tool stays.
-        let to_a_tool = matches!(&route, Ok(Some(r)) if r
-            .target
-            .as_deref()
-            .is_some_and(|t| !t.is_empty() && Intent::from_target(t).is_none()));
+        let to_a_tool = matches!(&route, Ok(Some(r)) if r.target.as_deref().is_some_and(is_tool));
         let asks = is_question(user_text) || asks_what_is(user_text);
         if self.on(Technique::OpeningWords) && to_a_tool && !asks {
-            if let Some(tool) = self.opening_tool(&examples, compared) {
+            let opening = opening_stems(compared);
+            if let Some(tool) = self.opening_tool(&examples, &opening) {
                 let routed = match &route {
                     Ok(Some(r)) => r.target.clone(),
                     _ => None,
@@ -736,10 +734,9 @@ impl Planner<'_> {
                 // from that set: "search my notes for the dentist" lists the notes.
                 // The opening verb itself names nothing ("search" is in the media set's
                 // words).
-                let verb = opening_stems(compared).into_iter().next();
                 let rest: Vec<String> = stems(user_text)
                     .into_iter()
-                    .filter(|s| verb.as_ref() != Some(s))
+                    .filter(|s| opening.first() != Some(s))
                     .collect();
                 let subjects = self.set_subjects();
                 let named = best_named(&rest.join(" "), subjects.iter().map(|(n, d)| (n, d)));
@@ -749,12 +746,7 @@ impl Planner<'_> {
                     && set_of(&tool) != named;
                 let there = routed.as_deref() == Some(tool.as_str());
                 if !there && !held {
-                    let opening: Vec<RouteExample> = examples
-                        .iter()
-                        .filter(|e| e.target.as_deref() == Some(tool.as_str()))
-                        .cloned()
-                        .collect();
-                    if let Ok(Some(r)) = router.route(model, compared, &opening, self.guidance) {
+                    if let Some(r) = self.route_to(router, model, compared, &examples, &tool) {
                         route = Ok(Some(r));
                     }
                 }
@@ -793,9 +785,8 @@ impl Planner<'_> {
                 _ => None,
             };
             if let Some(lister) = target.and_then(|t| self.list_first(&t, history, user_text)) {
-                let mut listing = self.examples_for(active, Some(history));
-                listing.retain(|e| e.target.as_deref() == Some(lister.as_str()));
-                if let Ok(Some(r)) = router.route(model, compared, &listing, self.guidance) {
+                let all = self.examples_for(active, Some(history));
+                if let Some(r) = self.route_to(router, model, compared, &all, &lister) {
                     route = Ok(Some(r));
                 }
             }
@@ -943,12 +934,32 @@ impl Planner<'_> {
         }
     }
 
-    /// The one tool among `examples`' targets whose examples open as `request` does
-    /// ([`opening_stems`]: the first word's stem, and the next one's when several targets
-    /// share the first) — `None` when none does, several do, or the one is no tool (a plain
+    /// `request` routed among `tool`'s examples alone: how near it is to that tool (`None`
+    /// when the tool has none or the model cannot embed).
+    fn route_to(
+        &self,
+        router: &mut Router,
+        model: &mut dyn Model,
+        request: &str,
+        examples: &[RouteExample],
+        tool: &str,
+    ) -> Option<Route> {
+        let only: Vec<RouteExample> = examples
+            .iter()
+            .filter(|e| e.target.as_deref() == Some(tool))
+            .cloned()
+            .collect();
+        router
+            .route(model, request, &only, self.guidance)
+            .ok()
+            .flatten()
+    }
+
+    /// The one tool among `examples`' targets whose examples open as a request does, by its
+    /// `opening` ([`opening_stems`]: the first word's stem, and the next one's when several
+    /// targets share the first) — `None` when none does, several do, or the one is no tool (a plain
     /// reply, an intent). [`Technique::OpeningWords`].
-    fn opening_tool(&self, examples: &[RouteExample], request: &str) -> Option<String> {
-        let opening = opening_stems(request);
+    fn opening_tool(&self, examples: &[RouteExample], opening: &[String]) -> Option<String> {
         let openings: Vec<(Option<&str>, Vec<String>)> = examples
             .iter()
             .map(|e| (e.target.as_deref(), opening_stems(&e.text)))
@@ -962,9 +973,7 @@ impl Planner<'_> {
             }
             match targets.as_slice() {
                 [] => return None,
-                [Some(t)] if !t.is_empty() && Intent::from_target(t).is_none() => {
-                    return Some((*t).to_owned())
-                }
+                [Some(t)] if is_tool(t) => return Some((*t).to_owned()),
                 [_] => return None,
                 _ => {}
             }
