@@ -137,6 +137,9 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
     if intent == Intent::Acknowledgement && super::answers::is_question(text) {
         return None;
     }
+    // A greeting asks at most whether the assistant is there, and says a greeting word
+    // then: "is the terminal any good" is a question, no "good afternoon".
+    let asks = super::answers::is_question(text);
     let words = words(text);
     let text = format!(" {} ", words.join(" "));
     let has = |markers: &[&str]| markers.iter().any(|m| text.contains(&format!(" {m} ")));
@@ -145,6 +148,7 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
         Intent::Identity | Intent::Capabilities => has(SECOND_PERSON) || stem(ABOUT_YOU),
         Intent::HowAreYou => has(SECOND_PERSON) || stem(ABOUT_YOU) || has(HOW_ARE_THINGS),
         Intent::Joke => stem(JOKE) && !stem(WATCHING),
+        Intent::Greeting => !asks || has(GREETING_WORDS) || stem(GREETING_STEMS),
         _ => true,
     };
     if !needs {
@@ -198,6 +202,27 @@ const ABOUT_YOU: &[&str] = &["представ", "умееш", "можеш", "п
 
 /// How-are-you words without a pronoun («Как дела?», "How's it going?").
 const HOW_ARE_THINGS: &[&str] = &["дела", "делишки", "going", "doing"];
+
+/// Greeting words (both languages), whole: what a greeting that asks says
+/// ("Hey, you there?").
+const GREETING_WORDS: &[&str] = &[
+    "хай",
+    "салют",
+    "здорово",
+    "hello",
+    "hi",
+    "hey",
+    "hiya",
+    "heya",
+    "howdy",
+    "yo",
+    "morning",
+    "afternoon",
+    "evening",
+];
+
+/// Stems of greeting words («Приветствую, ты тут?», "Greetings, are you there?").
+const GREETING_STEMS: &[&str] = &["привет", "здравств", "здрасьт", "добр", "greet"];
 
 /// Stems of words that ask for a joke.
 const JOKE: &[&str] = &[
@@ -275,6 +300,27 @@ const THANKS: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_greeting_that_asks_says_a_greeting_word() {
+        for greeting in [
+            "Hey, you there?",
+            "Greetings, are you there?",
+            "Хай, ты тут?",
+            "Приветствую, ты на связи?",
+            "Good morning",
+            "Здравствуй",
+        ] {
+            assert_eq!(
+                refine(Intent::Greeting, greeting).map(|(i, _)| i),
+                Some(Intent::Greeting),
+                "{greeting}"
+            );
+        }
+        for question in ["is the terminal any good", "Is this one good?", "А он хороший?"] {
+            assert_eq!(refine(Intent::Greeting, question), None, "{question}");
+        }
+    }
 
     #[test]
     fn a_farewell_or_thanks_in_the_words_decides_the_answer() {
