@@ -59,7 +59,8 @@ pub(crate) fn core_said(tool: &str) -> &'static [&'static str] {
 /// Words one of which a request for a core tool always says beside the words of its action
 /// ([`core_said`]), any language, matched by stem ([`super::Technique::SaidAction`]):
 /// closing a toolset says so ("switch it off", «хватит», "we're done"), showing a text says
-/// where or how (the display, "in front of my eyes", «крупно»). A request routed to the tool
+/// where or how (the display, "in front of my eyes", «крупно»), asking the clock says a word
+/// of time, a day, a date or a number (digits count too). A request routed to the tool
 /// without any of them is routed again without it ([`says_needed`]): "and also batteries for
 /// the remote" adds a note, it closes nothing; "put on toy story" plays a film.
 pub(crate) fn core_needs(tool: &str) -> &'static [&'static str] {
@@ -88,6 +89,179 @@ pub(crate) fn core_needs(tool: &str) -> &'static [&'static str] {
             "flash",
             "write",
             "sign",
+        ],
+        // The clock is asked by a word of time, a day or a date, or by a number (an hour,
+        // a day of the month): "how long is it" asks about a film, "tell me something I
+        // don't know" asks for no time.
+        "get_current_time" => &[
+            "time",
+            "times",
+            "clock",
+            "oclock",
+            "hour",
+            "hours",
+            "minute",
+            "date",
+            "day",
+            "days",
+            "today",
+            "tonight",
+            "tomorrow",
+            "yesterday",
+            "week",
+            "weeks",
+            "weekday",
+            "weekend",
+            "month",
+            "months",
+            "year",
+            "years",
+            "morning",
+            "afternoon",
+            "evening",
+            "night",
+            "noon",
+            "midnight",
+            "midday",
+            "late",
+            "early",
+            "past",
+            "after",
+            "until",
+            "till",
+            "yet",
+            "still",
+            "already",
+            "now",
+            "calendar",
+            "christmas",
+            "easter",
+            "monday",
+            "tuesday",
+            "wednesday",
+            "thursday",
+            "friday",
+            "saturday",
+            "sunday",
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "twenty",
+            "thirty",
+            "half",
+            "quarter",
+            "время",
+            "времени",
+            "час",
+            "часа",
+            "часов",
+            "часы",
+            "часах",
+            "минута",
+            "секунда",
+            "дата",
+            "дату",
+            "даты",
+            "число",
+            "числа",
+            "день",
+            "дня",
+            "дней",
+            "сегодня",
+            "завтра",
+            "вчера",
+            "послезавтра",
+            "неделя",
+            "месяц",
+            "год",
+            "года",
+            "году",
+            "утро",
+            "утра",
+            "утром",
+            "вечер",
+            "ночь",
+            "ночи",
+            "полдень",
+            "полдня",
+            "полудня",
+            "полночь",
+            "полуночи",
+            "сейчас",
+            "уже",
+            "ещё",
+            "еще",
+            "пора",
+            "поздно",
+            "рано",
+            "натикало",
+            "выходные",
+            "праздник",
+            "понедельник",
+            "вторник",
+            "среда",
+            "среду",
+            "среды",
+            "четверг",
+            "пятница",
+            "пятницу",
+            "суббота",
+            "субботу",
+            "воскресенье",
+            "январь",
+            "февраль",
+            "март",
+            "апрель",
+            "май",
+            "мая",
+            "июнь",
+            "июль",
+            "август",
+            "сентябрь",
+            "октябрь",
+            "ноябрь",
+            "декабрь",
+            "один",
+            "одного",
+            "два",
+            "двух",
+            "три",
+            "трёх",
+            "трех",
+            "четыре",
+            "пять",
+            "шесть",
+            "семь",
+            "восемь",
+            "девять",
+            "десять",
+            "одиннадцать",
+            "двенадцать",
+            "двадцать",
+            "тридцать",
+            "половина",
+            "четверть",
         ],
         "disable_toolset" => &[
             "выключи",
@@ -120,7 +294,11 @@ pub(crate) fn core_needs(tool: &str) -> &'static [&'static str] {
 /// action ([`core_said`]) or one of [`core_needs`]; true for a tool that needs no word.
 pub(crate) fn says_needed(tool: &str, request: &str) -> bool {
     let needs = core_needs(tool);
-    needs.is_empty() || says_action(request, needs) || says_action(request, core_said(tool))
+    let clock_digits = tool == "get_current_time" && request.chars().any(|c| c.is_ascii_digit());
+    needs.is_empty()
+        || clock_digits
+        || says_action(request, needs)
+        || says_action(request, core_said(tool))
 }
 
 const RU_ROUTES: &[(&str, &str)] = &[
@@ -261,6 +439,61 @@ const EN_ROUTES: &[(&str, &str)] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn asking_the_clock_says_a_word_of_time_or_a_number() {
+        for asks in [
+            "hey is it after two already",
+            "сегодня у нас что, двадцатое?",
+            "Так, короче, сколько там уже натикало?",
+            "is it past 9",
+            "чё по времени?",
+            "Got the time?",
+        ] {
+            assert!(says_needed("get_current_time", asks), "{asks}");
+        }
+        for other in [
+            "how long is it",
+            "tell me something i probably dont know",
+            "расскажи что-нибудь интересное",
+        ] {
+            assert!(!says_needed("get_current_time", other), "{other}");
+        }
+    }
+
+    /// Every request of the clock in the dev and talk evals says what the clock needs (the
+    /// sealed sets are left unread).
+    #[test]
+    fn every_clock_request_of_the_dev_evals_says_what_the_clock_needs() {
+        let evals = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../evals");
+        let mut checked = 0;
+        let mut unsaid = Vec::new();
+        for entry in std::fs::read_dir(evals).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name.starts_with("sealed") || !name.ends_with(".yaml") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let file: serde_norway::Value = serde_norway::from_str(&text).unwrap();
+            for case in file["cases"].as_sequence().cloned().unwrap_or_default() {
+                let turns = case["turns"].as_sequence().cloned().unwrap_or_default();
+                for turn in std::iter::once(&case).chain(turns.iter()) {
+                    let expects_clock = serde_norway::to_string(&turn["expect"])
+                        .unwrap()
+                        .contains("get_current_time");
+                    if let (true, Some(user)) = (expects_clock, turn["user"].as_str()) {
+                        checked += 1;
+                        if !says_needed("get_current_time", user) {
+                            unsaid.push(format!("{name}: {user}"));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked >= 100, "{checked} clock requests");
+        assert!(unsaid.is_empty(), "{}", unsaid.join("\n"));
+    }
 
     #[test]
     fn closing_a_toolset_is_said_and_adding_to_it_is_not() {

@@ -317,7 +317,11 @@ mod tests {
                 "{greeting}"
             );
         }
-        for question in ["is the terminal any good", "Is this one good?", "А он хороший?"] {
+        for question in [
+            "is the terminal any good",
+            "Is this one good?",
+            "А он хороший?",
+        ] {
             assert_eq!(refine(Intent::Greeting, question), None, "{question}");
         }
     }
