@@ -14,7 +14,7 @@ use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{
     asks_opinion, asks_what_is, delimited_text, echo_stop, from_content_start, has_word,
     heard_right, intro_sentences, number_groups, opening_stems, routed_head, says_action,
-    speaks_of_self, without_frame_end, without_lead, words_of,
+    speaks_of_self, tells_of_self, without_frame_end, without_lead, words_of,
 };
 use super::words::{lower_words, said_number, stems, turn_openers};
 use super::{Guidance, Technique};
@@ -659,6 +659,13 @@ impl Planner<'_> {
                     .as_deref()
                     .is_none_or(|t| Intent::from_target(t).is_some())
             });
+            route = router.route(model, compared, &examples, self.guidance);
+        }
+        // Nor does a statement of the user's own that asks for nothing ("I love dinosaurs",
+        // "I'm so tired today"): the model replies to it (no formula answers a feeling).
+        let tool_routed = matches!(&route, Ok(Some(r)) if r.target.as_deref().is_some_and(is_tool));
+        if self.on(Technique::TalkIntents) && tool_routed && tells_of_self(user_text) {
+            examples.retain(|e| e.target.as_deref().is_none_or(str::is_empty));
             route = router.route(model, compared, &examples, self.guidance);
         }
         // A question of how a skill's subject works, or one naming a skill: its instructions;

@@ -144,11 +144,18 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
     let text = format!(" {} ", words.join(" "));
     let has = |markers: &[&str]| markers.iter().any(|m| text.contains(&format!(" {m} ")));
     let stem = |stems: &[&str]| words.iter().any(|w| stems.iter().any(|s| w.starts_with(s)));
+    // A wish not negated: «не надо», "I don't want it" want nothing.
+    let wants = words.iter().enumerate().any(|(i, w)| {
+        WANTING.contains(&w.as_str()) && !(i > 0 && NOT.contains(&words[i - 1].as_str()))
+    });
     let needs = match intent {
         Intent::Identity | Intent::Capabilities => has(SECOND_PERSON) || stem(ABOUT_YOU),
         Intent::HowAreYou => has(SECOND_PERSON) || stem(ABOUT_YOU) || has(HOW_ARE_THINGS),
         Intent::Joke => stem(JOKE) && !stem(WATCHING),
-        Intent::Greeting => !asks || has(GREETING_WORDS) || stem(GREETING_STEMS),
+        Intent::Greeting => (!asks || has(GREETING_WORDS) || stem(GREETING_STEMS)) && !wants,
+        // A reaction or a leave-taking wants nothing: "I'd quite like to see a western" is
+        // no "that's great", "anything good with robots in it" no "sounds good".
+        Intent::Acknowledgement | Intent::Farewell => !wants,
         _ => true,
     };
     if !needs {
@@ -223,6 +230,31 @@ const GREETING_WORDS: &[&str] = &[
 
 /// Stems of greeting words («Приветствую, ты тут?», "Greetings, are you there?").
 const GREETING_STEMS: &[&str] = &["привет", "здравств", "здрасьт", "добр", "greet"];
+
+/// Words that want something (both languages, whole): a wish, a need, something asked for
+/// («хочу», "I'd like", "anything good").
+const WANTING: &[&str] = &[
+    "хочу",
+    "хотел",
+    "хотела",
+    "хочется",
+    "хотелось",
+    "нужно",
+    "надо",
+    "нибудь",
+    "want",
+    "wanna",
+    "wants",
+    "would",
+    "i'd",
+    "we'd",
+    "need",
+    "anything",
+    "something",
+];
+
+/// Words that negate the wish after them.
+const NOT: &[&str] = &["не", "not", "don't", "dont", "never", "no"];
 
 /// Stems of words that ask for a joke.
 const JOKE: &[&str] = &[
@@ -323,6 +355,32 @@ mod tests {
             "А он хороший?",
         ] {
             assert_eq!(refine(Intent::Greeting, question), None, "{question}");
+        }
+    }
+
+    #[test]
+    fn a_reaction_or_a_leave_taking_wants_nothing() {
+        for wants in [
+            (Intent::Acknowledgement, "anything good with robots in it"),
+            (
+                Intent::Acknowledgement,
+                "i'd quite like to see a western if you've got one",
+            ),
+            (Intent::Farewell, "i want to see wait here in big letters"),
+            (Intent::Acknowledgement, "хорошо, хочу что-нибудь весёлое"),
+        ] {
+            assert_eq!(refine(wants.0, wants.1), None, "{}", wants.1);
+        }
+        for reaction in [
+            "Sounds good",
+            "nope, I don't want that",
+            "Не надо",
+            "See you tomorrow",
+        ] {
+            assert!(
+                refine(Intent::Acknowledgement, reaction).is_some(),
+                "{reaction}"
+            );
         }
     }
 

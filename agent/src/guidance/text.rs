@@ -120,8 +120,8 @@ pub(crate) fn without_frame_end(mut words: Vec<String>, examples: &[&str]) -> Ve
     words
 }
 
-/// Words that open a request before what it is about: preambles, politeness and hedges
-/// ("ok so listen, …", "would you be so kind as to …", «слушай, короче, …», «будьте добры, …»),
+/// Words that open a request before what it is about: preambles, apologies, politeness and
+/// hedges ("ok so listen, …", "sorry, one more thing, …", "would you be so kind as to …", «слушай, короче, …», «будьте добры, …»),
 /// beside the common words of [`STOP_WORDS`] and [`CLOSING_WORDS`], and the assistant's own
 /// name as it is addressed ("hey Porfiry, make a note…", «Порфирий, запиши…»).
 const LEAD_WORDS: &[&str] = &[
@@ -206,6 +206,18 @@ const LEAD_WORDS: &[&str] = &[
     "окей",
     "слышь",
     "тогда",
+    "sorry",
+    "excuse",
+    "pardon",
+    "but",
+    "one",
+    "thing",
+    "more",
+    "btw",
+    "извини",
+    "извините",
+    "прости",
+    "простите",
 ];
 
 /// `word` as said: lower case, letters, digits and apostrophes only («Слушай,» → «слушай»,
@@ -449,6 +461,199 @@ pub(crate) fn without_lead(text: &str) -> &str {
         }
         rest = &trimmed[end..];
     }
+}
+
+/// Words a statement may open with before its speaker ("oh well, I love dinosaurs").
+const STATEMENT_LEAD: &[&str] = &[
+    "oh",
+    "well",
+    "so",
+    "um",
+    "uh",
+    "hmm",
+    "ugh",
+    "actually",
+    "honestly",
+    "porfiry",
+    "ну",
+    "а",
+    "и",
+    "ой",
+    "эх",
+    "вообще",
+    "кстати",
+    "порфирий",
+];
+
+/// Words by which a speaker opens a statement of their own ("I…", "my…", «я…», «мне…»).
+const STATEMENT_OPENERS: &[&str] = &[
+    "i", "im", "ive", "my", "я", "мне", "меня", "мой", "моя", "моё", "мое", "мои",
+];
+
+/// Words that make a message a request or a question, not a statement of the speaker's own:
+/// a wish or a need ("I want", "I'd", "I need to", "in the mood for something"), the
+/// assistant addressed ("you"), a question word, a verb of asking the assistant to act
+/// ("switch … off", "I'm done with movies"), or what a note keeps (a code, a password: "my
+/// locker code is …" may be for keeping).
+const REQUESTING: &[&str] = &[
+    "want",
+    "wanna",
+    "need",
+    "needs",
+    "would",
+    "d",
+    "must",
+    "should",
+    "can",
+    "could",
+    "gotta",
+    "please",
+    "pls",
+    "fancy",
+    "you",
+    "your",
+    "yours",
+    "u",
+    "what",
+    "whats",
+    "when",
+    "where",
+    "which",
+    "how",
+    "who",
+    "why",
+    "tell",
+    "show",
+    "give",
+    "gimme",
+    "let",
+    "lets",
+    "check",
+    "look",
+    "search",
+    "find",
+    "play",
+    "watch",
+    "see",
+    "put",
+    "add",
+    "save",
+    "keep",
+    "note",
+    "notes",
+    "list",
+    "write",
+    "jot",
+    "delete",
+    "remove",
+    "read",
+    "remember",
+    "forget",
+    "remind",
+    "reminder",
+    "reminders",
+    "password",
+    "code",
+    "pin",
+    "number",
+    "wondering",
+    "hoping",
+    "wonder",
+    "something",
+    "anything",
+    "mood",
+    "switch",
+    "turn",
+    "stop",
+    "start",
+    "close",
+    "open",
+    "done",
+    "finished",
+    "off",
+    "хочу",
+    "хочется",
+    "хотел",
+    "хотела",
+    "хотелось",
+    "нужно",
+    "надо",
+    "нужна",
+    "нужен",
+    "должен",
+    "должна",
+    "можно",
+    "бы",
+    "пожалуйста",
+    "ты",
+    "тебя",
+    "тебе",
+    "вы",
+    "вас",
+    "вам",
+    "твой",
+    "запиши",
+    "запомни",
+    "напомни",
+    "найди",
+    "включи",
+    "покажи",
+    "поставь",
+    "давай",
+    "что",
+    "как",
+    "когда",
+    "сколько",
+    "какой",
+    "где",
+    "почему",
+    "список",
+    "пароль",
+    "код",
+    "номер",
+    "заметка",
+    "заметку",
+    "заметки",
+];
+
+/// Word pairs that say an obligation ("I have to…", "I've got to…").
+const OBLIGATION: &[[&str; 2]] = &[
+    ["have", "to"],
+    ["has", "to"],
+    ["got", "to"],
+    ["ought", "to"],
+];
+
+/// Whether `text` is a statement of the speaker's own and nothing more ("I love dinosaurs",
+/// "I'm feeling a bit down today", «мне грустно»): it opens with the speaker, asks nothing,
+/// addresses no one, wishes or needs nothing, says no digit and no request word
+/// ([`REQUESTING`], a word of five letters or more in any of its forms). It is talked about, not acted on: no tool is asked for.
+pub(crate) fn tells_of_self(text: &str) -> bool {
+    if text.contains('?') || text.chars().any(|c| c.is_ascii_digit()) {
+        return false;
+    }
+    let words = lower_words(text);
+    let start = words
+        .iter()
+        .position(|w| !STATEMENT_LEAD.contains(&w.as_str()));
+    let Some(start) = start else {
+        return false;
+    };
+    let opens = STATEMENT_OPENERS.contains(&words[start].as_str())
+        || (words[start] == "у" && words.get(start + 1).is_some_and(|w| w == "меня"));
+    // A word of five letters or more counts in any form ("watching" is "watch").
+    let requesting = |w: &String| {
+        REQUESTING
+            .iter()
+            .any(|r| w == r || (r.chars().count() >= 5 && w.starts_with(r)))
+    };
+    let requests = words.iter().any(requesting)
+        || words.windows(2).any(|pair| {
+            OBLIGATION
+                .iter()
+                .any(|o| pair[0] == o[0] && pair[1] == o[1])
+        });
+    opens && !requests && !super::answers::is_question(text)
 }
 
 /// Word sequences that ask the assistant's own taste ("do you like films", «тебе нравятся
@@ -763,6 +968,37 @@ mod tests {
     }
 
     #[test]
+    fn a_statement_of_the_speaker_s_own_is_told_from_a_request() {
+        for statement in [
+            "i love dinosaurs",
+            "I'm feeling a bit down today",
+            "oh well, my favourite film is Toy Story",
+            "мне сегодня грустно",
+            "у меня болит голова",
+        ] {
+            assert!(tells_of_self(statement), "{statement}");
+        }
+        for request in [
+            "i need to remember to book the flu jabs",
+            "I'm bored, find me a comedy",
+            "I'm in the mood for something with Tom Hanks",
+            "I'm done with movies, switch the media tools off",
+            "i have to renew my passport",
+            "I'd love to watch Paddington",
+            "I feel like watching something scary",
+            "my notes please",
+            "my locker code is 1 9 8",
+            "I was wondering what time it is",
+            "мне нужно купить хлеб",
+            "я хочу посмотреть комедию",
+            "do I have any notes",
+            "i love dinosaurs?",
+        ] {
+            assert!(!tells_of_self(request), "{request}");
+        }
+    }
+
+    #[test]
     fn a_question_of_the_assistant_s_taste_is_told_from_a_request() {
         for opinion in [
             "do you like films",
@@ -931,6 +1167,12 @@ mod tests {
             "make a note dentist on thursday"
         );
         assert_eq!(without_lead("Порфирий, запиши: хлеб"), "запиши: хлеб");
+        // So are an apology and "one more thing".
+        assert_eq!(
+            without_lead("sorry, one more thing, could you jot down the plumber's number"),
+            "jot down the plumber's number"
+        );
+        assert_eq!(without_lead("Извините, запишите: хлеб"), "запишите: хлеб");
         // A request without a lead, and one that is nothing but a lead, stay whole.
         assert_eq!(without_lead("Is it past ten?"), "Is it past ten?");
         assert_eq!(without_lead("ok, thanks"), "thanks");
