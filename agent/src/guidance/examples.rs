@@ -290,6 +290,27 @@ pub(crate) fn core_needs(tool: &str) -> &'static [&'static str] {
     }
 }
 
+/// Words that say where or how a text is shown beside the glasses and screens of
+/// [`core_said`] ("in front of me", "in big letters", «крупно»): a request that says one
+/// shows a text even when it names a set's subject.
+pub(crate) const SHOWN_HOW: &[&str] = &[
+    "display",
+    "eyes",
+    "front",
+    "big",
+    "letters",
+    "sign",
+    "word",
+    "words",
+    "перед",
+    "глаза",
+    "глазами",
+    "крупно",
+    "надпись",
+    "дисплее",
+    "дисплей",
+];
+
 /// Whether `request` says what a request for core tool `tool` always says: a word of its
 /// action ([`core_said`]) or one of [`core_needs`]; true for a tool that needs no word.
 pub(crate) fn says_needed(tool: &str, request: &str) -> bool {

@@ -6,7 +6,7 @@
 use super::answers::is_question;
 use super::ask::only_no;
 use super::continuation::continues;
-use super::examples::{core_said, route_examples, says_needed, PLAIN_REPLY};
+use super::examples::{core_said, route_examples, says_needed, PLAIN_REPLY, SHOWN_HOW};
 use super::howto::asks_how_to;
 use super::refer::{is_id_arg, pointer, points_surely, referents, said_id, Pointer, Referents};
 use super::route::{Route, RouteExample, Router};
@@ -769,6 +769,20 @@ impl Planner<'_> {
             if let Some(tool) = unsaid {
                 examples.retain(|e| e.target.as_deref() != Some(tool.as_str()));
                 route = router.route(model, compared, &examples, self.guidance);
+            }
+            // A text to show names where it goes when the request names a set's subject: "can
+            // you show me some films with penguins" asks for films, "show me my notes" for the
+            // notes; "show 'films' on my glasses" shows a text.
+            let show = CoreTool::ShowText.name();
+            let shows = matches!(&route, Ok(Some(r)) if r.target.as_deref() == Some(show));
+            let says_where =
+                says_action(user_text, core_said(show)) || says_action(user_text, SHOWN_HOW);
+            if shows && !says_where {
+                let subjects = self.set_subjects();
+                if best_named(user_text, subjects.iter().map(|(n, d)| (n, d))).is_some() {
+                    examples.retain(|e| e.target.as_deref() != Some(show));
+                    route = router.route(model, compared, &examples, self.guidance);
+                }
             }
             // A request that says one tool's action by a word its set gives for it is for that
             // tool, however near another route came.

@@ -1406,3 +1406,30 @@ fn a_request_opening_as_one_tool_s_examples_alone_open_is_for_that_tool() {
         );
     }
 }
+
+/// A request to show what names a set's subject and no place to show it on («Выведи
+/// напоминание из заметок») asks for the set, not for a text on the glasses; said with a place
+/// («Покажи на экране слово заметки») it shows the text.
+#[test]
+fn a_request_to_show_a_set_s_subject_without_a_place_is_for_the_set() {
+    let route = |guidance: Guidance, text: &str| {
+        let mut agent = agent_with(guidance);
+        let mut model = ScriptedModel::new(Vec::<String>::new()).with_embeddings();
+        agent.route("s", text, &mut model).and_then(|r| r.target)
+    };
+    let request = "Выведи напоминание из заметок";
+    let without = route(Guidance::default().without(Technique::SaidAction), request);
+    assert_eq!(without.as_deref(), Some("show_text"));
+    let with = route(Guidance::default(), request);
+    assert!(with.is_some_and(|t| t.starts_with("notes_")), "{request}");
+    for request in [
+        "Покажи на экране слово заметки",
+        "Show the word films on my glasses",
+    ] {
+        assert_eq!(
+            route(Guidance::default(), request).as_deref(),
+            Some("show_text"),
+            "{request}"
+        );
+    }
+}
