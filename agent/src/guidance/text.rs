@@ -85,7 +85,8 @@ const CLOSING_WORDS: &[&str] = &[
 /// closes at least two of `examples` (is among their last two words: the routed tool's
 /// shared frame, "on my *screen*" — never a title one example names, nor a word of the middle,
 /// "the *address* on the display") goes, until a word that is none of these — and never a word with a digit,
-/// nor the first word. [`Technique::FrameWords`].
+/// nor the first word, nor a title after a naming word ([`NAMING_WORDS`]).
+/// [`Technique::FrameWords`].
 pub(crate) fn without_frame_end(mut words: Vec<String>, examples: &[&str]) -> Vec<String> {
     // The stems that close an example: among its last two words.
     let mut counts: HashMap<String, usize> = HashMap::new();
@@ -103,7 +104,11 @@ pub(crate) fn without_frame_end(mut words: Vec<String>, examples: &[&str]) -> Ve
             .filter(|c| c.is_alphanumeric())
             .collect::<String>()
             .to_lowercase();
-        if w.chars().any(|c| c.is_ascii_digit()) {
+        // A word with a digit, or one right after a word naming a title ("a movie called
+        // up"), is content.
+        let named =
+            words.len() >= 2 && NAMING_WORDS.contains(&spoken(&words[words.len() - 2]).as_str());
+        if named || w.chars().any(|c| c.is_ascii_digit()) {
             break;
         }
         let framing = w.chars().count() < 3
@@ -735,7 +740,8 @@ pub(crate) fn heard_right(text: &str) -> Cow<'_, str> {
 /// [`CLOSING_WORDS`]), a preamble or politeness word ([`LEAD_WORDS`]), or the routed tool's
 /// frame: a stem among the first two words of one of `examples` ("*look up* the movie
 /// Inception") or in at least two of them ("save a *note*"). A word with a digit always says
-/// something. `words` unchanged when every word is frame (the model chooses). The failure:
+/// something; a word right after a naming word ([`NAMING_WORDS`]: "a movie called *up*")
+/// starts the argument whatever comes before it. `words` unchanged when every word is frame (the model chooses). The failure:
 /// the model starting the tail at the last word ("right down that i need to pick up the dry
 /// cleaning on friday" → `friday`, "Could you save a note saying the garage code is 4417" →
 /// `4417`), or at the first (`look up the new dune movie`).
@@ -759,16 +765,31 @@ pub(crate) fn from_content_start(words: Vec<String>, examples: &[&str]) -> Vec<S
         !(bare.chars().count() < 3
             || STOP_WORDS.contains(&bare.as_str())
             || CLOSING_WORDS.contains(&bare.as_str())
+            || NAMING_WORDS.contains(&bare.as_str())
             || is_lead(&w)
             || stems(&w)
                 .iter()
                 .any(|s| opening.contains(s) || counts.get(s).is_some_and(|n| *n >= 2)))
     };
-    let Some(k) = words.iter().position(|w| says(w)) else {
+    // A title starts right after the word that names it, however short ("a movie called
+    // up"): what comes before it frames the title.
+    let named = (1..words.len()).find(|&i| NAMING_WORDS.contains(&spoken(&words[i - 1]).as_str()));
+    let Some(k) = named.or_else(|| words.iter().position(|w| says(w))) else {
         return words;
     };
     vec![words[k..].join(" ")]
 }
+
+/// Words after which a title follows ("a film called Up", «фильм под названием Вверх»).
+const NAMING_WORDS: &[&str] = &[
+    "called",
+    "named",
+    "titled",
+    "entitled",
+    "названием",
+    "называется",
+    "называемый",
+];
 
 /// `words` with each run of number groups joined into one word (`8 800 555 35 35`): a
 /// number said in groups is one number, so a text argument never starts inside it.
@@ -1057,6 +1078,12 @@ mod tests {
             without_frame_end(split("put room two oh five on my screen"), &show),
             split("put room two oh five")
         );
+        // A title after a naming word is no frame, however short.
+        let search = ["Look up the movie Inception", "Find the film Titanic"];
+        assert_eq!(
+            without_frame_end(split("search for a movie called up"), &search),
+            split("search for a movie called up")
+        );
         // A preposition that places the text on the display closes it too.
         assert_eq!(
             without_frame_end(split("write happy birthday Lena across my glasses"), &show),
@@ -1124,6 +1151,11 @@ mod tests {
         assert_eq!(
             from_content_start(split("look up the new dune movie"), &search),
             one("new dune movie")
+        );
+        // A title starts after the word that names it, however short.
+        assert_eq!(
+            from_content_start(split("find me a movie called up"), &search),
+            one("up")
         );
         // Russian: a preamble and politeness words.
         let ru = ["Найди фильм Титаник", "Поищи фильмы с Джеки Чаном"];
