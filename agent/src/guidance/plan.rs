@@ -12,8 +12,8 @@ use super::refer::{is_id_arg, pointer, points_surely, referents, said_id, Pointe
 use super::route::{Route, RouteExample, Router};
 use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{
-    asks_opinion, asks_what_is, delimited_text, echo_stop, from_content_start, has_word,
-    heard_right, intro_sentences, number_groups, opening_stems, routed_head, says_action,
+    asks_meaning, asks_opinion, asks_what_is, delimited_text, echo_stop, from_content_start,
+    has_word, heard_right, intro_sentences, number_groups, opening_stems, routed_head, says_action,
     speaks_of_self, tells_of_self, without_frame_end, without_lead, words_of,
 };
 use super::words::{lower_words, said_number, stems, turn_openers};
@@ -664,7 +664,9 @@ impl Planner<'_> {
         // Nor does a statement of the user's own that asks for nothing ("I love dinosaurs",
         // "I'm so tired today"): the model replies to it (no formula answers a feeling).
         let tool_routed = matches!(&route, Ok(Some(r)) if r.target.as_deref().is_some_and(is_tool));
-        if self.on(Technique::TalkIntents) && tool_routed && tells_of_self(user_text) {
+        // Nor a question of what a word means ("what is a note in music").
+        let plain = tells_of_self(user_text) || asks_meaning(user_text);
+        if self.on(Technique::TalkIntents) && tool_routed && plain {
             examples.retain(|e| e.target.as_deref().is_none_or(str::is_empty));
             route = router.route(model, compared, &examples, self.guidance);
         }

@@ -661,6 +661,59 @@ pub(crate) fn tells_of_self(text: &str) -> bool {
     opens && !requests && !super::answers::is_question(text)
 }
 
+/// Word sequences that ask what a word means ("what is a note in music", «что такое
+/// заметка»); "what's a good film" asks for films ([`EVALUATIVE`]).
+const MEANING: &[&[&str]] = &[
+    &["what", "is", "a"],
+    &["what", "is", "an"],
+    &["what", "s", "a"],
+    &["what", "s", "an"],
+    &["whats", "a"],
+    &["whats", "an"],
+    &["what", "does", "mean"],
+    &["meaning", "of"],
+    &["что", "такое"],
+    &["что", "значит"],
+    &["что", "означает"],
+];
+
+/// Words that ask for something good of a kind, not for a meaning ("what's a good film").
+const EVALUATIVE: &[&str] = &[
+    "good",
+    "best",
+    "nice",
+    "fun",
+    "funny",
+    "scary",
+    "decent",
+    "great",
+    "хороший",
+    "хорошее",
+    "хорошая",
+    "лучший",
+    "смешное",
+    "интересное",
+];
+
+/// Whether `text` asks what a word means ([`MEANING`]: "what is a note in music", «что такое
+/// ремейк»): a question of fact the model answers, no request of a tool whose word it shares.
+pub(crate) fn asks_meaning(text: &str) -> bool {
+    let words = lower_words(text);
+    let means = MEANING.iter().any(|seq| match seq {
+        // "what does <word> mean": the words in order, anything between.
+        ["what", "does", "mean"] => {
+            let at = words
+                .windows(2)
+                .position(|w| w[0] == "what" && w[1] == "does");
+            at.is_some_and(|i| words[i + 2..].iter().any(|w| w == "mean"))
+        }
+        _ => words
+            .windows(seq.len())
+            .any(|w| w.iter().zip(seq.iter()).all(|(a, b)| a == b)),
+    });
+    means && !words.iter().any(|w| EVALUATIVE.contains(&w.as_str()))
+}
+
 /// Word sequences that ask the assistant's own taste ("do you like films", «тебе нравятся
 /// комедии», "what's your favourite film"; "would you like to…" offers, "films you like" asks
 /// for films).
@@ -985,6 +1038,26 @@ mod tests {
             "",
         ] {
             assert!(!asks_what_is(acts), "{acts}");
+        }
+    }
+
+    #[test]
+    fn a_question_of_what_a_word_means_is_told_from_a_request() {
+        for meaning in [
+            "what is a note in music",
+            "What's an IMDb id?",
+            "what does remake mean",
+            "что такое заметка",
+        ] {
+            assert!(asks_meaning(meaning), "{meaning}");
+        }
+        for request in [
+            "what's a good film for tonight",
+            "what is on my list",
+            "what is the time",
+            "что у меня в заметках",
+        ] {
+            assert!(!asks_meaning(request), "{request}");
         }
     }
 
