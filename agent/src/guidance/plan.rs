@@ -815,7 +815,8 @@ impl Planner<'_> {
             }
         }
         // A request going on with the previous turn's ("and also buy cat food"), routed to
-        // no tool, is for the tool that turn called.
+        // no tool, is for the tool that turn called; with no call before it, for the one
+        // set active ("oh and also the car wash tokens" in a session with the notes on).
         if self.on(Technique::Continuation) && continues(user_text) && !is_question(user_text) {
             let toolless = match &route {
                 Ok(Some(r)) => r.target.as_deref().is_none_or(|t| {
@@ -824,9 +825,13 @@ impl Planner<'_> {
                 }),
                 _ => true,
             };
-            if let Some(tool) = self.previous_call(history).filter(|_| toolless) {
+            let goes_on = match self.previous_call(history) {
+                Some(tool) => Some(vec![tool]),
+                None => self.one_active_set(active),
+            };
+            if let Some(tools) = goes_on.filter(|_| toolless) {
                 let mut again = self.examples_for(active, Some(history));
-                again.retain(|e| e.target.as_deref() == Some(tool.as_str()));
+                again.retain(|e| e.target.as_ref().is_some_and(|t| tools.contains(t)));
                 if let Ok(Some(r)) = router.route(model, compared, &again, self.guidance) {
                     route = Ok(Some(r));
                 }
@@ -868,6 +873,19 @@ impl Planner<'_> {
                 Some(core) => !core.is_invisible() && core != CoreTool::ReadSkill,
                 None => self.toolsets.owner_set(name).is_some(),
             })
+    }
+
+    /// The tools of the one advertised set among `active`; `None` when no set or several
+    /// are active.
+    fn one_active_set(&self, active: &[String]) -> Option<Vec<String>> {
+        let mut sets = self
+            .toolsets
+            .iter()
+            .filter(|s| active.iter().any(|a| a.eq_ignore_ascii_case(&s.name)));
+        match (sets.next(), sets.next()) {
+            (Some(one), None) => Some(one.tools.iter().map(|t| t.name.clone()).collect()),
+            _ => None,
+        }
     }
 
     /// The tool to call before `target` when `request` points at a place in a list only

@@ -249,6 +249,7 @@ const WANTING: &[&str] = &[
     "i'd",
     "we'd",
     "need",
+    "any",
     "anything",
     "something",
 ];
@@ -279,6 +280,12 @@ const WATCHING: &[&str] = &[
     "watch",
     "play",
     "put",
+    "film",
+    "movi",
+    "cinema",
+    "фильм",
+    "кино",
+    "мульт",
 ];
 
 /// The words of `text`, lower case.
@@ -368,6 +375,7 @@ mod tests {
             ),
             (Intent::Farewell, "i want to see wait here in big letters"),
             (Intent::Acknowledgement, "хорошо, хочу что-нибудь весёлое"),
+            (Intent::Acknowledgement, "ok any good comedies"),
         ] {
             assert_eq!(refine(wants.0, wants.1), None, "{}", wants.1);
         }
@@ -376,6 +384,7 @@ mod tests {
             "nope, I don't want that",
             "Не надо",
             "See you tomorrow",
+            "not any more, thanks",
         ] {
             assert!(
                 refine(Intent::Acknowledgement, reaction).is_some(),
@@ -445,6 +454,8 @@ mod tests {
         assert!(refine(Intent::Joke, "Расскажи что-нибудь смешное").is_some());
         assert!(refine(Intent::Joke, "put on something funny for me").is_none());
         assert!(refine(Intent::Joke, "Хочу посмотреть что-нибудь смешное").is_none());
+        assert!(refine(Intent::Joke, "movie night, find something funny").is_none());
+        assert!(refine(Intent::Joke, "Найди смешной фильм").is_none());
     }
 
     #[test]

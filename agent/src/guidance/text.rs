@@ -364,7 +364,16 @@ pub(crate) fn asks_what_is(text: &str) -> bool {
         .iter()
         .find(|w| !is_lead(w))
         .is_some_and(|w| QUESTION_OPENERS.contains(&w.as_str()));
-    opens || text.trim_end().ends_with('?')
+    // A question opener that is a lead word too ("have", "was") opens a question when a
+    // subject follows it: "have I got anything written down", "was there a note".
+    let inverted = match words.as_slice() {
+        [first, second, ..] => {
+            QUESTION_OPENERS.contains(&first.as_str())
+                && matches!(second.as_str(), "i" | "we" | "there")
+        }
+        _ => false,
+    };
+    opens || inverted || text.trim_end().ends_with('?')
 }
 
 /// The stems a request opens with ([`Technique::OpeningWords`]): its first word's and the
@@ -502,9 +511,11 @@ const STATEMENT_OPENERS: &[&str] = &[
 /// locker code is …" may be for keeping).
 const REQUESTING: &[&str] = &[
     "want",
+    "wanted",
     "wanna",
     "need",
     "needs",
+    "needed",
     "would",
     "d",
     "must",
@@ -621,6 +632,9 @@ const REQUESTING: &[&str] = &[
     "заметки",
 ];
 
+/// Words of [`REQUESTING`] that wish in any tense ("I wanted to ask…").
+const WISHES: &[&str] = &["want", "need", "needs", "wonder", "wondering", "hoping"];
+
 /// Word pairs that say an obligation ("I have to…", "I've got to…").
 const OBLIGATION: &[[&str; 2]] = &[
     ["have", "to"],
@@ -646,11 +660,14 @@ pub(crate) fn tells_of_self(text: &str) -> bool {
     };
     let opens = STATEMENT_OPENERS.contains(&words[start].as_str())
         || (words[start] == "у" && words.get(start + 1).is_some_and(|w| w == "меня"));
-    // A word of five letters or more counts in any form ("watching" is "watch").
+    // A word of five letters or more counts in any form ("watching" is "watch") but the
+    // past of a deed ("I watched Shrek last night" tells what was done; "I wanted to…"
+    // still wishes).
     let requesting = |w: &String| {
-        REQUESTING
-            .iter()
-            .any(|r| w == r || (r.chars().count() >= 5 && w.starts_with(r)))
+        REQUESTING.iter().any(|r| {
+            let past = w.len() > r.len() && w.ends_with("ed") && !WISHES.contains(r);
+            w == r || (r.chars().count() >= 5 && w.starts_with(r) && !past)
+        })
     };
     let requests = words.iter().any(requesting)
         || words.windows(2).any(|pair| {
@@ -711,7 +728,15 @@ pub(crate) fn asks_meaning(text: &str) -> bool {
             .windows(seq.len())
             .any(|w| w.iter().zip(seq.iter()).all(|(a, b)| a == b)),
     });
-    means && !words.iter().any(|w| EVALUATIVE.contains(&w.as_str()))
+    // "is a note the same as a memo", "what's the difference between a note and a memo".
+    let compares = words
+        .windows(2)
+        .any(|w| w[0] == "difference" && w[1] == "between")
+        || (words
+            .first()
+            .is_some_and(|w| matches!(w.as_str(), "is" | "are"))
+            && words.windows(2).any(|w| w[0] == "same" && w[1] == "as"));
+    (means || compares) && !words.iter().any(|w| EVALUATIVE.contains(&w.as_str()))
 }
 
 /// Word sequences that ask the assistant's own taste ("do you like films", «тебе нравятся
@@ -731,25 +756,82 @@ const OPINION: &[&[&str]] = &[
     &["твои", "любимые"],
 ];
 
-/// Whether `text` asks what the assistant itself likes ([`OPINION`], the words next to each
-/// other): a question to talk about, no request.
+/// Word sequences that ask the assistant to agree ("don't you think", «не правда ли»), as
+/// [`lower_words`] splits them ("don't" is "don", "t").
+const AGREE: &[&[&str]] = &[
+    &["don", "t", "you", "think"],
+    &["dont", "you", "think"],
+    &["do", "you", "agree"],
+    &["don", "t", "you", "agree"],
+    &["wouldn", "t", "you", "say"],
+    &["не", "правда", "ли"],
+    &["правда", "же"],
+    &["согласись"],
+    &["согласитесь"],
+];
+
+/// The last words of a question tagged onto a statement ("…, aren't they", "…, isn't it"),
+/// split as [`AGREE`] is.
+const TAGS: &[&[&str]] = &[
+    &["aren", "t", "they"],
+    &["isn", "t", "it"],
+    &["isn", "t", "that"],
+    &["aren", "t", "we"],
+    &["don", "t", "they"],
+    &["wasn", "t", "it"],
+    &["weren", "t", "they"],
+];
+
+/// Words of a judgement a tagged statement passes ("notes are *so useful*, aren't they"); a
+/// tag after a plain fact ("it's friday, isn't it") checks the fact instead.
+const JUDGING: &[&str] = &[
+    "so",
+    "really",
+    "such",
+    "useful",
+    "handy",
+    "lovely",
+    "amazing",
+    "awful",
+    "boring",
+    "beautiful",
+    "brilliant",
+    "cool",
+    "silly",
+    "clever",
+    "weird",
+];
+
+/// Whether `text` asks what the assistant itself likes or thinks ([`OPINION`], [`AGREE`],
+/// the words next to each other; or a judgement with a question tagged on, [`TAGS`] after
+/// a word of [`JUDGING`] or [`EVALUATIVE`]): a question to talk about, no request.
 pub(crate) fn asks_opinion(text: &str) -> bool {
     let words = lower_words(text);
-    OPINION.iter().any(|seq| {
+    let has = |seq: &&[&str]| {
         words
             .windows(seq.len())
             .any(|w| w.iter().zip(seq.iter()).all(|(a, b)| a == b))
-    })
+    };
+    let tagged = TAGS
+        .iter()
+        .any(|tag| words.len() >= tag.len() && words[words.len() - tag.len()..] == **tag)
+        && words
+            .iter()
+            .any(|w| JUDGING.contains(&w.as_str()) || EVALUATIVE.contains(&w.as_str()));
+    OPINION.iter().any(has) || AGREE.iter().any(has) || tagged
 }
 
 /// Word sequences a speech recognizer writes for a request verb ("right down" for "write
-/// down", «за пиши» for «запиши») or a phrase ("nevermind"), and what was said.
+/// down", «за пиши» for «запиши») or a phrase ("nevermind"), and what was said; and an idiom
+/// routed as its common form ("take a note" is "make a note").
 const SLIPS: &[(&[&str], &str)] = &[
     (&["nevermind"], "never mind"),
     (&["right", "down"], "write down"),
     (&["right", "it", "down"], "write it down"),
     (&["right", "that", "down"], "write that down"),
     (&["right", "this", "down"], "write this down"),
+    (&["rite"], "write"),
+    (&["take", "a", "note"], "make a note"),
     (&["за", "пиши"], "запиши"),
     (&["за", "помни"], "запомни"),
 ];
@@ -1004,6 +1086,11 @@ mod tests {
         assert_eq!(heard_right("Right it down, please"), "write it down please");
         assert_eq!(heard_right("за пиши молоко"), "запиши молоко");
         assert_eq!(heard_right("nevermind"), "never mind");
+        assert_eq!(heard_right("rite this down, bins"), "write this down, bins");
+        assert_eq!(
+            heard_right("Take a note the pharmacy closes at five"),
+            "make a note the pharmacy closes at five"
+        );
         assert!(matches!(
             heard_right("That's right, thanks"),
             Cow::Borrowed(_)
@@ -1022,6 +1109,8 @@ mod tests {
             "remind me what i wrote down",
             "could you tell me which notes I have",
             "Напомни-ка, какие у меня заметки",
+            "have i got anything saved about the boiler",
+            "was there a note about the dentist",
         ] {
             assert!(asks_what_is(asks), "{asks}");
         }
@@ -1035,6 +1124,7 @@ mod tests {
             "remind me to water the plants tomorrow",
             "remind me later that the bins go out tonight",
             "Напомни мне, что завтра стрижка",
+            "have a note saying the boiler was serviced",
             "",
         ] {
             assert!(!asks_what_is(acts), "{acts}");
@@ -1048,6 +1138,8 @@ mod tests {
             "What's an IMDb id?",
             "what does remake mean",
             "что такое заметка",
+            "is a film the same as a movie",
+            "what's the difference between a remake and a sequel",
         ] {
             assert!(asks_meaning(meaning), "{meaning}");
         }
@@ -1056,6 +1148,7 @@ mod tests {
             "what is on my list",
             "what is the time",
             "что у меня в заметках",
+            "play the same as yesterday",
         ] {
             assert!(!asks_meaning(request), "{request}");
         }
@@ -1069,6 +1162,8 @@ mod tests {
             "oh well, my favourite film is Toy Story",
             "мне сегодня грустно",
             "у меня болит голова",
+            "i watched paddington with the kids last night",
+            "my son played football all morning",
         ] {
             assert!(tells_of_self(statement), "{statement}");
         }
@@ -1083,6 +1178,8 @@ mod tests {
             "my notes please",
             "my locker code is 1 9 8",
             "I was wondering what time it is",
+            "i wanted a comedy tonight",
+            "i needed to add a note",
             "мне нужно купить хлеб",
             "я хочу посмотреть комедию",
             "do I have any notes",
@@ -1099,10 +1196,16 @@ mod tests {
             "What's your favourite film?",
             "А тебе нравятся комедии?",
             "ты любишь мультики?",
+            "cartoons are great fun, don't you think",
+            "films were so much better in the old days, weren't they",
+            "comedies are so silly, aren't they",
+            "Хорошая штука эти заметки, не правда ли?",
         ] {
             assert!(asks_opinion(opinion), "{opinion}");
         }
         for request in [
+            "it's friday today, isn't it",
+            "the dentist is on my list, isn't it",
             "I'd like to watch Paddington",
             "Would you like to play a film?",
             "Find films you like",

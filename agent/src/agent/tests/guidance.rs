@@ -1433,3 +1433,37 @@ fn a_request_to_show_a_set_s_subject_without_a_place_is_for_the_set() {
         );
     }
 }
+
+#[test]
+fn a_request_going_on_with_nothing_before_it_goes_on_with_the_one_active_set() {
+    let route = |guidance: Guidance, active: &[&str], text: &str| {
+        let mut agent = agent_with(guidance);
+        agent.register_executor(
+            ExecutorTarget::Toolset("media".into()),
+            Arc::new(|_: &ToolInvocation<'_>| Ok("1. Up (2009) id=tt1049413".to_string())),
+        );
+        for set in active {
+            agent.enable_toolset("s", set).unwrap();
+        }
+        let mut model = ScriptedModel::new(Vec::<String>::new()).with_embeddings();
+        agent.route("s", text, &mut model).and_then(|r| r.target)
+    };
+    let request = "and also the car wash tokens";
+    let without = route(
+        Guidance::default().without(Technique::Continuation),
+        &["notes"],
+        request,
+    );
+    assert_eq!(without.as_deref(), Some("talk:out-of-scope"));
+    let with = route(Guidance::default(), &["notes"], request);
+    assert!(with.is_some_and(|t| t.starts_with("notes_")), "{request}");
+    // Nothing active, or two sets: nothing to go on with, the route is the router's.
+    for active in [&[][..], &["notes", "media"][..]] {
+        let off = Guidance::default().without(Technique::Continuation);
+        assert_eq!(
+            route(Guidance::default(), active, request),
+            route(off, active, request),
+            "{active:?}"
+        );
+    }
+}
