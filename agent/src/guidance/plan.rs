@@ -12,9 +12,10 @@ use super::refer::{is_id_arg, pointer, points_surely, referents, said_id, Pointe
 use super::route::{Route, RouteExample, Router};
 use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{
-    asks_meaning, asks_opinion, asks_what_is, delimited_text, echo_stop, from_content_start,
-    has_word, heard_right, intro_sentences, number_groups, opening_stems, routed_head, says_action,
-    speaks_of_self, tells_of_self, without_frame_end, without_lead, words_of,
+    asks_for_any, asks_meaning, asks_opinion, asks_what_is, delimited_text, echo_stop,
+    from_content_start, has_word, heard_right, intro_sentences, number_groups, opening_stems,
+    routed_head, says_action, speaks_of_self, tells_of_self, without_frame_end, without_lead,
+    words_of,
 };
 use super::words::{lower_words, said_number, stems, turn_openers};
 use super::{Guidance, Technique};
@@ -810,6 +811,40 @@ impl Planner<'_> {
             if let Some(lister) = target.and_then(|t| self.list_first(&t, history, user_text)) {
                 let all = self.examples_for(active, Some(history));
                 if let Some(r) = self.route_to(router, model, compared, &all, &lister) {
+                    route = Ok(Some(r));
+                }
+            }
+        }
+        // A question whether there is any of something ("got anything with dinosaurs in
+        // it"), routed to no tool, asks for what a tool finds or lists: it is routed again
+        // among the tools alone.
+        if self.on(Technique::QuestionLists) && asks_for_any(user_text) {
+            let toolless = match &route {
+                Ok(Some(r)) => r.target.as_deref().is_none_or(|t| {
+                    Intent::from_target(t).is_some_and(|i| {
+                        matches!(
+                            i,
+                            Intent::OutOfScope
+                                | Intent::Acknowledgement
+                                | Intent::Joke
+                                | Intent::Greeting
+                        )
+                    })
+                }),
+                _ => true,
+            };
+            if toolless {
+                let tools: Vec<RouteExample> = examples
+                    .iter()
+                    .filter(|e| {
+                        e.target.as_deref().is_some_and(|t| {
+                            is_tool(t)
+                                && (CoreTool::from_name(t).is_none() || says_needed(t, user_text))
+                        })
+                    })
+                    .cloned()
+                    .collect();
+                if let Ok(Some(r)) = router.route(model, compared, &tools, self.guidance) {
                     route = Ok(Some(r));
                 }
             }

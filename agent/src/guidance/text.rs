@@ -411,6 +411,46 @@ pub(crate) fn speaks_of_self(text: &str) -> bool {
         .any(|w| SELF_WORDS.contains(&w.as_str()))
 }
 
+/// Words after "any" that make no request of it ("anything else", "any more", "by any
+/// chance", "any good" asked of a thing already named is [`EVALUATIVE`] and stays).
+const ANY_IDIOMS: &[&str] = &["else", "more", "longer", "way", "time", "chance", "idea"];
+
+/// Whether `text` asks whether there is any of something ("got anything with dinosaurs in
+/// it", "anything good with robots in it", «есть что-нибудь про акул»): "any" or "anything"
+/// («что-нибудь», «какие-нибудь» with «есть») among its first four words after its lead words, not
+/// negated before it nor an idiom after it ([`ANY_IDIOMS`]), a word of content after it,
+/// and no "you" (a question of the assistant's own: "do you have any hobbies").
+pub(crate) fn asks_for_any(text: &str) -> bool {
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(spoken)
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words
+        .iter()
+        .any(|w| matches!(w.as_str(), "you" | "ты" | "вы" | "тебя" | "вас"))
+    {
+        return false;
+    }
+    let start = words.iter().position(|w| !is_lead(w)).unwrap_or(0);
+    (0..words.len()).any(|i| {
+        let word = &words[i];
+        // «-нибудь» is "some" too («удиви меня каким-нибудь фактом»): it asks whether
+        // there is any only with «есть».
+        let some = matches!(word.as_str(), "any" | "anything")
+            || (word.ends_with("нибудь") && words.iter().any(|w| w == "есть"));
+        let early = i <= start + 3 || i < 4;
+        let negated = i > 0 && NEGATIONS.contains(&words[i - 1].replace('\'', "").as_str());
+        let idiom = words
+            .get(i + 1)
+            .is_some_and(|next| ANY_IDIOMS.contains(&next.as_str()));
+        let content = words[i + 1..]
+            .iter()
+            .any(|w| w.chars().count() >= 4 && !STOP_WORDS.contains(&w.as_str()));
+        some && early && !negated && !idiom && content
+    })
+}
+
 /// Words that negate the word after them («не удаляй», "don't delete", "never erase"), as
 /// said without their apostrophe.
 const NEGATIONS: &[&str] = &[
@@ -1128,6 +1168,30 @@ mod tests {
             "",
         ] {
             assert!(!asks_what_is(acts), "{acts}");
+        }
+    }
+
+    #[test]
+    fn a_question_whether_there_is_any_of_something_is_told() {
+        for asks in [
+            "got anything with dinosaurs in it",
+            "anything good with robots in it",
+            "so yeah, anything saved in my notes",
+            "have we got any westerns",
+            "Есть что-нибудь про акул?",
+        ] {
+            assert!(asks_for_any(asks), "{asks}");
+        }
+        for not in [
+            "are you able to help me with anything else",
+            "do you have any hobbies",
+            "i don't need note one any more",
+            "Would you have Avatar by any chance?",
+            "anything?",
+            "I was thinking about it for a long while and then anything",
+            "удиви меня каким-нибудь фактом",
+        ] {
+            assert!(!asks_for_any(not), "{not}");
         }
     }
 
