@@ -863,7 +863,7 @@ pub(crate) fn asks_opinion(text: &str) -> bool {
 
 /// Word sequences a speech recognizer writes for a request verb ("right down" for "write
 /// down", «за пиши» for «запиши») or a phrase ("nevermind"), and what was said; and an idiom
-/// routed as its common form ("take a note" is "make a note").
+/// routed as its common form ("take a note" is "make a note", "pop down" is "jot down").
 const SLIPS: &[(&[&str], &str)] = &[
     (&["nevermind"], "never mind"),
     (&["right", "down"], "write down"),
@@ -872,6 +872,9 @@ const SLIPS: &[(&[&str], &str)] = &[
     (&["right", "this", "down"], "write this down"),
     (&["rite"], "write"),
     (&["take", "a", "note"], "make a note"),
+    (&["pop", "down"], "jot down"),
+    (&["pop", "it", "down"], "jot it down"),
+    (&["pop", "that", "down"], "jot that down"),
     (&["за", "пиши"], "запиши"),
     (&["за", "помни"], "запомни"),
 ];
@@ -1130,6 +1133,10 @@ mod tests {
         assert_eq!(
             heard_right("Take a note the pharmacy closes at five"),
             "make a note the pharmacy closes at five"
+        );
+        assert_eq!(
+            heard_right("pop down new batteries"),
+            "jot down new batteries"
         );
         assert!(matches!(
             heard_right("That's right, thanks"),
