@@ -4,6 +4,8 @@
 //! the action is the previous turn's — so its words resemble a request no tool serves
 //! ("buy", "post") more than any tool's examples.
 
+use super::words::says_run;
+
 /// Words that open a continuation, after any interjection ([`INTERJECTIONS`]): "and …",
 /// "plus …", «и ещё …», «плюс …».
 const OPENERS: &[&str] = &["and", "also", "plus", "и", "ещё", "еще", "плюс", "также"];
@@ -47,11 +49,7 @@ pub(crate) fn continues(text: &str) -> bool {
         .iter()
         .find(|w| !INTERJECTIONS.contains(&w.as_str()))
         .is_some_and(|w| OPENERS.contains(&w.as_str()));
-    let also = ALSO.iter().any(|seq| {
-        words
-            .windows(seq.len())
-            .any(|w| w.iter().zip(seq.iter()).all(|(a, b)| a == b))
-    });
+    let also = ALSO.iter().any(|seq| says_run(&words, seq));
     let marker = |w: &str| {
         OPENERS.contains(&w)
             || INTERJECTIONS.contains(&w)

@@ -183,6 +183,17 @@ fn is_tool(target: &str) -> bool {
     !target.is_empty() && Intent::from_target(target).is_none()
 }
 
+/// Whether `route` goes to no tool: no route, a plain reply, or one of `intents`.
+fn to_no_tool(route: &Result<Option<Route>, ModelError>, intents: &[Intent]) -> bool {
+    match route {
+        Ok(Some(r)) => r
+            .target
+            .as_deref()
+            .is_none_or(|t| Intent::from_target(t).is_some_and(|i| intents.contains(&i))),
+        _ => true,
+    }
+}
+
 /// `TOOL_CALL: name` — the line a routed call starts with.
 fn call_line(name: &str) -> String {
     CallLine::PORFIRY.call(name)
@@ -819,21 +830,13 @@ impl Planner<'_> {
         // it"), routed to no tool, asks for what a tool finds or lists: it is routed again
         // among the tools alone.
         if self.on(Technique::QuestionLists) && asks_for_any(user_text) {
-            let toolless = match &route {
-                Ok(Some(r)) => r.target.as_deref().is_none_or(|t| {
-                    Intent::from_target(t).is_some_and(|i| {
-                        matches!(
-                            i,
-                            Intent::OutOfScope
-                                | Intent::Acknowledgement
-                                | Intent::Joke
-                                | Intent::Greeting
-                        )
-                    })
-                }),
-                _ => true,
-            };
-            if toolless {
+            let small_talk = [
+                Intent::OutOfScope,
+                Intent::Acknowledgement,
+                Intent::Joke,
+                Intent::Greeting,
+            ];
+            if to_no_tool(&route, &small_talk) {
                 let tools: Vec<RouteExample> = examples
                     .iter()
                     .filter(|e| {
@@ -853,13 +856,7 @@ impl Planner<'_> {
         // no tool, is for the tool that turn called; with no call before it, for the one
         // set active ("oh and also the car wash tokens" in a session with the notes on).
         if self.on(Technique::Continuation) && continues(user_text) && !is_question(user_text) {
-            let toolless = match &route {
-                Ok(Some(r)) => r.target.as_deref().is_none_or(|t| {
-                    Intent::from_target(t)
-                        .is_some_and(|i| matches!(i, Intent::OutOfScope | Intent::Acknowledgement))
-                }),
-                _ => true,
-            };
+            let toolless = to_no_tool(&route, &[Intent::OutOfScope, Intent::Acknowledgement]);
             let goes_on = match self.previous_call(history) {
                 Some(tool) => Some(vec![tool]),
                 None => self.one_active_set(active),

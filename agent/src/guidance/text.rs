@@ -2,7 +2,7 @@
 //! answer after its reply are made of), number groups, the text a request sets apart, and
 //! the stops that cut an echo of the request or a recital of the prompt.
 
-use super::words::{lower_words, stems, APOSTROPHES, STOP_WORDS};
+use super::words::{lower_words, says_run, stems, APOSTROPHES, STOP_WORDS};
 use super::{Guidance, Technique};
 use crate::model::{is_list_number, Message, Role};
 use std::borrow::Cow;
@@ -439,7 +439,7 @@ pub(crate) fn asks_for_any(text: &str) -> bool {
         // there is any only with «есть».
         let some = matches!(word.as_str(), "any" | "anything")
             || (word.ends_with("нибудь") && words.iter().any(|w| w == "есть"));
-        let early = i <= start + 3 || i < 4;
+        let early = i <= start + 3;
         let negated = i > 0 && NEGATIONS.contains(&words[i - 1].replace('\'', "").as_str());
         let idiom = words
             .get(i + 1)
@@ -764,18 +764,14 @@ pub(crate) fn asks_meaning(text: &str) -> bool {
                 .position(|w| w[0] == "what" && w[1] == "does");
             at.is_some_and(|i| words[i + 2..].iter().any(|w| w == "mean"))
         }
-        _ => words
-            .windows(seq.len())
-            .any(|w| w.iter().zip(seq.iter()).all(|(a, b)| a == b)),
+        _ => says_run(&words, seq),
     });
     // "is a note the same as a memo", "what's the difference between a note and a memo".
-    let compares = words
-        .windows(2)
-        .any(|w| w[0] == "difference" && w[1] == "between")
+    let compares = says_run(&words, &["difference", "between"])
         || (words
             .first()
             .is_some_and(|w| matches!(w.as_str(), "is" | "are"))
-            && words.windows(2).any(|w| w[0] == "same" && w[1] == "as"));
+            && says_run(&words, &["same", "as"]));
     (means || compares) && !words.iter().any(|w| EVALUATIVE.contains(&w.as_str()))
 }
 
@@ -847,11 +843,7 @@ const JUDGING: &[&str] = &[
 /// a word of [`JUDGING`] or [`EVALUATIVE`]): a question to talk about, no request.
 pub(crate) fn asks_opinion(text: &str) -> bool {
     let words = lower_words(text);
-    let has = |seq: &&[&str]| {
-        words
-            .windows(seq.len())
-            .any(|w| w.iter().zip(seq.iter()).all(|(a, b)| a == b))
-    };
+    let has = |seq: &&[&str]| says_run(&words, seq);
     let tagged = TAGS
         .iter()
         .any(|tag| words.len() >= tag.len() && words[words.len() - tag.len()..] == **tag)

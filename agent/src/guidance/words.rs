@@ -210,6 +210,14 @@ pub(crate) fn lower_words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether `words` say `run`, its words next to each other and in order ("do you like" in
+/// "so do you like films").
+pub(crate) fn says_run(words: &[String], run: &[&str]) -> bool {
+    words
+        .windows(run.len())
+        .any(|w| w.iter().zip(run.iter()).all(|(a, b)| a == b))
+}
+
 /// The number `request` says: the first word in digits or a number word
 /// ([`spoken_number`], a Russian number noun: «убери двойку»), else, in English, a word a
 /// recognizer writes for a number right after a word that numbers an item and at the end of
