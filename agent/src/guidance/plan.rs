@@ -12,10 +12,10 @@ use super::refer::{is_id_arg, pointer, points_surely, referents, said_id, Pointe
 use super::route::{Route, RouteExample, Router};
 use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{
-    asks_for_any, asks_meaning, asks_opinion, asks_what_is, delimited_text, echo_stop,
-    from_content_start, has_word, heard_right, intro_sentences, number_groups, opening_stems,
-    routed_head, says_action, speaks_of_self, tells_of_self, without_frame_end, without_lead,
-    words_of,
+    asks_for_any, asks_if_available, asks_meaning, asks_opinion, asks_what_is, delimited_text,
+    echo_stop, from_content_start, has_word, heard_right, intro_sentences, number_groups,
+    opening_stems, points_there, routed_head, says_action, speaks_of_self, tells_of_self,
+    without_frame_end, without_lead, words_of,
 };
 use super::words::{lower_words, said_number, stems, turn_openers};
 use super::{Guidance, Technique};
@@ -829,7 +829,8 @@ impl Planner<'_> {
         // A question whether there is any of something ("got anything with dinosaurs in
         // it"), routed to no tool, asks for what a tool finds or lists: it is routed again
         // among the tools alone.
-        if self.on(Technique::QuestionLists) && asks_for_any(user_text) {
+        let asks_any = asks_for_any(user_text) || asks_if_available(user_text);
+        if self.on(Technique::QuestionLists) && asks_any {
             let small_talk = [
                 Intent::OutOfScope,
                 Intent::Acknowledgement,
@@ -866,6 +867,32 @@ impl Planner<'_> {
                 again.retain(|e| e.target.as_ref().is_some_and(|t| tools.contains(t)));
                 if let Ok(Some(r)) = router.route(model, compared, &again, self.guidance) {
                     route = Ok(Some(r));
+                }
+            }
+        }
+        // A place pointed at ("what's in there now") is the one set active: a route outside
+        // it is routed again among that set's tools.
+        if self.on(Technique::References) && points_there(user_text) {
+            let outside = |tools: &Vec<String>| match &route {
+                Ok(Some(r)) => r.target.as_ref().is_none_or(|t| !tools.contains(t)),
+                _ => true,
+            };
+            if let Some(tools) = self.one_active_set(active).filter(outside) {
+                let mut again = self.examples_for(active, Some(history));
+                again.retain(|e| e.target.as_ref().is_some_and(|t| tools.contains(t)));
+                if let Ok(Some(r)) = router.route(model, compared, &again, self.guidance) {
+                    // A question of what is there is for the set's lister, not its keeper.
+                    let lister = r
+                        .target
+                        .as_deref()
+                        .and_then(|t| self.lister_for(t))
+                        .filter(|_| asks_what_is(user_text));
+                    route = Ok(Some(r));
+                    if let Some(lister) = lister {
+                        if let Some(r) = self.route_to(router, model, compared, &again, &lister) {
+                            route = Ok(Some(r));
+                        }
+                    }
                 }
             }
         }

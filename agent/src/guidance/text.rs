@@ -451,6 +451,29 @@ pub(crate) fn asks_for_any(text: &str) -> bool {
     })
 }
 
+/// Whether `text` asks whether something is there to be had ("is mary poppins available"):
+/// "available" said, and no "you" (a question of the assistant's own: "are you available").
+pub(crate) fn asks_if_available(text: &str) -> bool {
+    let words = lower_words(text);
+    let of_you = words
+        .iter()
+        .any(|w| matches!(w.as_str(), "you" | "ты" | "вы"));
+    let available = words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "available" | "availability" | "доступен" | "доступна" | "доступно" | "доступны"
+        )
+    });
+    available && !of_you
+}
+
+/// Whether `text` points at what the session keeps by a place ("what's in there now",
+/// "what's on there at the moment"): a pointer the one active set resolves.
+pub(crate) fn points_there(text: &str) -> bool {
+    let words = lower_words(text);
+    says_run(&words, &["in", "there"]) || says_run(&words, &["on", "there"])
+}
+
 /// Words that negate the word after them («не удаляй», "don't delete", "never erase"), as
 /// said without their apostrophe.
 const NEGATIONS: &[&str] = &[
@@ -672,6 +695,61 @@ const REQUESTING: &[&str] = &[
     "заметки",
 ];
 
+/// Verbs of a feeling a speaker has about a thing ("I hate writing notes", «я обожаю
+/// комедии»).
+const FEELINGS: &[&str] = &[
+    "love",
+    "hate",
+    "like",
+    "enjoy",
+    "adore",
+    "dislike",
+    "loathe",
+    "detest",
+    "люблю",
+    "обожаю",
+    "ненавижу",
+];
+
+/// Words between a speaker and their feeling ("I really hate…", «я просто обожаю…»).
+const INTENSIFIERS: &[&str] = &[
+    "really",
+    "just",
+    "so",
+    "absolutely",
+    "totally",
+    "do",
+    "actually",
+    "kinda",
+    "очень",
+    "просто",
+    "так",
+    "правда",
+];
+
+/// Words of [`REQUESTING`] that name a thing, not a request, after a feeling ("I hate
+/// notes"), as the doings in "-ing" do.
+const FELT_THINGS: &[&str] = &[
+    "note",
+    "notes",
+    "list",
+    "number",
+    "code",
+    "password",
+    "pin",
+    "something",
+    "anything",
+    "reminder",
+    "reminders",
+    "заметка",
+    "заметку",
+    "заметки",
+    "список",
+    "номер",
+    "код",
+    "пароль",
+];
+
 /// Words of [`REQUESTING`] that wish in any tense ("I wanted to ask…").
 const WISHES: &[&str] = &["want", "need", "needs", "wonder", "wondering", "hoping"];
 
@@ -700,14 +778,22 @@ pub(crate) fn tells_of_self(text: &str) -> bool {
     };
     let opens = STATEMENT_OPENERS.contains(&words[start].as_str())
         || (words[start] == "у" && words.get(start + 1).is_some_and(|w| w == "меня"));
+    // A feeling said of a thing or a doing ("I hate writing notes") names what it is about:
+    // the thing and the doing request nothing.
+    let feels = words[start + 1..]
+        .iter()
+        .find(|w| !INTENSIFIERS.contains(&w.as_str()))
+        .is_some_and(|w| FEELINGS.contains(&w.as_str()));
     // A word of five letters or more counts in any form ("watching" is "watch") but the
     // past of a deed ("I watched Shrek last night" tells what was done; "I wanted to…"
     // still wishes).
     let requesting = |w: &String| {
-        REQUESTING.iter().any(|r| {
-            let past = w.len() > r.len() && w.ends_with("ed") && !WISHES.contains(r);
-            w == r || (r.chars().count() >= 5 && w.starts_with(r) && !past)
-        })
+        let felt = feels && (FELT_THINGS.contains(&w.as_str()) || w.ends_with("ing"));
+        !felt
+            && REQUESTING.iter().any(|r| {
+                let past = w.len() > r.len() && w.ends_with("ed") && !WISHES.contains(r);
+                w == r || (r.chars().count() >= 5 && w.starts_with(r) && !past)
+            })
     };
     let requests = words.iter().any(requesting)
         || words.windows(2).any(|pair| {
@@ -728,6 +814,8 @@ const MEANING: &[&[&str]] = &[
     &["whats", "a"],
     &["whats", "an"],
     &["what", "does", "mean"],
+    &["what", "does", "a"],
+    &["what", "does", "an"],
     &["meaning", "of"],
     &["что", "такое"],
     &["что", "значит"],
@@ -855,7 +943,8 @@ pub(crate) fn asks_opinion(text: &str) -> bool {
 
 /// Word sequences a speech recognizer writes for a request verb ("right down" for "write
 /// down", «за пиши» for «запиши») or a phrase ("nevermind"), and what was said; and an idiom
-/// routed as its common form ("take a note" is "make a note", "pop down" is "jot down").
+/// routed as its common form ("take a note" is "make a note", "pop down" and "put down that"
+/// are "jot down", "fire up" and "stick on" are "put on").
 const SLIPS: &[(&[&str], &str)] = &[
     (&["nevermind"], "never mind"),
     (&["right", "down"], "write down"),
@@ -863,10 +952,17 @@ const SLIPS: &[(&[&str], &str)] = &[
     (&["right", "that", "down"], "write that down"),
     (&["right", "this", "down"], "write this down"),
     (&["rite"], "write"),
+    (&["write", "that", "down"], "write that down"),
+    (&["write", "that"], "write down that"),
     (&["take", "a", "note"], "make a note"),
     (&["pop", "down"], "jot down"),
     (&["pop", "it", "down"], "jot it down"),
     (&["pop", "that", "down"], "jot that down"),
+    (&["put", "down", "that"], "jot down that"),
+    (&["fire", "up"], "put on"),
+    (&["fire", "it", "up"], "put it on"),
+    (&["stick", "on"], "put on"),
+    (&["stick", "it", "on"], "put it on"),
     (&["за", "пиши"], "запиши"),
     (&["за", "помни"], "запомни"),
 ];
@@ -897,12 +993,72 @@ pub(crate) fn heard_right(text: &str) -> Cow<'_, str> {
             }
         }
     }
+    // The words as said, and where the request ends before its closing words ("… now").
+    let said: Vec<String> = out.iter().map(|w| spoken(w)).collect();
+    let mut end = said.len();
+    while end > 0 && AFTERWORDS.contains(&said[end - 1].as_str()) {
+        end -= 1;
+    }
+    // "See" wished for a thing is "watch" ("i wanna see the new spiderman", "i'd love to see
+    // a musical"); not a question ("i'd like to see what i wrote") nor a text to show
+    // ("i want to see wait here in big letters").
+    let shown = said.iter().any(|w| SHOWN_ON.contains(&w.as_str()));
+    for j in 1..said.len() {
+        let wished = said[j - 1] == "wanna"
+            || (said[j - 1] == "to" && j >= 2 && WISHED.contains(&said[j - 2].as_str()));
+        let asked = said
+            .get(j + 1)
+            .is_none_or(|next| SEEN_ASKED.contains(&next.as_str()));
+        if said[j] == "see" && wished && !asked && !shown {
+            out[j] = "watch";
+            fixed = true;
+        }
+    }
+    // "Get … on" a thing is "put … on" ("can you get the jungle book on").
+    let last = said[..end].last().map(String::as_str);
+    if let Some(g) = said[..end].iter().position(|w| w == "get") {
+        if last == Some("on") && end - g > 2 {
+            out[g] = "put";
+            fixed = true;
+        }
+    }
+    // An item said to "go" at the end ("note number one can go now", "the fish one can go")
+    // is to be deleted; a person told so ("you can go now") or a plan ("we can go to the
+    // zoo") is not.
+    let dismissed = end >= 3
+        && said[end - 2] == "can"
+        && said[end - 1] == "go"
+        && !PERSONS.contains(&said[end - 3].as_str());
+    if dismissed {
+        out.splice(end - 2..end, ["can", "be", "deleted"]);
+        fixed = true;
+    }
     if fixed {
         Cow::Owned(out.join(" "))
     } else {
         Cow::Borrowed(text)
     }
 }
+
+/// Words before "to see" that wish for a thing ("I'd love to see a musical").
+const WISHED: &[&str] = &["want", "wanted", "love", "like", "wanna"];
+
+/// Words after "see" that ask a question, not name a thing ("I'd like to see what…").
+const SEEN_ASKED: &[&str] = &[
+    "my", "what", "which", "how", "if", "whether", "when", "where", "who", "why", "me",
+];
+
+/// Words that say a text is to be shown, not a film watched ("in big letters", "on my
+/// glasses").
+const SHOWN_ON: &[&str] = &[
+    "glasses", "screen", "display", "eyes", "front", "big", "letters", "sign", "word", "words",
+];
+
+/// Words that may close a request after its last word ("… can go now").
+const AFTERWORDS: &[&str] = &["now", "too", "please", "then", "as", "well"];
+
+/// Words naming a person, not an item ("you can go now").
+const PERSONS: &[&str] = &["i", "you", "u", "we", "they", "he", "she"];
 
 /// `words` from the first word that says what the request is about, as one word: the
 /// tail of them ([`Technique::TailOfWords`]) a text argument is then has one start, that word.
@@ -1130,6 +1286,47 @@ mod tests {
             heard_right("pop down new batteries"),
             "jot down new batteries"
         );
+        assert_eq!(
+            heard_right("put down that jake owes me twenty quid"),
+            "jot down that jake owes me twenty quid"
+        );
+        assert_eq!(heard_right("fire up the lion king"), "put on the lion king");
+        assert_eq!(heard_right("ok fire it up"), "ok put it on");
+        assert_eq!(heard_right("stick on a cartoon"), "put on a cartoon");
+        assert_eq!(
+            heard_right("note number one can go now"),
+            "note number one can be deleted now"
+        );
+        assert!(matches!(heard_right("you can go now"), Cow::Borrowed(_)));
+        assert_eq!(
+            heard_right("i wanna see the new spiderman"),
+            "i wanna watch the new spiderman"
+        );
+        assert_eq!(
+            heard_right("i'd love to see a musical"),
+            "i'd love to watch a musical"
+        );
+        assert!(matches!(
+            heard_right("i'd like to see what i wrote"),
+            Cow::Borrowed(_)
+        ));
+        assert!(matches!(
+            heard_right("i want to see wait here in big letters"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            heard_right("can you get the jungle book on"),
+            "can you put the jungle book on"
+        );
+        assert_eq!(
+            heard_right("write that the car needs washing"),
+            "write down that the car needs washing"
+        );
+        assert_eq!(heard_right("write that down"), "write that down");
+        assert!(matches!(
+            heard_right("we can go to the zoo"),
+            Cow::Borrowed(_)
+        ));
         assert!(matches!(
             heard_right("That's right, thanks"),
             Cow::Borrowed(_)
@@ -1227,6 +1424,9 @@ mod tests {
             "у меня болит голова",
             "i watched paddington with the kids last night",
             "my son played football all morning",
+            "i hate writing notes",
+            "I really love watching old films",
+            "я обожаю заметки",
         ] {
             assert!(tells_of_self(statement), "{statement}");
         }
@@ -1247,6 +1447,9 @@ mod tests {
             "я хочу посмотреть комедию",
             "do I have any notes",
             "i love dinosaurs?",
+            "i love watching films, find me one",
+            "I'd love to watch a musical",
+            "i like to watch comedies",
         ] {
             assert!(!tells_of_self(request), "{request}");
         }
