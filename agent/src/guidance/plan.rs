@@ -799,11 +799,17 @@ impl Planner<'_> {
                 }
             }
             // A request that says one tool's action by a word its set gives for it is for that
-            // tool, however near another route came.
+            // tool, however near another route came — unless it opens as another tool's
+            // examples alone open: then the word is the content, not the action ("write down
+            // take out the trash", "make a note to put the bin out" deleted a note).
             if let Some(tool) = self.action_said(&examples, user_text) {
                 let settled = matches!(&route, Ok(Some(r)) if r.target.as_deref()
                     == Some(tool.as_str()) && r.margin >= self.guidance.ask_margin);
-                if !settled {
+                let opens_other = self.on(Technique::OpeningWords)
+                    && self
+                        .opening_tool(&examples, &opening_stems(compared))
+                        .is_some_and(|opened| opened != tool);
+                if !settled && !opens_other {
                     examples.retain(|e| e.target.as_deref() == Some(tool.as_str()));
                     if let Ok(Some(r)) = router.route(model, compared, &examples, self.guidance) {
                         route = Ok(Some(r));

@@ -1467,3 +1467,65 @@ fn a_request_going_on_with_nothing_before_it_goes_on_with_the_one_active_set() {
         );
     }
 }
+
+/// Notes whose deleting is said by its own verbs (`said:`).
+const SAYING_NOTES: &str = "\
+name: notes
+description: заметки
+tools:
+  - name: notes_add
+    description: записать заметку
+    args:
+      - {name: text, type: string, required: true}
+    examples:
+      ru: [\"Запиши заметку купить молоко\", \"Добавь заметку\"]
+  - name: notes_list
+    description: показать заметки
+    examples:
+      ru: [\"Покажи мои заметки\"]
+  - name: notes_delete
+    description: удалить заметку
+    said: [выкинуть, сотри]
+    args:
+      - {name: number, type: integer, required: true}
+    examples:
+      ru: [\"Удали заметку номер три\"]
+";
+
+#[test]
+fn a_word_of_deleting_in_what_a_note_says_does_not_delete() {
+    let routed = |guidance: Guidance, said: &str| {
+        let clock = ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap();
+        let toolsets =
+            ToolsetRegistry::from_toolsets([
+                parse_toolset(SAYING_NOTES, Path::new("notes.yaml")).unwrap()
+            ]);
+        let config = AgentConfig {
+            guidance,
+            ..AgentConfig::default()
+        };
+        let mut agent = Agent::new(config, SkillRegistry::default(), toolsets, Arc::new(clock));
+        agent.register_executor(
+            ExecutorTarget::Toolset("notes".into()),
+            Arc::new(|_: &ToolInvocation<'_>| Ok("Готово.".to_string())),
+        );
+        let (out, _) = routed_turn(&mut agent, said, &["Готово.", "Готово.", "Готово."]);
+        out.route.and_then(|r| r.target)
+    };
+    // The request opens as only the adding examples open: the verb is in the note.
+    let note = "Запиши выкинуть старый диван";
+    assert_eq!(
+        routed(Guidance::default(), note).as_deref(),
+        Some("notes_add")
+    );
+    // Opening with no tool's verb, the word says the action.
+    assert_eq!(
+        routed(Guidance::default(), "Вторую можно выкинуть").as_deref(),
+        Some("notes_delete")
+    );
+    // Without the opening verbs, the word of deleting decides.
+    assert_eq!(
+        routed(Guidance::default().without(Technique::OpeningWords), note).as_deref(),
+        Some("notes_delete")
+    );
+}
