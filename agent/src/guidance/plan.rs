@@ -799,13 +799,16 @@ impl Planner<'_> {
                 }
             }
             // A request that says one tool's action by a word its set gives for it is for that
-            // tool, however near another route came — unless it opens as another tool's
-            // examples alone open: then the word is the content, not the action ("write down
-            // take out the trash", "make a note to put the bin out" deleted a note).
+            // tool, however near another route came — unless a set's verb stands in a request
+            // that opens as another tool's examples alone open: then the word is the content,
+            // not the action ("write down take out the trash", "make a note to put the bin
+            // out" deleted a note). A core tool's word says where ("… on the glasses") and
+            // holds whatever the opening.
             if let Some(tool) = self.action_said(&examples, user_text) {
                 let settled = matches!(&route, Ok(Some(r)) if r.target.as_deref()
                     == Some(tool.as_str()) && r.margin >= self.guidance.ask_margin);
                 let opens_other = self.on(Technique::OpeningWords)
+                    && self.toolsets.owner_set(&tool).is_some()
                     && self
                         .opening_tool(&examples, &opening_stems(compared))
                         .is_some_and(|opened| opened != tool);
