@@ -872,8 +872,7 @@ impl Planner<'_> {
                 None => self.one_active_set(active),
             };
             if let Some(tools) = goes_on.filter(|_| toolless) {
-                let mut again = self.examples_for(active, Some(history));
-                again.retain(|e| e.target.as_ref().is_some_and(|t| tools.contains(t)));
+                let again = self.examples_of(active, history, &tools);
                 if let Ok(Some(r)) = router.route(model, compared, &again, self.guidance) {
                     route = Ok(Some(r));
                 }
@@ -887,8 +886,7 @@ impl Planner<'_> {
                 _ => true,
             };
             if let Some(tools) = self.one_active_set(active).filter(outside) {
-                let mut again = self.examples_for(active, Some(history));
-                again.retain(|e| e.target.as_ref().is_some_and(|t| tools.contains(t)));
+                let again = self.examples_of(active, history, &tools);
                 if let Ok(Some(r)) = router.route(model, compared, &again, self.guidance) {
                     // A question of what is there is for the set's lister, not its keeper.
                     let lister = r
@@ -909,6 +907,18 @@ impl Planner<'_> {
             Ok(Some(r)) if r.score >= self.guidance.min_route_score => Some(r),
             Ok(_) | Err(_) => None,
         }
+    }
+
+    /// The examples routable now ([`Planner::examples_for`]) of `tools` alone.
+    fn examples_of(
+        &self,
+        active: &[String],
+        history: &[Message],
+        tools: &[String],
+    ) -> Vec<RouteExample> {
+        let mut examples = self.examples_for(active, Some(history));
+        examples.retain(|e| e.target.as_ref().is_some_and(|t| tools.contains(t)));
+        examples
     }
 
     /// The tool the previous turn of `history` (which ends with the request being routed)

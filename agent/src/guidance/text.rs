@@ -1270,67 +1270,60 @@ mod tests {
 
     #[test]
     fn a_recognizer_slip_of_a_request_verb_is_put_right() {
-        assert_eq!(
-            heard_right("right down call the landlord"),
-            "write down call the landlord"
-        );
-        assert_eq!(heard_right("Right it down, please"), "write it down please");
-        assert_eq!(heard_right("за пиши молоко"), "запиши молоко");
-        assert_eq!(heard_right("nevermind"), "never mind");
-        assert_eq!(heard_right("rite this down, bins"), "write this down, bins");
-        assert_eq!(
-            heard_right("Take a note the pharmacy closes at five"),
-            "make a note the pharmacy closes at five"
-        );
-        assert_eq!(
-            heard_right("pop down new batteries"),
-            "jot down new batteries"
-        );
-        assert_eq!(
-            heard_right("put down that jake owes me twenty quid"),
-            "jot down that jake owes me twenty quid"
-        );
-        assert_eq!(heard_right("fire up the lion king"), "put on the lion king");
-        assert_eq!(heard_right("ok fire it up"), "ok put it on");
-        assert_eq!(heard_right("stick on a cartoon"), "put on a cartoon");
-        assert_eq!(
-            heard_right("note number one can go now"),
-            "note number one can be deleted now"
-        );
-        assert!(matches!(heard_right("you can go now"), Cow::Borrowed(_)));
-        assert_eq!(
-            heard_right("i wanna see the new spiderman"),
-            "i wanna watch the new spiderman"
-        );
-        assert_eq!(
-            heard_right("i'd love to see a musical"),
-            "i'd love to watch a musical"
-        );
-        assert!(matches!(
-            heard_right("i'd like to see what i wrote"),
-            Cow::Borrowed(_)
-        ));
-        assert!(matches!(
-            heard_right("i want to see wait here in big letters"),
-            Cow::Borrowed(_)
-        ));
-        assert_eq!(
-            heard_right("can you get the jungle book on"),
-            "can you put the jungle book on"
-        );
-        assert_eq!(
-            heard_right("write that the car needs washing"),
-            "write down that the car needs washing"
-        );
-        assert_eq!(heard_right("write that down"), "write that down");
-        assert!(matches!(
-            heard_right("we can go to the zoo"),
-            Cow::Borrowed(_)
-        ));
-        assert!(matches!(
-            heard_right("That's right, thanks"),
-            Cow::Borrowed(_)
-        ));
+        for (said, heard) in [
+            (
+                "right down call the landlord",
+                "write down call the landlord",
+            ),
+            ("Right it down, please", "write it down please"),
+            ("за пиши молоко", "запиши молоко"),
+            ("nevermind", "never mind"),
+            ("rite this down, bins", "write this down, bins"),
+            (
+                "Take a note the pharmacy closes at five",
+                "make a note the pharmacy closes at five",
+            ),
+            ("pop down new batteries", "jot down new batteries"),
+            (
+                "put down that jake owes me twenty quid",
+                "jot down that jake owes me twenty quid",
+            ),
+            ("fire up the lion king", "put on the lion king"),
+            ("ok fire it up", "ok put it on"),
+            ("stick on a cartoon", "put on a cartoon"),
+            (
+                "note number one can go now",
+                "note number one can be deleted now",
+            ),
+            (
+                "i wanna see the new spiderman",
+                "i wanna watch the new spiderman",
+            ),
+            ("i'd love to see a musical", "i'd love to watch a musical"),
+            (
+                "can you get the jungle book on",
+                "can you put the jungle book on",
+            ),
+            (
+                "write that the car needs washing",
+                "write down that the car needs washing",
+            ),
+            ("write that down", "write that down"),
+        ] {
+            assert_eq!(heard_right(said), heard, "{said}");
+        }
+        for unchanged in [
+            "you can go now",
+            "i'd like to see what i wrote",
+            "i want to see wait here in big letters",
+            "we can go to the zoo",
+            "That's right, thanks",
+        ] {
+            assert!(
+                matches!(heard_right(unchanged), Cow::Borrowed(_)),
+                "{unchanged}"
+            );
+        }
     }
 
     #[test]

@@ -1167,25 +1167,7 @@ tools:
     examples:
       ru: [\"Удали заметку номер три\"]
 ";
-    let route = |guidance: Guidance, text: &str| {
-        let set = parse_toolset(SAID, Path::new("notes.yaml")).unwrap();
-        let config = AgentConfig {
-            guidance,
-            ..AgentConfig::default()
-        };
-        let mut agent = Agent::new(
-            config,
-            SkillRegistry::default(),
-            ToolsetRegistry::from_toolsets([set]),
-            Arc::new(ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap()),
-        );
-        agent.register_executor(
-            ExecutorTarget::Toolset("notes".into()),
-            Arc::new(|_: &ToolInvocation<'_>| Ok("1. купить хлеб".to_string())),
-        );
-        let mut model = ScriptedModel::new(Vec::<String>::new()).with_embeddings();
-        agent.route("s", text, &mut model).and_then(|r| r.target)
-    };
+    let route = |guidance: Guidance, text: &str| route_in_notes(SAID, guidance, text);
     // The words of the request are not the deletion's examples' words.
     let said = "Вычеркни мои заметки";
     let delete = Some("notes_delete");
@@ -1468,50 +1450,37 @@ fn a_request_going_on_with_nothing_before_it_goes_on_with_the_one_active_set() {
     }
 }
 
-/// Notes whose deleting is said by its own verbs (`said:`).
-const SAYING_NOTES: &str = "\
-name: notes
-description: заметки
-tools:
-  - name: notes_add
-    description: записать заметку
-    args:
-      - {name: text, type: string, required: true}
-    examples:
-      ru: [\"Запиши заметку купить молоко\", \"Добавь заметку\"]
-  - name: notes_list
-    description: показать заметки
-    examples:
-      ru: [\"Покажи мои заметки\"]
-  - name: notes_delete
-    description: удалить заметку
-    said: [выкинуть, сотри]
-    args:
-      - {name: number, type: integer, required: true}
-    examples:
-      ru: [\"Удали заметку номер три\"]
-";
+/// Where `text` is routed in a session with one notes set declared by `notes` (with an
+/// executor, so the set is offered).
+fn route_in_notes(notes: &str, guidance: Guidance, text: &str) -> Option<String> {
+    let set = parse_toolset(notes, Path::new("notes.yaml")).unwrap();
+    let config = AgentConfig {
+        guidance,
+        ..AgentConfig::default()
+    };
+    let mut agent = Agent::new(
+        config,
+        SkillRegistry::default(),
+        ToolsetRegistry::from_toolsets([set]),
+        Arc::new(ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap()),
+    );
+    agent.register_executor(
+        ExecutorTarget::Toolset("notes".into()),
+        Arc::new(|_: &ToolInvocation<'_>| Ok("1. купить хлеб".to_string())),
+    );
+    let mut model = ScriptedModel::new(Vec::<String>::new()).with_embeddings();
+    agent.route("s", text, &mut model).and_then(|r| r.target)
+}
 
 #[test]
 fn a_word_of_deleting_in_what_a_note_says_does_not_delete() {
-    let routed = |guidance: Guidance, said: &str| {
-        let clock = ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap();
-        let toolsets =
-            ToolsetRegistry::from_toolsets([
-                parse_toolset(SAYING_NOTES, Path::new("notes.yaml")).unwrap()
-            ]);
-        let config = AgentConfig {
-            guidance,
-            ..AgentConfig::default()
-        };
-        let mut agent = Agent::new(config, SkillRegistry::default(), toolsets, Arc::new(clock));
-        agent.register_executor(
-            ExecutorTarget::Toolset("notes".into()),
-            Arc::new(|_: &ToolInvocation<'_>| Ok("Готово.".to_string())),
-        );
-        let (out, _) = routed_turn(&mut agent, said, &["Готово.", "Готово.", "Готово."]);
-        out.route.and_then(|r| r.target)
-    };
+    // The notes, their deleting said by its own verbs (`said:`).
+    let notes = NOTES.replace(
+        "    description: удалить заметку\n",
+        "    description: удалить заметку\n    said: [выкинуть, сотри]\n",
+    );
+    assert!(notes.contains("said:"));
+    let routed = |guidance: Guidance, text: &str| route_in_notes(&notes, guidance, text);
     // The request opens as only the adding examples open: the verb is in the note.
     let note = "Запиши выкинуть старый диван";
     assert_eq!(
