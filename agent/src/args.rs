@@ -11,9 +11,10 @@ use std::fmt;
 use crate::messages::{ArgProblem, Texts};
 
 /// The type of a declared argument.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum ArgType {
     /// Any non-empty text.
+    #[default]
     String,
     /// A whole number (i64).
     Integer,
@@ -39,7 +40,7 @@ impl ArgType {
 }
 
 /// One declared argument of a tool.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ArgDecl {
     /// Its name (an identifier).
     pub name: String,
@@ -54,6 +55,84 @@ pub struct ArgDecl {
     /// guidance reads them to fix the value a request names
     /// ([`crate::Technique::SaidValue`]).
     pub said: Vec<(String, Vec<String>)>,
+    /// For an integer or number: the smallest value a call may carry (`min:`). A value
+    /// below it is never executed ([`ArgProblem::OutOfRange`]).
+    pub min: Option<f64>,
+    /// For an integer or number: the largest value a call may carry (`max:`).
+    pub max: Option<f64>,
+    /// For an integer or number that is a duration: its unit (`unit: seconds | minutes |
+    /// hours`); a duration the user says in another unit is converted into it.
+    pub unit: Option<DurationUnit>,
+    /// The question asked when a required argument is missing from a request, per
+    /// language (`ask_for: {ru: …, en: …}`). Optional: a question is built from the
+    /// argument's description otherwise.
+    pub ask_for: Vec<(crate::messages::Lang, String)>,
+    /// For a string: the name of the list the host supplies its values from at run time
+    /// (`values_from: contacts`, [`crate::Agent::set_values`]); what the user says is
+    /// matched to an entry of it.
+    pub values_from: Option<String>,
+}
+
+/// Declarations hold only finite bounds (checked when a toolset is read), so equality is
+/// total.
+impl Eq for ArgDecl {}
+
+impl ArgDecl {
+    /// An argument of `name` and type `ty`, nothing else declared.
+    pub fn new(name: impl Into<String>, ty: ArgType, required: bool) -> Self {
+        ArgDecl {
+            name: name.into(),
+            ty,
+            required,
+            ..ArgDecl::default()
+        }
+    }
+
+    /// Whether `value` lies within the declared `min`/`max` (always, without them).
+    pub fn in_range(&self, value: f64) -> bool {
+        self.min.is_none_or(|m| value >= m) && self.max.is_none_or(|m| value <= m)
+    }
+
+    /// The question to ask for this argument when it is missing, in `lang`: its `ask_for`
+    /// phrase, else `None` (the caller builds one from the description).
+    pub fn ask_for_in(&self, lang: crate::messages::Lang) -> Option<&str> {
+        self.ask_for
+            .iter()
+            .find(|(l, _)| *l == lang)
+            .map(|(_, t)| t.as_str())
+    }
+}
+
+/// The unit of a duration argument (`unit:` in a toolset's YAML).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DurationUnit {
+    /// Seconds.
+    Seconds,
+    /// Minutes.
+    Minutes,
+    /// Hours.
+    Hours,
+}
+
+impl DurationUnit {
+    /// The unit a declaration names (`seconds`, `minutes`, `hours`).
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name.trim() {
+            "seconds" => Some(DurationUnit::Seconds),
+            "minutes" => Some(DurationUnit::Minutes),
+            "hours" => Some(DurationUnit::Hours),
+            _ => None,
+        }
+    }
+
+    /// How many seconds one of it lasts.
+    pub fn seconds(self) -> f64 {
+        match self {
+            DurationUnit::Seconds => 1.0,
+            DurationUnit::Minutes => 60.0,
+            DurationUnit::Hours => 3600.0,
+        }
+    }
 }
 
 /// A validated argument value.
@@ -294,6 +373,19 @@ pub fn validate_args(decls: &[ArgDecl], raw: &RawArgs) -> Result<Args, ArgProble
     }
     let mut out = Vec::new();
     for (decl, slot) in decls.iter().zip(slots) {
+        let number = match &slot {
+            Some(ArgValue::Int(i)) => Some(*i as f64),
+            Some(ArgValue::Num(n)) => Some(*n),
+            _ => None,
+        };
+        if let Some(n) = number.filter(|n| !decl.in_range(*n)) {
+            return Err(ArgProblem::OutOfRange {
+                arg: decl.name.clone(),
+                value: n,
+                min: decl.min,
+                max: decl.max,
+            });
+        }
         match slot {
             Some(v) => out.push((decl.name.clone(), v)),
             None if decl.required => return Err(ArgProblem::Missing(decl.name.clone())),
@@ -340,13 +432,7 @@ mod tests {
     use crate::messages::Lang;
 
     fn decl(name: &str, ty: ArgType, required: bool) -> ArgDecl {
-        ArgDecl {
-            name: name.into(),
-            ty,
-            required,
-            description: None,
-            said: Vec::new(),
-        }
+        ArgDecl::new(name, ty, required)
     }
 
     fn play() -> Vec<ArgDecl> {

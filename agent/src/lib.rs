@@ -97,7 +97,7 @@ pub use agent::{
     ContextBudget, ContextReport, ExecutedTool, GenerationRecord, HostHook, HostNote, ReplyKind,
     RequestView, RunReminder, SharedHook, ToolReply, TurnOutcome, TurnStop, LOW_WATER_PERCENT,
 };
-pub use args::{validate_args, ArgDecl, ArgType, ArgValue, Args, RawArgs};
+pub use args::{validate_args, ArgDecl, ArgType, ArgValue, Args, DurationUnit, RawArgs};
 pub use call_line::{parse_output, parse_output_as, RepeatGuard, VisibleTextFilter};
 pub use clock::{iso8601, parse_duration, BadDuration, Clock, ManualClock, SystemClock, Timestamp};
 pub use diag::{Diagnostic, Loaded, Problem, Severity};

@@ -58,6 +58,7 @@ impl CoreTool {
             required,
             description: None,
             said: Vec::new(),
+            ..Default::default()
         };
         match self {
             CoreTool::GetCurrentTime => vec![],

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::args::{tool_line, ArgDecl, ArgType};
+use crate::args::{tool_line, ArgDecl, ArgType, DurationUnit};
 use crate::diag::{Loaded, Problem};
 use crate::load::{
     has_extension, insert_sorted, load_folder, report_override, visible_entries, ItemFormat,
@@ -178,6 +178,16 @@ struct RawArg {
     values: Vec<String>,
     #[serde(default)]
     said: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    min: Option<f64>,
+    #[serde(default)]
+    max: Option<f64>,
+    #[serde(default)]
+    unit: Option<String>,
+    #[serde(default)]
+    ask_for: BTreeMap<String, String>,
+    #[serde(default)]
+    values_from: Option<String>,
 }
 
 fn default_type() -> String {
@@ -299,6 +309,61 @@ pub fn parse_toolset(text: &str, path: &Path) -> Result<Toolset, Problem> {
                 }
                 said.push((value.to_string(), words));
             }
+            let numeric = matches!(ty, ArgType::Integer | ArgType::Number);
+            for (key, bound) in [("min", a.min), ("max", a.max)] {
+                match bound {
+                    Some(_) if !numeric => {
+                        return Err(bad(format!(
+                            "argument {:?} has {key} but is not an integer or number",
+                            a.name
+                        )))
+                    }
+                    Some(b) if !b.is_finite() => {
+                        return Err(bad(format!("argument {:?}: {key} is not finite", a.name)))
+                    }
+                    _ => {}
+                }
+            }
+            if let (Some(lo), Some(hi)) = (a.min, a.max) {
+                if lo > hi {
+                    return Err(bad(format!(
+                        "argument {:?}: min {lo} is greater than max {hi}",
+                        a.name
+                    )));
+                }
+            }
+            let unit = match a.unit.as_deref() {
+                None => None,
+                Some(_) if !numeric => {
+                    return Err(bad(format!(
+                        "argument {:?} has a unit but is not an integer or number",
+                        a.name
+                    )))
+                }
+                Some(u) => Some(DurationUnit::from_name(u).ok_or_else(|| {
+                    bad(format!(
+                        "argument {:?} has unknown unit {u:?} (seconds, minutes, hours)",
+                        a.name
+                    ))
+                })?),
+            };
+            let values_from = match a.values_from.as_deref().map(str::trim) {
+                None => None,
+                Some(_) if ty != ArgType::String => {
+                    return Err(bad(format!(
+                        "argument {:?} has values_from but is not a string",
+                        a.name
+                    )))
+                }
+                Some(list) if !is_ident(list) => {
+                    return Err(bad(format!(
+                        "argument {:?}: values_from {list:?} is not a lower-case identifier",
+                        a.name
+                    )))
+                }
+                Some(list) => Some(list.to_string()),
+            };
+            let ask_for = phrases("ask_for", &a.ask_for).map_err(|p| bad(p.to_string()))?;
             args.push(ArgDecl {
                 name: a.name,
                 ty,
@@ -308,6 +373,11 @@ pub fn parse_toolset(text: &str, path: &Path) -> Result<Toolset, Problem> {
                     .map(|d| one_line(&d))
                     .filter(|d| !d.is_empty()),
                 said,
+                min: a.min,
+                max: a.max,
+                unit,
+                ask_for,
+                values_from,
             });
         }
         let mut examples = Vec::new();
@@ -566,6 +636,30 @@ mod tests {
     }
 
     #[test]
+    fn an_argument_declares_its_range_unit_question_and_host_list() {
+        let text = "name: timer\ndescription: d\ntools:\n  - name: timer_start\n    args:\n      - {name: minutes, type: integer, required: true, min: 1, max: 1440, unit: minutes, ask_for: {ru: 'На сколько минут?', en: 'For how many minutes?'}}\n      - {name: who, values_from: contacts}";
+        let s = parse(text).unwrap();
+        let [minutes, who] = s.tools[0].args.as_slice() else {
+            panic!("two arguments");
+        };
+        assert_eq!((minutes.min, minutes.max), (Some(1.0), Some(1440.0)));
+        assert_eq!(minutes.unit, Some(DurationUnit::Minutes));
+        assert_eq!(minutes.ask_for_in(Lang::En), Some("For how many minutes?"));
+        assert!(minutes.in_range(1.0) && minutes.in_range(1440.0));
+        assert!(!minutes.in_range(0.0) && !minutes.in_range(1441.0));
+        assert_eq!(who.values_from.as_deref(), Some("contacts"));
+        assert_eq!(who.ask_for_in(Lang::Ru), None);
+        // A value outside the range is never a valid call.
+        let raw = crate::args::RawArgs::Parts(vec!["0".into()]);
+        let problem = crate::args::validate_args(&s.tools[0].args, &raw).unwrap_err();
+        assert!(matches!(problem, crate::messages::ArgProblem::OutOfRange { .. }));
+        assert_eq!(
+            Texts::new(Lang::Ru).arg_problem(&problem),
+            "аргумент minutes = 0 вне диапазона: от 1 до 1440"
+        );
+    }
+
+    #[test]
     fn declaration_errors() {
         let table: &[(&str, &str)] = &[
             ("description: d\ntools: [{name: x_a}]", "missing name"),
@@ -635,6 +729,30 @@ mod tests {
             (
                 "name: x\ndescription: d\ntools: [{name: x_a, said: [ok]}]",
                 "said for its action is not a word",
+            ),
+            (
+                "name: x\ndescription: d\ntools: [{name: x_a, args: [{name: q, min: 1}]}]",
+                "has min but is not an integer or number",
+            ),
+            (
+                "name: x\ndescription: d\ntools: [{name: x_a, args: [{name: q, type: integer, min: 5, max: 1}]}]",
+                "min 5 is greater than max 1",
+            ),
+            (
+                "name: x\ndescription: d\ntools: [{name: x_a, args: [{name: q, type: integer, unit: days}]}]",
+                "unknown unit",
+            ),
+            (
+                "name: x\ndescription: d\ntools: [{name: x_a, args: [{name: q, type: integer, values_from: rooms}]}]",
+                "values_from but is not a string",
+            ),
+            (
+                "name: x\ndescription: d\ntools: [{name: x_a, args: [{name: q, values_from: My-List}]}]",
+                "not a lower-case identifier",
+            ),
+            (
+                "name: x\ndescription: d\ntools: [{name: x_a, args: [{name: q, ask_for: {de: 'Was?'}}]}]",
+                "ask_for: unknown language",
             ),
         ];
         for (text, want) in table {

@@ -163,6 +163,7 @@ pub fn args(data: &[u8]) {
             required: b & 8 != 0,
             description: None,
             said: Vec::new(),
+            ..Default::default()
         })
         .collect();
     let body = text(rest);

@@ -231,6 +231,7 @@ mod tests {
             required: false,
             description: None,
             said: Vec::new(),
+            ..Default::default()
         }
     }
 

@@ -13,6 +13,7 @@ fn decl(name: &str, ty: ArgType, required: bool, description: Option<&str>) -> A
         required,
         description,
         said: Vec::new(),
+        ..Default::default()
     }
 }
 

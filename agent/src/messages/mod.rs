@@ -67,7 +67,7 @@ impl FromStr for Lang {
 }
 
 /// Why arguments did not validate (rendered by [`Texts::arg_problem`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum ArgProblem {
     /// A required argument is absent or empty.
     Missing(String),
@@ -81,6 +81,27 @@ pub enum ArgProblem {
     NotOneOf(String, Vec<String>),
     /// The same argument given twice.
     Repeated(String),
+    /// A number outside its declared `min`/`max`.
+    OutOfRange {
+        /// The argument.
+        arg: String,
+        /// The value given.
+        value: f64,
+        /// Its declared smallest value.
+        min: Option<f64>,
+        /// Its declared largest value.
+        max: Option<f64>,
+    },
+}
+
+/// A number as said in a message: a whole number without a fraction, else its shortest
+/// decimal form.
+pub(crate) fn number_text(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n}")
+    }
 }
 
 /// Replaces each `{name}` of `template` by its value in `args`, in one pass (a value that
@@ -314,7 +335,60 @@ impl Texts {
                 self.fill(Key::ArgNotOneOf, &[("arg", a), ("values", &v.join("/"))])
             }
             ArgProblem::Repeated(a) => self.fill(Key::ArgRepeated, &[("arg", a)]),
+            ArgProblem::OutOfRange {
+                arg,
+                value,
+                min,
+                max,
+            } => self.fill(
+                Key::ArgOutOfRange,
+                &[
+                    ("arg", arg),
+                    ("value", &number_text(*value)),
+                    ("range", &self.range(*min, *max)),
+                ],
+            ),
         }
+    }
+
+    /// A declared range as said: «от 10 до 30», "at least 1".
+    pub(crate) fn range(self, min: Option<f64>, max: Option<f64>) -> String {
+        match (min, max) {
+            (Some(a), Some(b)) => self.fill(
+                Key::RangeBetween,
+                &[("min", &number_text(a)), ("max", &number_text(b))],
+            ),
+            (Some(a), None) => self.fill(Key::RangeAtLeast, &[("min", &number_text(a))]),
+            (None, Some(b)) => self.fill(Key::RangeAtMost, &[("max", &number_text(b))]),
+            (None, None) => String::new(),
+        }
+    }
+
+    /// What the user hears when a value they said is outside its argument's range: the
+    /// range it may take.
+    pub fn value_out_of_range(self, min: Option<f64>, max: Option<f64>) -> String {
+        self.fill(Key::ValueOutOfRange, &[("range", &self.range(min, max))])
+    }
+
+    /// The question asking for a missing argument described as `what` (its description);
+    /// `named`: `what` is only the argument's name ("the minutes").
+    pub fn ask_for_value(self, what: &str, named: bool) -> String {
+        let key = if named {
+            Key::AskForNamed
+        } else {
+            Key::AskForValue
+        };
+        self.fill(key, &[("what", what)])
+    }
+
+    /// The question asking which of `values` the user means.
+    pub fn ask_which_of(self, values: &[String]) -> String {
+        self.fill(Key::AskWhichOf, &[("values", &values.join(", "))])
+    }
+
+    /// The reply to a no after the assistant asked for a missing value.
+    pub fn fill_dropped(self) -> &'static str {
+        self.get(Key::FillDropped)
     }
 
     /// A declared tool whose host registered no executor.

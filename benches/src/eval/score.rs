@@ -156,6 +156,7 @@ fn text_arg(name: &str, required: bool) -> ArgDecl {
         required,
         description: None,
         said: Vec::new(),
+        ..Default::default()
     }
 }
 

@@ -634,6 +634,7 @@ fn timed_executor_answers_fails_and_times_out() {
         required: true,
         description: None,
         said: Vec::new(),
+        ..Default::default()
     }];
     let args = |v: &str| {
         porfiry_agent::validate_args(&decl, &porfiry_agent::RawArgs::Parts(vec![v.to_string()]))
