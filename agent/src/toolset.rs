@@ -652,7 +652,10 @@ mod tests {
         // A value outside the range is never a valid call.
         let raw = crate::args::RawArgs::Parts(vec!["0".into()]);
         let problem = crate::args::validate_args(&s.tools[0].args, &raw).unwrap_err();
-        assert!(matches!(problem, crate::messages::ArgProblem::OutOfRange { .. }));
+        assert!(matches!(
+            problem,
+            crate::messages::ArgProblem::OutOfRange { .. }
+        ));
         assert_eq!(
             Texts::new(Lang::Ru).arg_problem(&problem),
             "аргумент minutes = 0 вне диапазона: от 1 до 1440"

@@ -26,7 +26,9 @@ use std::time::Duration;
 
 use crate::clock::{Clock, Timestamp};
 use crate::diag::Loaded;
-use crate::guidance::{Guidance, Planner, ReplyPlan, Route, Router, Technique};
+use crate::guidance::{
+    FillQuestion, Guidance, HostValues, Planner, ReplyPlan, Route, Router, Technique,
+};
 use crate::messages::{Lang, Texts};
 use crate::model::{CallSyntax, Message, Model, ModelError};
 use crate::prompt::{build_prompt_for, Prompt, PromptLayout};
@@ -135,6 +137,8 @@ struct Shared {
     /// got a model ([`Agent::turn`], [`Agent::warm_up`], [`Agent::hear_partial`]) found it;
     /// the prompt, the request layout and the guide follow it.
     syntax: CallSyntax,
+    /// The lists the host supplies argument values from ([`Agent::set_values`]).
+    values: HostValues,
 }
 
 /// What guidance plans a request with: the configuration, the model's call syntax and what
@@ -143,8 +147,10 @@ fn planner<'a>(
     config: &'a AgentConfig,
     syntax: CallSyntax,
     advertised: &'a Advertised,
+    values: &'a HostValues,
 ) -> Planner<'a> {
     Planner {
+        values,
         guidance: &config.guidance,
         lang: config.lang,
         syntax,
@@ -193,6 +199,7 @@ impl Agent {
             router: Router::default(),
             hook: None,
             syntax: CallSyntax::default(),
+            values: HostValues::new(),
         };
         shared.advertise();
         Agent {
@@ -247,6 +254,19 @@ impl Agent {
         };
         self.shared.executors.insert(target, executor);
         self.shared.advertise();
+    }
+
+    /// Set the values of the host's list `name` (`values_from: name` on a string argument:
+    /// contacts, playlists, rooms, the catalog's protocols): what a user says for such an
+    /// argument is matched to one of them, and a call may carry only those. Replaces the
+    /// list given before; an empty list clears it.
+    pub fn set_values(&mut self, name: &str, values: Vec<String>) {
+        let name = name.trim().to_lowercase();
+        if values.is_empty() {
+            self.shared.values.remove(&name);
+        } else {
+            self.shared.values.insert(name, values);
+        }
     }
 
     /// Set (or clear) the host's hook into sessions ([`HostHook`]): while it says a
@@ -427,9 +447,10 @@ impl Shared {
             advertised,
             syntax,
             router,
+            values,
             ..
         } = self;
-        planner(config, *syntax, advertised).embed_routes(router, model)
+        planner(config, *syntax, advertised, values).embed_routes(router, model)
     }
 
     /// Where routing sends the turn `user_text` of session `s` (whose history ends with
@@ -440,9 +461,10 @@ impl Shared {
             advertised,
             syntax,
             router,
+            values,
             ..
         } = self;
-        planner(config, *syntax, advertised).route(
+        planner(config, *syntax, advertised, values).route(
             router,
             &s.active_names(),
             &s.history,
@@ -461,18 +483,37 @@ impl Shared {
         turn_start: usize,
         request_at: usize,
     ) -> ReplyPlan {
-        planner(&self.config, self.syntax, &self.advertised).plan(
+        self.planner().plan(
             &s.active_names(),
             &s.history,
             route,
             turn_start,
             request_at,
+            s.filled.as_deref(),
         )
+    }
+
+    /// The planner of this agent's requests.
+    fn planner(&self) -> Planner<'_> {
+        planner(&self.config, self.syntax, &self.advertised, &self.values)
     }
 
     /// The question to ask before acting on `route`, in `lang` ([`Planner::ask`]).
     fn ask(&self, route: &Route, lang: Lang) -> Option<String> {
-        planner(&self.config, self.syntax, &self.advertised).ask(route, lang)
+        self.planner().ask(route, lang)
+    }
+
+    /// What to say instead of acting on `route` for `request` ([`Planner::fill_question`]):
+    /// a question for a missing value, or the range a value said lies outside.
+    fn fill_question(
+        &self,
+        s: &Session,
+        route: &Route,
+        request: &str,
+        lang: Lang,
+    ) -> Option<FillQuestion> {
+        self.planner()
+            .fill_question(&s.history, route, request, lang)
     }
 
     /// The executor of `tool` of `set`: its own registration, else its set's.

@@ -217,6 +217,18 @@ pub struct TurnOutcome {
     /// about for the request then ([`crate::Technique::AskWhenUnsure`]).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub confirmed: bool,
+    /// The tool whose required argument the turn asked for instead of acting: the request
+    /// did not say it ([`crate::Technique::SaidArgs`]); the reply is the question and the
+    /// next turn's answer fills it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub asked_for: Option<String>,
+    /// The tool a value was said for outside its declared range: not called, the reply says
+    /// the range ([`crate::Technique::SaidArgs`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub out_of_range: Option<String>,
+    /// The turn's answer gave the value a call asked for the turn before, and ran it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub filled: bool,
 }
 
 impl Default for TurnOutcome {
@@ -251,6 +263,9 @@ impl TurnOutcome {
             computed: false,
             asked: None,
             confirmed: false,
+            asked_for: None,
+            out_of_range: None,
+            filled: false,
         }
     }
 }

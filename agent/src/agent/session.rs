@@ -32,6 +32,22 @@ pub(super) struct Session {
     /// The action the assistant asked about at the end of the last turn
     /// ([`crate::Technique::AskWhenUnsure`]): the next turn's yes runs it.
     pub(super) asked: Option<Asked>,
+    /// A call waiting for a value the request did not give
+    /// ([`crate::Technique::SaidArgs`]): the next turn's answer fills it, a no drops it,
+    /// anything else is a new request.
+    pub(super) filling: Option<Filling>,
+    /// What the current turn's routed call is filled from when it is not the request
+    /// alone: the request that lacked a value and the answer that gave it.
+    pub(super) filled: Option<String>,
+}
+
+/// A routed call waiting for a value the user did not say.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Filling {
+    /// The route of the call.
+    pub(super) route: Route,
+    /// What its values are taken from so far (the request, and any answer before).
+    pub(super) request: String,
 }
 
 /// An action the assistant asked about instead of acting on a narrow route.

@@ -2,15 +2,15 @@
 
 use super::dispatch::{Control, Dispatched};
 use super::gate::ReplyGate;
-use super::session::{session_entry, Asked, Session};
+use super::session::{session_entry, Asked, Filling, Session};
 use super::{
     Agent, AgentError, AgentEvent, ContextReport, GenerationRecord, ReplyKind, TurnOutcome,
     TurnStop,
 };
 use crate::call_line::{parse_output_as, RepeatGuard, VisibleTextFilter};
 use crate::guidance::{
-    arithmetic_question, day_question, routed_head, say_arithmetic, say_day, say_units,
-    unit_question, yes_or_no, Technique,
+    arithmetic_question, day_question, only_no, routed_head, say_arithmetic, say_day, say_units,
+    unit_question, yes_or_no, FillQuestion, Technique,
 };
 use crate::judge::user_lang;
 use crate::messages::Texts;
@@ -99,6 +99,24 @@ impl Agent {
         // asked about, a no is acknowledged, anything else is a new request.
         let mut request_at = turn_start;
         let mut confirmed = None;
+        // A call that waited for a value: an answer that gives it runs the call, a no
+        // drops it, anything else is a new request.
+        s.filled = None;
+        if let Some(filling) = s.filling.take() {
+            if only_no(user_text) {
+                let lang = user_lang(head, shared.config.lang);
+                let reply = Texts::new(lang).fill_dropped().to_string();
+                return Ok(answered(s, out, reply, on_event));
+            }
+            if shared
+                .planner()
+                .fills_missing(&filling.route, &filling.request, user_text)
+            {
+                s.filled = Some(format!("{} {}", filling.request, user_text));
+                out.filled = true;
+                confirmed = Some(filling.route);
+            }
+        }
         if let Some(asked) = s.asked.take() {
             match yes_or_no(user_text) {
                 Some(true) => {
@@ -185,6 +203,36 @@ impl Agent {
                 request_at: turn_start,
             });
             return Ok(answered(s, out, question, on_event));
+        }
+        // A call whose required value the request does not say is asked for; a value said
+        // outside its range is answered with the range: neither is ever executed.
+        let served = match &s.filled {
+            Some(text) => text.clone(),
+            None => s
+                .history
+                .get(request_at)
+                .map_or_else(|| user_text.to_owned(), |m| m.content.clone()),
+        };
+        let fill = match &out.route {
+            Some(route) if !running => shared
+                .fill_question(s, route, &served, lang)
+                .map(|q| (route.clone(), q)),
+            _ => None,
+        };
+        match fill {
+            Some((route, FillQuestion::Ask(question))) => {
+                out.asked_for = route.target.clone();
+                s.filling = Some(Filling {
+                    route,
+                    request: served,
+                });
+                return Ok(answered(s, out, question, on_event));
+            }
+            Some((route, FillQuestion::Range(reply))) => {
+                out.out_of_range = route.target.clone();
+                return Ok(answered(s, out, reply, on_event));
+            }
+            None => {}
         }
         // A question no tool serves: asked in a question-and-answer transcript.
         let route = out.route.clone().filter(|_| !was_confirmed);

@@ -530,6 +530,9 @@ mod tests {
         let mut found = Vec::new();
         for entry in std::fs::read_dir(evals).unwrap() {
             let path = entry.unwrap().path();
+            if path.extension().and_then(|e| e.to_str()) != Some("yaml") {
+                continue;
+            }
             let text = std::fs::read_to_string(&path).unwrap();
             let file: serde_norway::Value = serde_norway::from_str(&text).unwrap();
             let list = file["cases"].as_sequence().cloned().unwrap_or_default();

@@ -102,6 +102,17 @@ pub enum Technique {
     /// books" → `notes_delete`; "note that I already watched Inception" → `media_search`). A route to no tool, a plain reply or an intent is
     /// left as it is: the opening never makes a call of a request that was none.
     OpeningWords,
+    /// Every argument of a routed set tool takes its candidates from what the user said
+    /// before the model writes anything (`guidance/fill.rs`): numbers said in digits or
+    /// words (compounds, halves, a duration converted into the argument's `unit`), an
+    /// enum's value by its word or a `said:` word, a yes or no, an entry of a host list
+    /// (`values_from`) matched across inflections, a text as one run of the request's
+    /// words; the grammar allows only those, and a call whose every argument has one is
+    /// decided outright. A required argument nobody said is asked for (`ask_for`), a value
+    /// outside its `min`/`max` is answered with the range. The failure: the model writing
+    /// the numbers of a host's set ("time 8 minutes" → `timer_start|1`, «на двадцать два»
+    /// → `home_heating|2`, a level nobody said).
+    SaidArgs,
     /// A number said in groups (`8 800 555 35 35`) is one word of that tail. The failure:
     /// a text argument starting inside the number (`show_text|35 35`); Gemma 148 → 149 of 164.
     NumberGroups,
@@ -230,7 +241,7 @@ pub enum Technique {
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 43] = [
+    pub const ALL: [Technique; 44] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -274,6 +285,7 @@ impl Technique {
         Technique::QuestionLists,
         Technique::Continuation,
         Technique::OpeningWords,
+        Technique::SaidArgs,
     ];
 
     /// The main switches: [`crate::Guidance::none`] has them all off.
@@ -332,6 +344,7 @@ impl Technique {
             Technique::QuestionLists => "question-lists",
             Technique::Continuation => "continuation",
             Technique::OpeningWords => "opening-words",
+            Technique::SaidArgs => "said-args",
         }
     }
 
@@ -346,7 +359,7 @@ impl Technique {
             | ReplyWords | ListAsItems | DropAsides | TalkIntents | References | SaidValue
             | AnswerTranscript | AskWhenUnsure | RouteWords | SkillQuestions | SkillSummary
             | FrameWords | ContentStart | LeadWords | SaidAction | QuestionLists | Continuation
-            | OpeningWords => Some(Route),
+            | OpeningWords | SaidArgs => Some(Route),
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable

@@ -238,11 +238,33 @@ fn a_number_or_a_skill_the_request_names_decides_the_call() {
         out.executed[0].args.get("number"),
         Some(&crate::args::ArgValue::Int(2))
     );
-    // Without a number in the request the model fills it in (under the grammar).
+    // Without a number in the request it is asked for: no model call, no note deleted.
+    let (out, model) = routed_turn(&mut agent, "Удали заметку", &["1"]);
+    assert!(model.requests().is_empty(), "{:?}", model.requests());
+    assert_eq!(out.asked_for.as_deref(), Some("notes_delete"));
+    assert!(out.executed.is_empty());
+    // Without `said-args` the model fills it in (under the grammar).
+    let mut agent = agent_with(Guidance::default().without(Technique::SaidArgs));
     let (_, model) = routed_turn(&mut agent, "Удали заметку", &["1"]);
     let r = &model.requests()[0];
     assert_eq!(r.forced_reply, None);
     assert_eq!(r.prefix.as_deref(), Some("TOOL_CALL: notes_delete|"));
+}
+
+/// A call whose every value was said, or pointed at in a list, is decided outright: the
+/// model writes none of it ("Включи второй" plays the second film, no action added).
+#[test]
+fn a_call_whose_every_value_was_said_is_decided() {
+    let mut agent = agent_with_lists(Guidance::default());
+    routed_turn(&mut agent, "Найди фильм Матрица", &["Матрица", "Нашла."]);
+    let (out, model) = routed_turn(&mut agent, "Включи второй", &["Готово."]);
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: films_play|tt0234215"),
+        "{:?}",
+        out.route
+    );
+    assert_eq!(out.executed[0].args.str("id"), Some("tt0234215"));
 }
 
 #[test]
@@ -676,7 +698,9 @@ fn agent_with_lists(guidance: Guidance) -> Agent {
 
 #[test]
 fn a_follow_up_points_at_an_item_of_the_latest_list() {
-    let mut agent = agent_with_lists(Guidance::default());
+    // The references alone: the item's id is the one value the model may write (with
+    // `said-args` the call is decided outright: `a_call_whose_every_value_was_said_is_decided`).
+    let mut agent = agent_with_lists(Guidance::default().without(Technique::SaidArgs));
     let (out, _) = routed_turn(&mut agent, "Найди фильм Матрица", &["Матрица", "Нашла."]);
     assert_eq!(out.executed[0].name, "films_search");
     // «Включи второй»: no new search; the runtime fills in the id.
@@ -820,8 +844,12 @@ fn a_value_the_request_says_is_the_argument() {
         model.requests()[0].forced_reply.as_deref(),
         Some("TOOL_CALL: films_play|tt0133093|stop")
     );
-    // Off: the model chooses the action.
-    let mut agent = agent_with_lists(Guidance::default().without(Technique::SaidValue));
+    // Off (and no argument taken from what was said): the model chooses the action.
+    let mut agent = agent_with_lists(
+        Guidance::default()
+            .without(Technique::SaidValue)
+            .without(Technique::SaidArgs),
+    );
     routed_turn(&mut agent, "Найди фильм Матрица", &["Матрица", "Нашла."]);
     let (_, model) = routed_turn(
         &mut agent,
@@ -1268,7 +1296,7 @@ fn an_item_older_or_newer_is_the_one_of_its_year() {
         ("Включи тот, что постарше", "tt0133093"),
         ("Включи тот, что поновее", "tt0234215"),
     ] {
-        let mut agent = agent_with_lists(Guidance::default());
+        let mut agent = agent_with_lists(Guidance::default().without(Technique::SaidArgs));
         routed_turn(&mut agent, "Найди фильм Матрица", &["Матрица", "Нашла."]);
         let (out, model) = routed_turn(&mut agent, request, &[id, "Готово."]);
         let r = &model.requests()[0];

@@ -1,0 +1,556 @@
+//! Arguments from what the user said ([`crate::Technique::SaidArgs`]): before the model
+//! writes a routed call, every argument of the tool gets its candidates from the request —
+//! the numbers it says (digits and number words, a duration converted into the argument's
+//! `unit`), an enum's values it names, a yes or no, an entry of a host list, a run of its
+//! words for a text. The planner then lets each argument be only one of its candidates,
+//! decides the call outright when each has one, and asks for a required argument nobody
+//! said or answers a value outside its declared range.
+//!
+//! The rule it serves: the model chooses; it never writes a value the user did not say.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::ask::yes_or_no;
+use super::numbers::{numbers_said, Said, TimeUnit};
+use super::words::{lower_words, said_number, STOP_WORDS};
+use crate::args::{ArgDecl, ArgType, DurationUnit};
+use crate::messages::Lang;
+
+/// The lists a host supplies at run time, by name (`values_from:` of an argument).
+pub(crate) type HostValues = BTreeMap<String, Vec<String>>;
+
+/// What a request gives one argument.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Fill {
+    /// One of these values (one: decided), in the declared spelling.
+    Values(Vec<String>),
+    /// A text: a run of the request's words, this part of the request (the planner makes
+    /// its words the tail the model may start anywhere in).
+    Text(String),
+    /// Not said, and optional: left out.
+    Absent,
+    /// Not said, and required: asked for.
+    Missing,
+    /// Said, but outside the declared `min`/`max`: the value said.
+    OutOfRange(f64),
+    /// A host list's entry was asked for and none matched: the entries to ask among.
+    Unmatched(Vec<String>),
+}
+
+impl Fill {
+    /// The one value decided, when there is exactly one.
+    pub(crate) fn decided(&self) -> Option<&str> {
+        match self {
+            Fill::Values(v) if v.len() == 1 => v.first().map(String::as_str),
+            _ => None,
+        }
+    }
+}
+
+/// Whether two words are one word in other forms: equal, or (both of four letters or more)
+/// sharing all but at most the last two letters of the shorter one, three at least
+/// («кухня» / «кухне», «Анна» / «Анне», «гостиная» / «гостиной», "light" / "lights").
+pub(crate) fn same_word(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let shorter = a.len().min(b.len());
+    if shorter < 4 {
+        return false;
+    }
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    common >= 3 && common + 2 >= shorter
+}
+
+/// The indices of `request` words (lower case) that say `phrase`: all its words, each
+/// found by [`same_word`], the words of a phrase next to each other. Words of `phrase`
+/// too common to tell anything ([`STOP_WORDS`]) are skipped unless the phrase is only
+/// those. `None` when the request does not say it.
+fn says_phrase(request: &[String], phrase: &str) -> Option<Vec<usize>> {
+    let words: Vec<String> = lower_words(&phrase.replace('_', " "));
+    let telling: Vec<&String> = words
+        .iter()
+        .filter(|w| !STOP_WORDS.contains(&w.as_str()))
+        .collect();
+    let want: Vec<&String> = if telling.is_empty() {
+        words.iter().collect()
+    } else {
+        telling
+    };
+    let first = want.first()?;
+    (0..request.len()).find_map(|start| {
+        if !same_word(&request[start], first) {
+            return None;
+        }
+        let mut at = vec![start];
+        let mut i = start + 1;
+        for w in want.iter().skip(1) {
+            // The words of a phrase follow each other, a common word between them allowed
+            // ("living room" in "the living and dining room" is no match; "turn the light
+            // off" says "turn off").
+            let next = (i..request.len().min(i + 3)).find(|&j| same_word(&request[j], w))?;
+            at.push(next);
+            i = next + 1;
+        }
+        Some(at)
+    })
+}
+
+/// The enum values `request` names, each with the words that name it: by the value's own
+/// words or by a word `decl` says for it (`said:`).
+fn named_values(
+    decl: &ArgDecl,
+    values: &[String],
+    request: &[String],
+) -> Vec<(String, Vec<usize>)> {
+    let mut out = Vec::new();
+    for v in values {
+        let own = says_phrase(request, v);
+        let said = decl
+            .said
+            .iter()
+            .filter(|(value, _)| value == v)
+            .flat_map(|(_, words)| words)
+            .find_map(|w| says_phrase(request, w));
+        if let Some(at) = own.or(said) {
+            out.push((v.clone(), at));
+        }
+    }
+    // A value whose words lie inside another's ("on" in "turn on" said for `on` and a
+    // longer phrase of another value) stays; two values named by one word are both kept:
+    // the model chooses.
+    out
+}
+
+/// The entries of a host list `request` names, best first: those sharing the most words
+/// with it ([`same_word`]: «Анне» names «Анна Петрова», "Sarah" names "Sarah Connor").
+fn named_entries(entries: &[String], request: &[String]) -> (Vec<String>, BTreeSet<usize>) {
+    let mut best = 0;
+    let mut named: Vec<String> = Vec::new();
+    let mut used = BTreeSet::new();
+    for e in entries {
+        let mut at = BTreeSet::new();
+        for w in lower_words(e) {
+            if let Some(i) = request.iter().position(|r| same_word(r, &w)) {
+                at.insert(i);
+            }
+        }
+        let score = at.len();
+        if score == 0 || score < best {
+            continue;
+        }
+        if score > best {
+            best = score;
+            named.clear();
+            used.clear();
+        }
+        named.push(e.clone());
+        used.extend(at);
+    }
+    (named, used)
+}
+
+/// A number said as an argument value: a whole number for an integer argument, else its
+/// shortest decimal form; `None` when an integer argument cannot take it.
+fn as_value(ty: &ArgType, n: f64) -> Option<String> {
+    match ty {
+        ArgType::Integer if n.fract() == 0.0 && n.abs() < 9.0e15 => Some(format!("{}", n as i64)),
+        ArgType::Integer => None,
+        _ => Some(crate::messages::number_text(n)),
+    }
+}
+
+/// The value of a number said for an argument of `unit` (a duration said in another unit
+/// converted; a number without a unit taken as it is); `None` when the number says a
+/// duration and the argument is none, or the other way round... a bare number is taken for
+/// any argument.
+fn value_for(said: &Said, unit: Option<DurationUnit>) -> Option<f64> {
+    match (said.unit, unit) {
+        (None, _) => Some(said.value),
+        (Some(_), None) => None,
+        (Some(from), Some(to)) => {
+            let to = TimeUnit::from_name(match to {
+                DurationUnit::Seconds => "seconds",
+                DurationUnit::Minutes => "minutes",
+                DurationUnit::Hours => "hours",
+            })?;
+            Some(said.value * from.seconds() / to.seconds())
+        }
+    }
+}
+
+/// The candidates of every argument of a tool declared as `decls`, from `request` (the
+/// words of the request the call serves) in `lang`, with the host's lists `values`. An
+/// argument already decided (`fixed`, by a list the request points into) keeps its value.
+pub(crate) fn fill_args(
+    decls: &[ArgDecl],
+    request: &str,
+    lang: Lang,
+    values: &HostValues,
+    fixed: &[Option<String>],
+) -> Vec<Fill> {
+    let words = lower_words(request);
+    let said = numbers_said(request);
+    let mut used: BTreeSet<usize> = BTreeSet::new();
+    let mut out: Vec<Option<Fill>> = vec![None; decls.len()];
+    for (i, f) in fixed.iter().enumerate() {
+        if let (Some(v), Some(slot)) = (f, out.get_mut(i)) {
+            *slot = Some(Fill::Values(vec![v.clone()]));
+        }
+    }
+    // Numbers: quantities and durations to the numeric arguments (a duration only to one
+    // with a unit), ordinals only to one without a unit (a place in a list).
+    let numeric: Vec<usize> = (0..decls.len())
+        .filter(|&i| out[i].is_none())
+        .filter(|&i| matches!(decls[i].ty, ArgType::Integer | ArgType::Number))
+        .collect();
+    let usable = |s: &Said, d: &ArgDecl| -> Option<f64> {
+        if s.ordinal && d.unit.is_some() {
+            return None;
+        }
+        value_for(s, d.unit)
+    };
+    // As many numbers as numeric arguments, each usable by its own: one each, in order.
+    let paired = numeric.len() > 1
+        && said.len() == numeric.len()
+        && numeric
+            .iter()
+            .zip(&said)
+            .all(|(&i, s)| usable(s, &decls[i]).is_some());
+    for (k, &i) in numeric.iter().enumerate() {
+        let d = &decls[i];
+        let mine: Vec<&Said> = if paired {
+            said.get(k).into_iter().collect()
+        } else {
+            // An ordinal says a place: where one is said, an argument without a unit takes
+            // the place, not a quantity said beside it.
+            let ordinals: Vec<&Said> = said.iter().filter(|s| s.ordinal).collect();
+            if d.unit.is_none() && !ordinals.is_empty() {
+                ordinals
+            } else {
+                said.iter()
+                    .filter(|s| !s.ordinal || d.unit.is_none())
+                    .collect()
+            }
+        };
+        let mut inside = Vec::new();
+        let mut outside = Vec::new();
+        for s in mine {
+            let Some(n) = usable(s, d) else { continue };
+            let Some(v) = as_value(&d.ty, n) else {
+                continue;
+            };
+            used.extend(s.start..s.end);
+            if d.in_range(n) {
+                if !inside.contains(&v) {
+                    inside.push(v);
+                }
+            } else {
+                outside.push(n);
+            }
+        }
+        // A recognizer's homophone of a number after a word that numbers an item ("delete
+        // note to"): the one reading of a number the words above do not know.
+        if inside.is_empty() && outside.is_empty() && d.unit.is_none() {
+            if let Some(n) = said_number(lang, request) {
+                if let Some(v) = as_value(&d.ty, n as f64) {
+                    if d.in_range(n as f64) {
+                        inside.push(v);
+                    } else {
+                        outside.push(n as f64);
+                    }
+                }
+            }
+        }
+        out[i] = Some(match (inside.is_empty(), outside.first()) {
+            (false, _) => Fill::Values(inside),
+            (true, Some(n)) => Fill::OutOfRange(*n),
+            (true, None) if d.required => Fill::Missing,
+            (true, None) => Fill::Absent,
+        });
+    }
+    for (i, d) in decls.iter().enumerate() {
+        if out[i].is_some() {
+            continue;
+        }
+        let fill = match &d.ty {
+            ArgType::Enum(vals) => {
+                let named = named_values(d, vals, &words);
+                for (_, at) in &named {
+                    used.extend(at.iter().copied());
+                }
+                let mut named: Vec<String> = named.into_iter().map(|(v, _)| v).collect();
+                named.dedup();
+                match (named.is_empty(), d.required) {
+                    (false, _) => Fill::Values(named),
+                    (true, true) => Fill::Missing,
+                    (true, false) => Fill::Absent,
+                }
+            }
+            ArgType::Boolean => match yes_or_no(request) {
+                Some(b) => Fill::Values(vec![b.to_string()]),
+                None if d.required => Fill::Missing,
+                None => Fill::Absent,
+            },
+            ArgType::String => match d.values_from.as_ref() {
+                Some(list) => {
+                    let entries = values.get(list).map(Vec::as_slice).unwrap_or_default();
+                    let (named, at) = named_entries(entries, &words);
+                    used.extend(at);
+                    match (named.is_empty(), d.required) {
+                        (false, _) => Fill::Values(named),
+                        (true, true) => Fill::Unmatched(entries.to_vec()),
+                        (true, false) => Fill::Absent,
+                    }
+                }
+                None => continue,
+            },
+            // Numbers were filled above.
+            ArgType::Integer | ArgType::Number => continue,
+        };
+        out[i] = Some(fill);
+    }
+    // Texts: the run of the request's words the other arguments left, the longest one
+    // after the last word they took, else before the first.
+    let texts: Vec<usize> = (0..decls.len()).filter(|&i| out[i].is_none()).collect();
+    let runs = free_runs(request, &used);
+    let mut runs = runs.into_iter();
+    for i in texts {
+        let d = &decls[i];
+        out[i] = Some(match runs.next() {
+            Some(run) => Fill::Text(run),
+            None if d.required => Fill::Missing,
+            None => Fill::Absent,
+        });
+    }
+    out.into_iter().map(|f| f.unwrap_or(Fill::Absent)).collect()
+}
+
+/// The runs of `request` free of the word indices `used` (indices into
+/// [`lower_words`]), as parts of the request's own text, those with a word that is no
+/// common word only: the run after the last used word first (a text is said after the
+/// values: "remind me in 10 minutes *to call mum*"), then the one before the first.
+/// With nothing used, the whole request.
+fn free_runs(request: &str, used: &BTreeSet<usize>) -> Vec<String> {
+    if used.is_empty() {
+        return vec![request.trim().to_owned()];
+    }
+    // Each whitespace-separated word of the request and the lower-case words it holds.
+    let mut parts: Vec<(&str, Vec<usize>)> = Vec::new();
+    let mut next = 0;
+    for w in request.split_whitespace() {
+        let n = lower_words(w).len();
+        parts.push((w, (next..next + n).collect()));
+        next += n;
+    }
+    let taken = |idx: &Vec<usize>| idx.iter().any(|i| used.contains(i));
+    let mut runs: Vec<Vec<&str>> = vec![Vec::new()];
+    for (w, idx) in &parts {
+        if taken(idx) {
+            if runs.last().is_some_and(|r| !r.is_empty()) {
+                runs.push(Vec::new());
+            }
+        } else if let Some(r) = runs.last_mut() {
+            r.push(w);
+        }
+    }
+    let telling = |r: &Vec<&str>| {
+        lower_words(&r.join(" "))
+            .iter()
+            .any(|w| w.chars().count() >= 3 && !STOP_WORDS.contains(&w.as_str()))
+    };
+    let mut runs: Vec<Vec<&str>> = runs.into_iter().filter(|r| telling(r)).collect();
+    // The last run first, then the others in order.
+    if let Some(last) = runs.pop() {
+        runs.insert(0, last);
+    }
+    runs.into_iter().map(|r| r.join(" ")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int(name: &str, required: bool) -> ArgDecl {
+        ArgDecl::new(name, ArgType::Integer, required)
+    }
+
+    fn timer() -> Vec<ArgDecl> {
+        let mut minutes = int("minutes", true);
+        minutes.min = Some(1.0);
+        minutes.max = Some(1440.0);
+        minutes.unit = Some(DurationUnit::Minutes);
+        vec![minutes, ArgDecl::new("label", ArgType::String, false)]
+    }
+
+    fn fill(decls: &[ArgDecl], request: &str, lang: Lang) -> Vec<Fill> {
+        fill_args(
+            decls,
+            request,
+            lang,
+            &HostValues::new(),
+            &vec![None; decls.len()],
+        )
+    }
+
+    fn values(v: &[&str]) -> Fill {
+        Fill::Values(v.iter().map(|s| s.to_string()).collect())
+    }
+
+    #[test]
+    fn a_duration_is_taken_in_the_argument_s_unit_and_the_text_is_what_is_left() {
+        let t = timer();
+        let got = fill(&t, "can you time 8 minutes for the eggs please", Lang::En);
+        assert_eq!(got[0], values(&["8"]));
+        assert_eq!(got[1], Fill::Text("for the eggs please".into()));
+        assert_eq!(
+            fill(&t, "ok so i need a timer 25 minutes", Lang::En)[0],
+            values(&["25"])
+        );
+        assert_eq!(
+            fill(&t, "засеки пожалуйста восемь минут для яиц", Lang::Ru)[0],
+            values(&["8"])
+        );
+        assert_eq!(
+            fill(&t, "поставь таймер на полтора часа", Lang::Ru)[0],
+            values(&["90"])
+        );
+        assert_eq!(
+            fill(&t, "a timer for half an hour", Lang::En)[0],
+            values(&["30"])
+        );
+        // Nothing said: the required minutes are asked for (the label's run is the whole
+        // request; the planner leaves out what the tool's frame words alone make).
+        assert_eq!(
+            fill(&t, "set a timer", Lang::En),
+            vec![Fill::Missing, Fill::Text("set a timer".into())]
+        );
+        // Out of range: never a value, the range is said.
+        assert_eq!(
+            fill(&t, "a timer for 2000 minutes", Lang::En)[0],
+            Fill::OutOfRange(2000.0)
+        );
+    }
+
+    #[test]
+    fn numbers_in_words_compounds_and_ranges() {
+        let mut degrees = int("degrees", true);
+        degrees.min = Some(10.0);
+        degrees.max = Some(30.0);
+        let d = vec![degrees];
+        assert_eq!(
+            fill(&d, "поставь отопление на двадцать два", Lang::Ru)[0],
+            values(&["22"])
+        );
+        assert_eq!(
+            fill(&d, "девятнадцать градусов", Lang::Ru)[0],
+            values(&["19"])
+        );
+        assert_eq!(
+            fill(&d, "heating to forty please", Lang::En)[0],
+            Fill::OutOfRange(40.0)
+        );
+        let n = vec![int("number", true)];
+        // A place said by an ordinal; a homophone after a word that numbers an item.
+        assert_eq!(
+            fill(&n, "cancel the second timer", Lang::En)[0],
+            values(&["2"])
+        );
+        assert_eq!(fill(&n, "delete note to", Lang::En)[0], values(&["2"]));
+        assert_eq!(fill(&n, "удали третью", Lang::Ru)[0], values(&["3"]));
+    }
+
+    #[test]
+    fn enum_values_by_their_words_or_said_words_two_letter_values_included() {
+        let room = ArgDecl {
+            said: vec![
+                ("kitchen".into(), vec!["кухня".into()]),
+                (
+                    "living_room".into(),
+                    vec!["гостиная".into(), "lounge".into()],
+                ),
+            ],
+            ..ArgDecl::new(
+                "room",
+                ArgType::Enum(vec![
+                    "kitchen".into(),
+                    "hallway".into(),
+                    "living_room".into(),
+                ]),
+                true,
+            )
+        };
+        let state = ArgDecl {
+            said: vec![
+                ("on".into(), vec!["включи".into()]),
+                ("off".into(), vec!["выключи".into()]),
+            ],
+            ..ArgDecl::new(
+                "state",
+                ArgType::Enum(vec!["on".into(), "off".into()]),
+                true,
+            )
+        };
+        let light = vec![room, state];
+        assert_eq!(
+            fill(&light, "turn off the kitchen light", Lang::En),
+            vec![values(&["kitchen"]), values(&["off"])]
+        );
+        assert_eq!(
+            fill(&light, "включи свет на кухне", Lang::Ru),
+            vec![values(&["kitchen"]), values(&["on"])]
+        );
+        assert_eq!(
+            fill(&light, "lights on in the living room", Lang::En),
+            vec![values(&["living_room"]), values(&["on"])]
+        );
+        assert_eq!(
+            fill(&light, "выключи в гостиной", Lang::Ru),
+            vec![values(&["living_room"]), values(&["off"])]
+        );
+        // Two rooms said: both are candidates; no state said: asked for.
+        assert_eq!(
+            fill(&light, "the kitchen and the hallway lights", Lang::En),
+            vec![values(&["kitchen", "hallway"]), Fill::Missing]
+        );
+    }
+
+    #[test]
+    fn a_host_list_entry_is_matched_across_inflections_and_partial_names() {
+        let mut lists = HostValues::new();
+        lists.insert(
+            "contacts".into(),
+            vec!["Анна Петрова".into(), "Борис".into(), "Sarah Connor".into()],
+        );
+        let contact = ArgDecl {
+            values_from: Some("contacts".into()),
+            ..ArgDecl::new("contact", ArgType::String, true)
+        };
+        let d = vec![contact, ArgDecl::new("text", ArgType::String, true)];
+        let got = fill_args(
+            &d,
+            "напиши Анне что я опоздаю",
+            Lang::Ru,
+            &lists,
+            &[None, None],
+        );
+        assert_eq!(got[0], values(&["Анна Петрова"]));
+        assert_eq!(got[1], Fill::Text("что я опоздаю".into()));
+        let got = fill_args(&d, "call sarah", Lang::En, &lists, &[None, None]);
+        assert_eq!(got[0], values(&["Sarah Connor"]));
+        let got = fill_args(&d, "call the plumber", Lang::En, &lists, &[None, None]);
+        assert!(matches!(&got[0], Fill::Unmatched(all) if all.len() == 3));
+    }
+
+    #[test]
+    fn words_are_one_word_in_other_forms() {
+        assert!(same_word("кухня", "кухне"));
+        assert!(same_word("анна", "анне"));
+        assert!(same_word("гостиная", "гостиной"));
+        assert!(same_word("light", "lights"));
+        assert!(!same_word("off", "office"));
+        assert!(!same_word("bed", "bedroom"));
+        assert!(!same_word("on", "one"));
+    }
+}
