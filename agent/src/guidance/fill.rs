@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::ask::yes_or_no;
-use super::numbers::{numbers_said, Said, TimeUnit};
+use super::numbers::{in_unit, numbers_said, Said, TimeUnit};
 use super::words::{lower_words, said_number, STOP_WORDS};
 use crate::args::{ArgDecl, ArgType, DurationUnit};
 use crate::messages::Lang;
@@ -161,21 +161,19 @@ fn as_value(ty: &ArgType, n: f64) -> Option<String> {
     }
 }
 
-/// The value of a number said for an argument of `unit` (a duration said in another unit
-/// converted; a number without a unit taken as it is); `None` when the number says a
-/// duration and the argument is none, or the other way round... a bare number is taken for
-/// any argument.
+/// The value of a number said for an argument of `unit`: a duration converted into it,
+/// a bare number taken as it is; `None` for a duration said to an argument that is none.
 fn value_for(said: &Said, unit: Option<DurationUnit>) -> Option<f64> {
     match (said.unit, unit) {
         (None, _) => Some(said.value),
         (Some(_), None) => None,
-        (Some(from), Some(to)) => {
-            let to = TimeUnit::from_name(match to {
-                DurationUnit::Seconds => "seconds",
-                DurationUnit::Minutes => "minutes",
-                DurationUnit::Hours => "hours",
-            })?;
-            Some(said.value * from.seconds() / to.seconds())
+        (Some(_), Some(to)) => {
+            let to = match to {
+                DurationUnit::Seconds => TimeUnit::Seconds,
+                DurationUnit::Minutes => TimeUnit::Minutes,
+                DurationUnit::Hours => TimeUnit::Hours,
+            };
+            in_unit(said, to)
         }
     }
 }

@@ -33,6 +33,12 @@
 //! `reply_matches` is a regular expression, matched case-insensitively (checked when the
 //! plan is made).
 //!
+//! `expect` may also say `{ask_for: TOOL}` (no call: the assistant asks for a required
+//! argument of TOOL the request did not say) or `{out_of_range: TOOL}` (no call: a value
+//! said is outside its declared range, the reply says the range). A turn's `calls:` lists
+//! every call the whole turn must execute, in order (switches not counted). A file's
+//! `values: {NAME: [..]}` gives the host's lists for `values_from: NAME` arguments.
+//!
 //! `expect` lists alternatives; any one matching scores. `args` are exact values (trimmed),
 //! `args_contain` substrings (case-insensitive), both per argument name. `tool_results` are
 //! the scenarios' stand-ins (a text, or `{error: text}`); a declared tool without one answers
@@ -66,6 +72,9 @@ pub struct EvalFile {
     pub toolsets: Option<Vec<PathBuf>>,
     /// Stand-ins for host executors, by tool name.
     pub tool_results: BTreeMap<String, StandIn>,
+    /// The host's lists of argument values (`values: {contacts: [..]}`), as a host gives
+    /// them at run time (`values_from:` of an argument).
+    pub values: BTreeMap<String, Vec<String>>,
     /// The cases, in file order.
     pub cases: Vec<EvalCase>,
 }
@@ -135,6 +144,9 @@ pub struct EvalTurn {
     pub reply_contains: Vec<String>,
     /// A regular expression the turn's final reply must match (case-insensitive).
     pub reply_matches: Option<String>,
+    /// Every call the whole turn must execute, in order (`calls:`; toolset switches not
+    /// counted): one per target of a request that names several. Empty: not checked.
+    pub calls: Vec<Expected>,
 }
 
 impl EvalTurn {
@@ -148,7 +160,7 @@ impl EvalTurn {
     /// Whether the turn's reply is checked beyond its first action (`reply_contains` or
     /// `reply_matches`): it runs whole.
     pub fn checks_reply(&self) -> bool {
-        !self.reply_contains.is_empty() || self.reply_matches.is_some()
+        !self.reply_contains.is_empty() || self.reply_matches.is_some() || !self.calls.is_empty()
     }
 
     /// The label of the first alternative (`text`, `refuse` or the tool's name): how turns
@@ -156,6 +168,8 @@ impl EvalTurn {
     pub fn kind(&self) -> String {
         match self.expect.first() {
             Some(Expected::Call { name, .. }) => name.clone(),
+            Some(Expected::AskFor(name)) => format!("ask_for {name}"),
+            Some(Expected::OutOfRange(name)) => format!("out_of_range {name}"),
             Some(Expected::Refuse) => "refuse".to_string(),
             _ => "text".to_string(),
         }
@@ -189,6 +203,12 @@ pub enum Expected {
         /// Arguments that must contain these substrings (case-insensitive).
         args_contain: BTreeMap<String, String>,
     },
+    /// No call: the assistant asks for a required argument of this tool the request did
+    /// not say (`{ask_for: TOOL}`).
+    AskFor(String),
+    /// No call: a value said for this tool is outside its declared range, and the reply
+    /// says the range (`{out_of_range: TOOL}`).
+    OutOfRange(String),
 }
 
 impl std::fmt::Display for Expected {
@@ -197,6 +217,8 @@ impl std::fmt::Display for Expected {
         match self {
             Expected::Text => f.write_str("text"),
             Expected::Refuse => f.write_str("refuse"),
+            Expected::AskFor(name) => write!(f, "ask_for:{name}"),
+            Expected::OutOfRange(name) => write!(f, "out_of_range:{name}"),
             Expected::Call {
                 name,
                 args,
@@ -230,6 +252,8 @@ struct RawFile {
     toolsets: Option<Vec<PathBuf>>,
     #[serde(default)]
     tool_results: BTreeMap<String, StandIn>,
+    #[serde(default)]
+    values: BTreeMap<String, Vec<String>>,
     cases: Vec<Value>,
 }
 
@@ -248,6 +272,8 @@ struct RawCase {
     reply_matches: Option<String>,
     #[serde(default)]
     turns: Option<Vec<RawTurn>>,
+    #[serde(default)]
+    calls: Option<Vec<RawExpected>>,
 }
 
 #[derive(Deserialize)]
@@ -259,6 +285,8 @@ struct RawTurn {
     reply_contains: Vec<String>,
     #[serde(default)]
     reply_matches: Option<String>,
+    #[serde(default)]
+    calls: Vec<RawExpected>,
 }
 
 #[derive(Deserialize)]
@@ -266,6 +294,10 @@ struct RawTurn {
 struct RawExpected {
     #[serde(default)]
     call: Option<String>,
+    #[serde(default)]
+    ask_for: Option<String>,
+    #[serde(default)]
+    out_of_range: Option<String>,
     #[serde(default)]
     text: Option<bool>,
     #[serde(default)]
@@ -321,6 +353,7 @@ pub fn parse_eval_file(text: &str, path: &Path) -> Result<EvalFile, EvalError> {
         skills: resolve(raw.skills),
         toolsets: resolve(raw.toolsets),
         tool_results: raw.tool_results,
+        values: raw.values,
         cases,
     })
 }
@@ -358,13 +391,19 @@ fn parse_case(value: Value, index: usize, path: &Path) -> Result<EvalCase, EvalE
                 expect,
                 reply_contains: raw.reply_contains.unwrap_or_default(),
                 reply_matches: raw.reply_matches,
+                calls: raw.calls.unwrap_or_default(),
             };
             (vec![parse_turn(turn).map_err(bad)?], false)
         }
         (None, Some(turns)) => {
-            if raw.expect.is_some() || raw.reply_contains.is_some() || raw.reply_matches.is_some() {
+            if raw.expect.is_some()
+                || raw.reply_contains.is_some()
+                || raw.reply_matches.is_some()
+                || raw.calls.is_some()
+            {
                 return Err(bad(
-                    "`expect`, `reply_contains` and `reply_matches` belong to each turn".into(),
+                    "`expect`, `reply_contains`, `reply_matches` and `calls` belong to each turn"
+                        .into(),
                 ));
             }
             if turns.is_empty() {
@@ -420,11 +459,22 @@ fn parse_turn(raw: RawTurn) -> Result<EvalTurn, String> {
     {
         return Err("empty `reply_matches`".into());
     }
+    let calls = raw
+        .calls
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| match parse_expected(e) {
+            Ok(c @ Expected::Call { .. }) => Ok(c),
+            Ok(_) => Err(format!("calls[{i}]: only `call` entries")),
+            Err(why) => Err(format!("calls[{i}]: {why}")),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(EvalTurn {
         user: raw.user,
         expect,
         reply_contains: raw.reply_contains,
         reply_matches: raw.reply_matches,
+        calls,
     })
 }
 
@@ -443,9 +493,31 @@ fn parse_expected(e: RawExpected) -> Result<Expected, String> {
         (None, Some(true)) => Some(Expected::Refuse),
         (None, None) => None,
     };
+    let no_call = match (e.ask_for, e.out_of_range) {
+        (Some(_), Some(_)) => {
+            return Err("`ask_for` and `out_of_range` together; write two alternatives".into())
+        }
+        (Some(t), None) => Some(Expected::AskFor(t.trim().to_lowercase())),
+        (None, Some(t)) => Some(Expected::OutOfRange(t.trim().to_lowercase())),
+        (None, None) => None,
+    };
+    if let Some(e2) = no_call {
+        if e.call.is_some() || plain.is_some() || e.args.is_some() || e.args_contain.is_some() {
+            return Err("`ask_for`/`out_of_range` stand alone; write two alternatives".into());
+        }
+        return match &e2 {
+            Expected::AskFor(t) | Expected::OutOfRange(t) if t.is_empty() => {
+                Err("empty tool name".into())
+            }
+            _ => Ok(e2),
+        };
+    }
     match (e.call, plain) {
         (Some(_), Some(_)) => Err("`call` and `text` together; write two alternatives".into()),
-        (None, None) => Err("needs `call: TOOL`, `text: true` or `refuse: true`".into()),
+        (None, None) => Err(
+            "needs `call: TOOL`, `text: true`, `refuse: true`, `ask_for: TOOL` or `out_of_range: TOOL`"
+                .into(),
+        ),
         (None, Some(plain)) => {
             if e.args.is_some() || e.args_contain.is_some() {
                 return Err("`args`/`args_contain` belong to a `call`".into());

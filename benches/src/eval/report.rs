@@ -75,6 +75,10 @@ pub struct CaseResult {
     /// With `reply_matches`: whether the final reply matches it (case-insensitive); `null`
     /// without.
     pub matches_ok: Option<bool>,
+    /// With `calls`: whether the whole turn executed exactly those calls, in order
+    /// (switches not counted); `null` without.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calls_ok: Option<bool>,
     /// The judge of replies on the final reply (`{"verdict": "acceptable"}` or
     /// `{"verdict": "fails", "rule": NAME}`); `null` when there was no reply to judge (the
     /// turn stopped after its first generation's call).
@@ -535,6 +539,7 @@ mod tests {
             turn_ok: reply_ok.map(|ok| ok && correct),
             reply_ok,
             matches_ok: None,
+            calls_ok: None,
             verdict: Some(Verdict::Acceptable),
             judged: correct,
             executed: vec![],

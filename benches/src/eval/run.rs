@@ -18,7 +18,9 @@ use porfiry_seam::ModelWrapper;
 use super::case::{EvalCase, EvalFile, EvalTurn, Expected};
 use super::error::EvalError;
 use super::report::{CaseResult, EvalReport, Totals, TurnScope, VariantReport};
-use super::score::{declared_args, first_action, judge_turn, reply_regex, score_turn, FirstAction};
+use super::score::{
+    calls_match, declared_args, first_action, judge_turn, reply_regex, score_turn, FirstAction,
+};
 use super::variant::{EvalSetup, Variant};
 
 /// Most tokens per generation in the eval's base setup (the CLI's default for `ask`).
@@ -417,6 +419,9 @@ pub fn run_eval(
                 DEFAULT_TOOL_TIMEOUT,
             );
             register_stand_ins(&mut runtime, &file.tool_results);
+            for (name, values) in &file.values {
+                runtime.agent_mut().set_values(name, values.clone());
+            }
             let catalog = if setup.catalog {
                 match attach_fresh_catalog(&mut runtime, &setup) {
                     Ok(tmp) => Some(tmp),
@@ -602,7 +607,14 @@ fn run_turn(
         Some(Err(error)) => (FirstAction::NoOutput { error }, String::new()),
         // Answered without a model call (from the message texts, computed, a question asked
         // before acting or the reply to a no): plain text.
-        None if outcome.stop == TurnStop::Answered => (FirstAction::Text, outcome.reply.clone()),
+        None if outcome.stop == TurnStop::Answered => {
+            let action = match (&outcome.asked_for, &outcome.out_of_range) {
+                (Some(name), _) => FirstAction::AskedFor { name: name.clone() },
+                (None, Some(name)) => FirstAction::OutOfRange { name: name.clone() },
+                (None, None) => FirstAction::Text,
+            };
+            (action, outcome.reply.clone())
+        }
         None => (
             FirstAction::NoOutput {
                 error: format!("no generation ({:?})", outcome.stop),
@@ -620,6 +632,14 @@ fn run_turn(
         _ => None,
     };
     let reply = judge_turn(turn, &action, &score, judged_reply, file.lang);
+    let calls_ok = (!turn.calls.is_empty() && !options.routes_only).then(|| {
+        let executed: Vec<(String, serde_json::Value)> = outcome
+            .executed
+            .iter()
+            .map(|e| (e.name.clone(), e.args.to_json()))
+            .collect();
+        calls_match(&turn.calls, &executed)
+    });
     Ok(CaseResult {
         file: file.label(),
         case: case.index,
@@ -649,7 +669,8 @@ fn run_turn(
         reply_ok: reply.reply_ok,
         matches_ok: reply.matches_ok,
         verdict: reply.verdict,
-        judged: reply.judged,
+        judged: reply.judged && calls_ok != Some(false),
+        calls_ok,
         executed: outcome.executed.iter().map(|e| e.name.clone()).collect(),
         asked: outcome.asked.clone(),
         route: outcome.route.clone(),

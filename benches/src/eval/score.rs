@@ -28,6 +28,17 @@ pub enum FirstAction {
         #[serde(skip_serializing_if = "Option::is_none")]
         problem: Option<String>,
     },
+    /// No call and no model call: the turn asked for a required argument of this tool the
+    /// request did not say.
+    AskedFor {
+        /// The tool.
+        name: String,
+    },
+    /// No call and no model call: a value said for this tool is outside its range.
+    OutOfRange {
+        /// The tool.
+        name: String,
+    },
     /// The model produced nothing (it failed before its first generation finished).
     NoOutput {
         /// What the model reported.
@@ -45,6 +56,8 @@ impl FirstAction {
                 CallVerdict::UnknownTool => format!("{name}?"),
                 CallVerdict::BadArgs => format!("{name}!"),
             },
+            FirstAction::AskedFor { name } => format!("ask_for:{name}"),
+            FirstAction::OutOfRange { name } => format!("out_of_range:{name}"),
             FirstAction::NoOutput { .. } => "none".into(),
         }
     }
@@ -168,6 +181,9 @@ fn problem(p: &ArgProblem) -> String {
         ArgProblem::NotA(a, ty) => format!("argument {a:?} is not a {ty}"),
         ArgProblem::NotOneOf(a, values) => format!("argument {a:?} is not one of {values:?}"),
         ArgProblem::Repeated(a) => format!("argument {a:?} given twice"),
+        ArgProblem::OutOfRange { arg, value, .. } => {
+            format!("argument {arg:?} = {value} is outside its declared range")
+        }
     }
 }
 
@@ -283,6 +299,12 @@ pub fn reply_regex(pattern: &str) -> Result<regex::Regex, String> {
 fn matches(e: &Expected, action: &FirstAction) -> (bool, bool) {
     match (e, action) {
         (Expected::Text | Expected::Refuse, FirstAction::Text) => (true, true),
+        (Expected::AskFor(want), FirstAction::AskedFor { name })
+        | (Expected::OutOfRange(want), FirstAction::OutOfRange { name })
+            if want == name =>
+        {
+            (true, true)
+        }
         (
             Expected::Call {
                 name,
@@ -308,6 +330,26 @@ fn matches(e: &Expected, action: &FirstAction) -> (bool, bool) {
         }
         _ => (false, false),
     }
+}
+
+/// Whether `executed` (the whole turn's calls, by name and validated arguments as JSON) are
+/// exactly `want` in order, switches left out.
+pub fn calls_match(want: &[Expected], executed: &[(String, serde_json::Value)]) -> bool {
+    let got: Vec<&(String, serde_json::Value)> = executed
+        .iter()
+        .filter(|(n, _)| !matches!(n.as_str(), "enable_toolset" | "disable_toolset"))
+        .collect();
+    got.len() == want.len()
+        && want.iter().zip(got).all(|(e, (name, args))| {
+            let action = FirstAction::Call {
+                name: name.clone(),
+                line: String::new(),
+                args: Some(args.clone()),
+                verdict: CallVerdict::Valid,
+                problem: None,
+            };
+            matches(e, &action).1
+        })
 }
 
 /// A validated argument as text (strings unquoted, numbers and flags as written by JSON).

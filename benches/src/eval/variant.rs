@@ -206,6 +206,7 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     40 "question-lists",
     41 "continuation",
     42 "opening-words",
+    43 "said-args",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).
