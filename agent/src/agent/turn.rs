@@ -10,7 +10,7 @@ use super::{
 use crate::call_line::{parse_output_as, RepeatGuard, VisibleTextFilter};
 use crate::guidance::{
     arithmetic_question, day_question, only_no, routed_head, say_arithmetic, say_day, say_units,
-    unit_question, yes_or_no, FillQuestion, Technique,
+    unit_question, yes_or_no, FillQuestion, Route, Technique,
 };
 use crate::judge::user_lang;
 use crate::messages::Texts;
@@ -231,6 +231,12 @@ impl Agent {
             Some((route, FillQuestion::Range(reply))) => {
                 out.out_of_range = route.target.clone();
                 return Ok(answered(s, out, reply, on_event));
+            }
+            Some((route, FillQuestion::NoCall)) => {
+                out.route = Some(Route {
+                    target: None,
+                    ..route
+                });
             }
             None => {}
         }

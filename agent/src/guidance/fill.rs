@@ -123,6 +123,15 @@ fn named_values(
     out
 }
 
+/// Whether `request` names a value of the enum argument `decl` (by its words or a word
+/// said for it).
+pub(crate) fn says_enum_value(decl: &ArgDecl, request: &str) -> bool {
+    match &decl.ty {
+        ArgType::Enum(values) => !named_values(decl, values, &lower_words(request)).is_empty(),
+        _ => false,
+    }
+}
+
 /// The entries of a host list `request` names, best first: those sharing the most words
 /// with it ([`same_word`]: «Анне» names «Анна Петрова», "Sarah" names "Sarah Connor").
 fn named_entries(entries: &[String], request: &[String]) -> (Vec<String>, BTreeSet<usize>) {
@@ -311,12 +320,20 @@ pub(crate) fn fill_args(
     }
     // Texts: the run of the request's words the other arguments left, the longest one
     // after the last word they took, else before the first.
+    // An optional text is only ever said after the values ("a 12 minute timer *for the
+    // pasta*"); what comes before them is the request's frame ("set a timer for …").
     let texts: Vec<usize> = (0..decls.len()).filter(|&i| out[i].is_none()).collect();
-    let runs = free_runs(request, &used);
-    let mut runs = runs.into_iter();
+    let (after, rest) = free_runs(request, &used);
+    let mut after = after.into_iter();
+    let mut rest = rest.into_iter();
     for i in texts {
         let d = &decls[i];
-        out[i] = Some(match runs.next() {
+        let run = match after.next() {
+            Some(run) => Some(run),
+            None if d.required => rest.next(),
+            None => None,
+        };
+        out[i] = Some(match run {
             Some(run) => Fill::Text(run),
             None if d.required => Fill::Missing,
             None => Fill::Absent,
@@ -327,12 +344,12 @@ pub(crate) fn fill_args(
 
 /// The runs of `request` free of the word indices `used` (indices into
 /// [`lower_words`]), as parts of the request's own text, those with a word that is no
-/// common word only: the run after the last used word first (a text is said after the
-/// values: "remind me in 10 minutes *to call mum*"), then the one before the first.
-/// With nothing used, the whole request.
-fn free_runs(request: &str, used: &BTreeSet<usize>) -> Vec<String> {
+/// common word only: the run after the last used word (a text is said after the values:
+/// "remind me in 10 minutes *to call mum*"), and the runs before it. With nothing used,
+/// the whole request is the run after.
+fn free_runs(request: &str, used: &BTreeSet<usize>) -> (Option<String>, Vec<String>) {
     if used.is_empty() {
-        return vec![request.trim().to_owned()];
+        return (Some(request.trim().to_owned()), Vec::new());
     }
     // Each whitespace-separated word of the request and the lower-case words it holds.
     let mut parts: Vec<(&str, Vec<usize>)> = Vec::new();
@@ -358,12 +375,16 @@ fn free_runs(request: &str, used: &BTreeSet<usize>) -> Vec<String> {
             .iter()
             .any(|w| w.chars().count() >= 3 && !STOP_WORDS.contains(&w.as_str()))
     };
-    let mut runs: Vec<Vec<&str>> = runs.into_iter().filter(|r| telling(r)).collect();
-    // The last run first, then the others in order.
-    if let Some(last) = runs.pop() {
-        runs.insert(0, last);
-    }
-    runs.into_iter().map(|r| r.join(" ")).collect()
+    // The last run is after the values only when the request does not end with one.
+    let ends_taken = parts.last().is_some_and(|(_, idx)| taken(idx));
+    let last = if ends_taken { None } else { runs.pop() };
+    let after = last.filter(|r| telling(r)).map(|r| r.join(" "));
+    let before = runs
+        .into_iter()
+        .filter(|r| telling(r))
+        .map(|r| r.join(" "))
+        .collect();
+    (after, before)
 }
 
 #[cfg(test)]

@@ -31,17 +31,6 @@ pub(crate) enum TimeUnit {
 }
 
 impl TimeUnit {
-    /// The unit a declaration names: "seconds", "minutes" or "hours"; `None` for any other
-    /// name.
-    pub(crate) fn from_name(s: &str) -> Option<TimeUnit> {
-        match s {
-            "seconds" => Some(TimeUnit::Seconds),
-            "minutes" => Some(TimeUnit::Minutes),
-            "hours" => Some(TimeUnit::Hours),
-            _ => None,
-        }
-    }
-
     /// How many seconds one of this unit is.
     pub(crate) fn seconds(self) -> f64 {
         match self {
@@ -1191,10 +1180,6 @@ mod tests {
 
     #[test]
     fn units_by_name_and_size() {
-        assert_eq!(TimeUnit::from_name("minutes"), Some(Minutes));
-        assert_eq!(TimeUnit::from_name("hours"), Some(Hours));
-        assert_eq!(TimeUnit::from_name("seconds"), Some(Seconds));
-        assert_eq!(TimeUnit::from_name("days"), None);
         assert_eq!(Hours.seconds(), 3600.0);
         let plain = Said {
             value: 5.0,

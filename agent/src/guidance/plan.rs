@@ -7,7 +7,7 @@ use super::answers::is_question;
 use super::ask::only_no;
 use super::continuation::continues;
 use super::examples::{core_said, route_examples, says_needed, PLAIN_REPLY, SHOWN_HOW};
-use super::fill::{fill_args, Fill, HostValues};
+use super::fill::{fill_args, says_enum_value, Fill, HostValues};
 use super::howto::asks_how_to;
 use super::refer::{is_id_arg, pointer, points_surely, referents, said_id, Pointer, Referents};
 use super::route::{Route, RouteExample, Router};
@@ -179,6 +179,55 @@ fn set_words(set: &crate::toolset::Toolset) -> String {
     words
 }
 
+/// Whether `text` asks a question rather than requests an action: a question
+/// ([`is_question`]) that does not open as a polite request ("can you …", «можешь …»).
+fn asks_rather_than_requests(text: &str) -> bool {
+    const POLITE: &[&str] = &[
+        "can",
+        "could",
+        "would",
+        "will",
+        "please",
+        "можешь",
+        "можете",
+        "сможешь",
+        "не",
+        "пожалуйста",
+    ];
+    is_question(text)
+        && lower_words(text)
+            .first()
+            .is_none_or(|w| !POLITE.contains(&w.as_str()))
+}
+
+/// Whether a request of `request` stems is one a declared set's examples cover
+/// (`set_examples`: each example's set and stems): it shares two stems or more with one
+/// set's examples, one of them the set's own (in two of its examples at least, and in no
+/// other set's: "timer", "weather").
+fn covered_by_a_set(request: &[String], set_examples: &[(String, Vec<String>)]) -> bool {
+    let mut sets: Vec<&str> = set_examples.iter().map(|(t, _)| t.as_str()).collect();
+    sets.sort_unstable();
+    sets.dedup();
+    sets.iter().any(|set| {
+        let own: Vec<&Vec<String>> = set_examples
+            .iter()
+            .filter(|(t, _)| t == set)
+            .map(|(_, s)| s)
+            .collect();
+        let shared: Vec<&String> = request
+            .iter()
+            .filter(|s| own.iter().any(|e| e.contains(s)))
+            .collect();
+        let its_own = |stem: &String| {
+            own.iter().filter(|e| e.contains(stem)).count() >= 2
+                && !set_examples
+                    .iter()
+                    .any(|(t, e)| t != set && e.contains(stem))
+        };
+        shared.len() >= 2 && shared.iter().any(|s| its_own(s))
+    })
+}
+
 /// Whether a route's `target` is a tool: no plain reply, no conversational intent.
 fn is_tool(target: &str) -> bool {
     !target.is_empty() && Intent::from_target(target).is_none()
@@ -238,6 +287,10 @@ pub(crate) enum FillQuestion {
     Ask(String),
     /// A value said outside its declared range: the range, said.
     Range(String),
+    /// A question that names the call's subject but gives none of the values it needs
+    /// ("what's a good temperature for a bedroom?"): no request for the call, a plain
+    /// reply.
+    NoCall,
 }
 
 impl Planner<'_> {
@@ -413,6 +466,21 @@ impl Planner<'_> {
                 }));
             }
         }
+        // What a declared set does is no request "this host cannot do": an out-of-scope
+        // example a set's examples cover ("set a timer for ten minutes" beside a timer set)
+        // is left out, so it never shadows the set.
+        let out_of_scope = Intent::OutOfScope.target();
+        let set_examples: Vec<(String, Vec<String>)> = out
+            .iter()
+            .filter_map(|e| {
+                let set = self.toolsets.owner_set(e.target.as_deref()?)?;
+                Some((set.name.clone(), stems(&e.text)))
+            })
+            .collect();
+        out.retain(|e| {
+            e.target.as_deref() != Some(out_of_scope.as_str())
+                || !covered_by_a_set(&stems(&e.text), &set_examples)
+        });
         out
     }
 
@@ -806,6 +874,15 @@ impl Planner<'_> {
                 examples.retain(|e| e.target.as_deref() != Some(tool.as_str()));
                 route = router.route(model, compared, &examples, self.guidance);
             }
+            // Nor is closing a set a request that says a value an active set's tool takes
+            // ("now turn it off" with the lights' `off`): it is for that tool.
+            let closes = matches!(&route, Ok(Some(r))
+                if r.target.as_deref() == Some(CoreTool::DisableToolset.name()));
+            if closes && self.says_a_tool_value(active, user_text) {
+                let close = CoreTool::DisableToolset.name();
+                examples.retain(|e| e.target.as_deref() != Some(close));
+                route = router.route(model, compared, &examples, self.guidance);
+            }
             // A text to show names where it goes when the request names a set's subject: "can
             // you show me some films with penguins" asks for films, "show me my notes" for the
             // notes; "show 'films' on my glasses" shows a text.
@@ -929,6 +1006,17 @@ impl Planner<'_> {
             Ok(Some(r)) if r.score >= self.guidance.min_route_score => Some(r),
             Ok(_) | Err(_) => None,
         }
+    }
+
+    /// Whether `request` says a value of an enum argument of a tool of an `active` set, by
+    /// the value's own word or a word said for it ([`super::fill`]).
+    fn says_a_tool_value(&self, active: &[String], request: &str) -> bool {
+        self.toolsets
+            .iter()
+            .filter(|set| active.iter().any(|a| a.eq_ignore_ascii_case(&set.name)))
+            .flat_map(|set| set.tools.iter())
+            .flat_map(|t| t.args.iter())
+            .any(|a| says_enum_value(a, request))
     }
 
     /// The examples routable now ([`Planner::examples_for`]) of `tools` alone.
@@ -1367,6 +1455,7 @@ impl Planner<'_> {
         spec: &CallSpec,
         request: &str,
         referred: Option<&CallSpec>,
+        before: &[Message],
     ) -> (Vec<ArgDecl>, Vec<Fill>) {
         let decls = self.arg_decls(&spec.name);
         let fixed: Vec<Option<String>> = match referred {
@@ -1380,8 +1469,52 @@ impl Planner<'_> {
                 .collect(),
             None => vec![None; decls.len()],
         };
-        let fills = fill_args(&decls, request, self.lang, self.values, &fixed);
+        let mut fills = fill_args(&decls, request, self.lang, self.values, &fixed);
+        // A follow-up that points back ("and now switch it off", "make it fifteen") keeps
+        // the values of the call it goes on with: a value it does not say is that call's.
+        if pointer(request).is_some() || continues(request) {
+            for (decl, fill) in decls.iter().zip(fills.iter_mut()) {
+                if *fill == Fill::Missing {
+                    if let Some(v) = self.previous_value(before, &spec.name, &decl.name) {
+                        *fill = Fill::Values(vec![v]);
+                    }
+                }
+            }
+        }
         (decls, fills)
+    }
+
+    /// The value argument `arg` had in the latest call of a tool of `tool`'s set in
+    /// `history` (within the last [`RECENT_TURNS`] requests) that has it.
+    fn previous_value(&self, history: &[Message], tool: &str, arg: &str) -> Option<String> {
+        let set = self.toolsets.owner_set(tool)?;
+        let mut users = 0;
+        for m in history.iter().rev() {
+            match m.role {
+                Role::User => {
+                    users += 1;
+                    if users > RECENT_TURNS {
+                        return None;
+                    }
+                }
+                Role::Assistant => {
+                    let parsed = parse_output_as(self.syntax, &m.content);
+                    for call in parsed.calls().collect::<Vec<_>>().into_iter().rev() {
+                        let Some(decl) = set.tool(&call.name) else {
+                            continue;
+                        };
+                        let Ok(args) = validate_args(&decl.args, &call.args) else {
+                            continue;
+                        };
+                        if let Some(v) = args.get(arg) {
+                            return Some(v.to_string());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
     }
 
     /// The plan of a routed call whose arguments come from what the user said
@@ -1397,12 +1530,13 @@ impl Planner<'_> {
         request: &str,
         filled: Option<&str>,
         referred: Option<&CallSpec>,
+        before: &[Message],
     ) -> Option<SaidPlan> {
         if !self.fills_said_args(&spec.name) {
             return None;
         }
         let request = filled.unwrap_or(request);
-        let (decls, mut fills) = self.said_fills(spec, request, referred);
+        let (decls, mut fills) = self.said_fills(spec, request, referred, before);
         // An optional text whose run is only the tool's frame ("set a timer") is unsaid.
         for (decl, fill) in decls.iter().zip(fills.iter_mut()) {
             if let Fill::Text(span) = fill {
@@ -1530,8 +1664,14 @@ impl Planner<'_> {
             .and_then(|at| history.get(..at))
             .unwrap_or_default();
         let referred = self.referred_spec(&spec, request, before);
-        let (decls, fills) = self.said_fills(&spec, request, referred.as_ref());
+        let (decls, fills) = self.said_fills(&spec, request, referred.as_ref(), before);
         let texts = Texts::new(lang);
+        // A question that lacks a value the call needs asks about its subject ("why does my
+        // kitchen light keep flickering?"): no call.
+        let missing = fills.iter().any(|f| *f == Fill::Missing);
+        if missing && asks_rather_than_requests(request) {
+            return Some(FillQuestion::NoCall);
+        }
         for (decl, fill) in decls.iter().zip(&fills) {
             if let Fill::OutOfRange(_) = fill {
                 return Some(FillQuestion::Range(
@@ -1584,9 +1724,9 @@ impl Planner<'_> {
             name: name.to_owned(),
             args: self.arg_decls(name).iter().map(arg_spec).collect(),
         };
-        let (_, before) = self.said_fills(&spec, request, None);
-        let (_, after) = self.said_fills(&spec, &format!("{request} {answer}"), None);
-        let (_, alone) = self.said_fills(&spec, answer, None);
+        let (_, before) = self.said_fills(&spec, request, None, &[]);
+        let (_, after) = self.said_fills(&spec, &format!("{request} {answer}"), None, &[]);
+        let (_, alone) = self.said_fills(&spec, answer, None, &[]);
         before
             .iter()
             .zip(after.iter().zip(&alone))
@@ -1701,7 +1841,8 @@ impl Planner<'_> {
                 };
                 let before = history.get(..request_at).unwrap_or_default();
                 let referred = self.referred_spec(spec, request, before);
-                if let Some(said) = self.said_args_plan(spec, request, filled, referred.as_ref()) {
+                let said = self.said_args_plan(spec, request, filled, referred.as_ref(), before);
+                if let Some(said) = said {
                     match said {
                         SaidPlan::Forced(line) => plan.forced = Some(line),
                         SaidPlan::Guided(spec) => {

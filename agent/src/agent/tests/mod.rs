@@ -19,6 +19,7 @@ use crate::toolset::{parse_toolset, ToolsetRegistry, MEDIA_FIXTURE as MEDIA};
 mod ask;
 mod compact;
 mod dispatch;
+mod fill;
 mod function_gemma;
 mod guidance;
 mod hook;

@@ -1,0 +1,171 @@
+//! Arguments from what the user said ([`Technique::SaidArgs`]) on a host's own sets: a
+//! timer with a duration in minutes and a home set of rooms and states, with the scripted
+//! model (routing by its word embeddings and the examples' stems).
+
+use super::guidance::routed_turn;
+use super::*;
+use crate::args::ArgValue;
+
+const TIMER: &str = "\
+name: timer
+description: timers
+tools:
+  - name: timer_start
+    description: start a timer
+    args:
+      - {name: minutes, type: integer, required: true, min: 1, max: 1440, unit: minutes,
+         ask_for: {en: 'For how many minutes?'}}
+      - {name: label, type: string}
+    examples:
+      en: ['Set a timer for 5 minutes', 'Start a 20 minute timer for the pasta']
+  - name: timer_list
+    description: list the timers
+    examples:
+      en: ['Which timers are running?']
+";
+
+const HOME: &str = "\
+name: home
+description: the smart home
+tools:
+  - name: home_light
+    description: switch a light
+    args:
+      - {name: room, type: enum, values: [kitchen, hallway, bedroom], required: true}
+      - {name: state, type: enum, values: ['on', 'off'], required: true}
+    examples:
+      en: ['Turn on the kitchen light', 'Switch the bedroom light off']
+";
+
+/// An English agent with the timer and home sets active, every call answered.
+fn host_agent(guidance: Guidance) -> Agent {
+    let clock = ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap();
+    let toolsets = ToolsetRegistry::from_toolsets([
+        parse_toolset(TIMER, Path::new("timer.yaml")).unwrap(),
+        parse_toolset(HOME, Path::new("home.yaml")).unwrap(),
+    ]);
+    let config = AgentConfig {
+        guidance,
+        lang: Lang::En,
+        ..AgentConfig::default()
+    };
+    let mut agent = Agent::new(config, SkillRegistry::default(), toolsets, Arc::new(clock));
+    for set in ["timer", "home"] {
+        agent.register_executor(
+            ExecutorTarget::Toolset(set.into()),
+            Arc::new(|_: &ToolInvocation<'_>| Ok("Done.".to_string())),
+        );
+        agent.enable_toolset("s", set).unwrap();
+    }
+    agent
+}
+
+#[test]
+fn a_number_said_in_words_is_the_argument_and_the_model_writes_none() {
+    let mut agent = host_agent(Guidance::default());
+    let (out, model) = routed_turn(
+        &mut agent,
+        "set a timer for twenty-five minutes",
+        &["Done."],
+    );
+    assert_eq!(
+        out.route.as_ref().and_then(|r| r.target.as_deref()),
+        Some("timer_start")
+    );
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: timer_start|25")
+    );
+    assert_eq!(
+        out.executed[0].args.get("minutes"),
+        Some(&ArgValue::Int(25))
+    );
+    // Half an hour is thirty of the argument's minutes.
+    let (out, _) = routed_turn(&mut agent, "set a timer for half an hour", &["Done."]);
+    assert_eq!(
+        out.executed[0].args.get("minutes"),
+        Some(&ArgValue::Int(30))
+    );
+    // Without the technique the model writes the number (here, a wrong one).
+    let mut agent = host_agent(Guidance::default().without(Technique::SaidArgs));
+    let (_, model) = routed_turn(&mut agent, "set a timer for twenty-five minutes", &["1"]);
+    assert_eq!(model.requests()[0].forced_reply, None);
+}
+
+#[test]
+fn a_missing_value_is_asked_for_and_the_answer_fills_it() {
+    let mut agent = host_agent(Guidance::default());
+    let (out, model) = routed_turn(&mut agent, "set a timer", &[]);
+    assert!(model.requests().is_empty());
+    assert_eq!(out.asked_for.as_deref(), Some("timer_start"));
+    assert_eq!(out.reply, "For how many minutes?");
+    assert!(out.executed.is_empty());
+    let (out, model) = routed_turn(&mut agent, "eight", &["Done."]);
+    assert!(out.filled);
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: timer_start|8")
+    );
+    assert_eq!(out.executed[0].args.get("minutes"), Some(&ArgValue::Int(8)));
+    // A no drops the waiting call.
+    routed_turn(&mut agent, "set a timer", &[]);
+    let (out, model) = routed_turn(&mut agent, "never mind", &[]);
+    assert!(model.requests().is_empty() && out.executed.is_empty());
+    assert_eq!(out.reply, Texts::new(Lang::En).fill_dropped());
+}
+
+#[test]
+fn a_value_outside_its_range_is_never_executed_and_the_range_is_said() {
+    let mut agent = host_agent(Guidance::default());
+    let (out, model) = routed_turn(&mut agent, "set a timer for 2000 minutes", &[]);
+    assert!(model.requests().is_empty() && out.executed.is_empty());
+    assert_eq!(out.out_of_range.as_deref(), Some("timer_start"));
+    assert_eq!(out.reply, "I can't do that: it can be from 1 to 1440.");
+}
+
+#[test]
+fn enum_values_come_from_their_words_and_a_follow_up_keeps_the_rest() {
+    let mut agent = host_agent(Guidance::default());
+    let (out, model) = routed_turn(&mut agent, "turn on the kitchen light", &["Done."]);
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: home_light|kitchen|on")
+    );
+    assert_eq!(out.executed[0].name, "home_light");
+    // "it" goes on with the call before: the room is the kitchen's.
+    let (out, model) = routed_turn(&mut agent, "now turn it off", &["Done."]);
+    assert!(!model.requests().is_empty(), "{out:?}");
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: home_light|kitchen|off"),
+        "{:?}",
+        out.route
+    );
+    // Two rooms said: the model may choose only between them.
+    let (_, model) = routed_turn(
+        &mut agent,
+        "switch the kitchen and bedroom light off",
+        &["TOOL_CALL: home_light|kitchen|off", "Done."],
+    );
+    let spec = &model.requests()[0].call_specs.as_ref().unwrap()[0];
+    assert_eq!(
+        spec.args[0].kind,
+        crate::model::ArgKind::OneOf(vec!["kitchen".into(), "bedroom".into()])
+    );
+    assert_eq!(
+        spec.args[1].kind,
+        crate::model::ArgKind::OneOf(vec!["off".into()])
+    );
+}
+
+#[test]
+fn a_question_naming_the_subject_without_values_is_no_call() {
+    let mut agent = host_agent(Guidance::default());
+    let (out, _) = routed_turn(
+        &mut agent,
+        "why does my kitchen light keep flickering?",
+        &["It may be a loose bulb."],
+    );
+    assert!(out.executed.is_empty(), "{:?}", out.executed);
+    assert_eq!(out.asked_for, None);
+}
