@@ -477,10 +477,12 @@ impl Planner<'_> {
                 Some((set.name.clone(), stems(&e.text)))
             })
             .collect();
-        out.retain(|e| {
-            e.target.as_deref() != Some(out_of_scope.as_str())
-                || !covered_by_a_set(&stems(&e.text), &set_examples)
-        });
+        if self.on(Technique::SetsOverScope) {
+            out.retain(|e| {
+                e.target.as_deref() != Some(out_of_scope.as_str())
+                    || !covered_by_a_set(&stems(&e.text), &set_examples)
+            });
+        }
         out
     }
 
@@ -878,7 +880,15 @@ impl Planner<'_> {
             // ("now turn it off" with the lights' `off`): it is for that tool.
             let closes = matches!(&route, Ok(Some(r))
                 if r.target.as_deref() == Some(CoreTool::DisableToolset.name()));
-            if closes && self.says_a_tool_value(active, user_text) {
+            let names_a_set = || {
+                let subjects = self.set_subjects();
+                best_named(user_text, subjects.iter().map(|(n, d)| (n, d))).is_some()
+            };
+            if self.on(Technique::SetsOverScope)
+                && closes
+                && self.says_a_tool_value(active, user_text)
+                && !names_a_set()
+            {
                 let close = CoreTool::DisableToolset.name();
                 examples.retain(|e| e.target.as_deref() != Some(close));
                 route = router.route(model, compared, &examples, self.guidance);
@@ -1009,14 +1019,28 @@ impl Planner<'_> {
     }
 
     /// Whether `request` says a value of an enum argument of a tool of an `active` set, by
-    /// the value's own word or a word said for it ([`super::fill`]).
+    /// the value's own word or a word said for it ([`super::fill`]),
+    /// and either points at what it acts on ("now turn *it* off", "turn *them both* off")
+    /// or says values of two of the tool's arguments ("the kitchen light off"): one value
+    /// word alone («закрывай») may close the set.
     fn says_a_tool_value(&self, active: &[String], request: &str) -> bool {
+        let words = lower_words(request);
+        let points = pointer(request).is_some()
+            || words
+                .iter()
+                .any(|w| ["them", "both", "оба", "обе", "их"].contains(&w.as_str()));
         self.toolsets
             .iter()
             .filter(|set| active.iter().any(|a| a.eq_ignore_ascii_case(&set.name)))
             .flat_map(|set| set.tools.iter())
-            .flat_map(|t| t.args.iter())
-            .any(|a| says_enum_value(a, request))
+            .any(|t| {
+                let said = t
+                    .args
+                    .iter()
+                    .filter(|a| says_enum_value(a, request))
+                    .count();
+                said >= 2 || (said == 1 && points)
+            })
     }
 
     /// The examples routable now ([`Planner::examples_for`]) of `tools` alone.

@@ -207,6 +207,7 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     41 "continuation",
     42 "opening-words",
     43 "said-args",
+    44 "sets-over-scope",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).
