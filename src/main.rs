@@ -44,6 +44,8 @@ fn init_logs(verbose: u8) {
 enum Command {
     /// Work with skill files (`porfiry skills check`).
     Skills(cmd::skills::Args),
+    /// Work with toolset files (`porfiry toolsets check DIR...`).
+    Toolsets(cmd::toolsets::Args),
     /// The catalog of skills and protocols (`porfiry catalog list`, `show`, `add`, `accept`…).
     Catalog(cmd::catalog::Args),
     /// Print the system prompt of a fresh session (every declared toolset, as on the phone).
@@ -67,6 +69,7 @@ fn main() -> ExitCode {
     init_logs(cli.verbose);
     let result = match cli.command {
         Command::Skills(args) => cmd::skills::run(args),
+        Command::Toolsets(args) => cmd::toolsets::run(args),
         Command::Catalog(args) => cmd::catalog::run(args),
         Command::Prompt(args) => cmd::prompt::run(args),
         Command::Scenario(args) => cmd::scenario::run(args),

@@ -13,6 +13,8 @@ use porfiry_agent::{
 use porfiry_engine::{ChatFormat, GenerateConfig, HeadSource, SamplingConfig};
 use porfiry_runtime::{Runtime, RuntimeConfig, StderrProgress, Turn};
 
+use super::stand_ins::StandIns;
+
 /// Model and generation options shared by `ask` and `chat`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ModelArgs {
@@ -207,6 +209,18 @@ impl Host {
     /// load the built-in and the user's skills and toolsets, register the CLI's host tools
     /// (notes), prepare the static head. `chatty` prints what it loads on stderr.
     pub fn open(model: &ModelArgs, agent: &AgentArgs, chatty: bool) -> anyhow::Result<Self> {
+        Self::open_with(model, agent, chatty, None)
+    }
+
+    /// [`Host::open`], with `stand_ins` registered as the executors of their tools before
+    /// anything is reported (a set they make executable shows in the prompt: the head is
+    /// prepared again with it).
+    pub fn open_with(
+        model: &ModelArgs,
+        agent: &AgentArgs,
+        chatty: bool,
+        stand_ins: Option<&StandIns>,
+    ) -> anyhow::Result<Self> {
         let mut sampling = if model.greedy {
             SamplingConfig::greedy()
         } else {
@@ -240,7 +254,30 @@ impl Host {
         if !agent.no_catalog {
             config.catalog = Some(config.data_dir().join(porfiry_runtime::CATALOG_FILE));
         }
-        let (runtime, report) = Runtime::open(&config, &StderrProgress::new())?;
+        let (mut runtime, mut report) = Runtime::open(&config, &StderrProgress::new())?;
+        if let Some(stand_ins) = stand_ins {
+            stand_ins.check(runtime.agent().toolsets())?;
+            stand_ins.register(&mut runtime);
+            let hidden = runtime.agent().hidden_toolsets();
+            if hidden != report.hidden_toolsets {
+                report.hidden_toolsets = hidden;
+                report.head = match runtime.warm_up() {
+                    Ok(Some(h)) => Ok(h),
+                    Ok(None) => Err("the model keeps no head".to_string()),
+                    Err(e) => Err(e.to_string()),
+                };
+            }
+            if chatty {
+                eprintln!(
+                    "{}",
+                    dim(&format!(
+                        "stand-ins from {}: {}",
+                        stand_ins.path.display(),
+                        stand_ins.names()
+                    ))
+                );
+            }
+        }
         let info = &report.info;
         if chatty {
             eprintln!(

@@ -2,13 +2,16 @@
 //! and slash commands.
 
 use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use anyhow::Context;
+use porfiry_agent::{parse_toolset, ToolsetRegistry};
 
 use super::ask::{dim, AgentArgs, Host, ModelArgs, TurnReport};
+use super::stand_ins::StandIns;
 
 /// Arguments of `porfiry chat`.
 #[derive(Debug, clap::Args)]
@@ -22,6 +25,12 @@ pub struct Args {
     /// The session to start in.
     #[arg(long, default_value = "chat")]
     pub session: String,
+    /// A YAML map of tool name to the reply that stands in for its executor: a text, or
+    /// `{error: text}` (the evals' `tool_results`), so a toolset of yours (`--toolsets DIR`)
+    /// can be talked to before its executor exists. A tool without one answers "no executor
+    /// on this host".
+    #[arg(long, value_name = "FILE")]
+    pub stand_ins: Option<PathBuf>,
     #[command(flatten)]
     pub model: ModelArgs,
     #[command(flatten)]
@@ -38,7 +47,16 @@ Ctrl-C cancels the reply being generated.";
 
 /// Run `porfiry chat`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let mut host = Host::open(&args.model, &args.agent, true)?;
+    // A bad file is said before a model loads.
+    let stand_ins = match &args.stand_ins {
+        Some(path) => {
+            let stand_ins = StandIns::load(path)?;
+            stand_ins.check(&declared_toolsets(&args.agent)?)?;
+            Some(stand_ins)
+        }
+        None => None,
+    };
+    let mut host = Host::open_with(&args.model, &args.agent, true, stand_ins.as_ref())?;
     let busy = Arc::new(AtomicBool::new(false));
     {
         let cancel = host.cancel.clone();
@@ -122,6 +140,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         last = Some(report);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The toolsets a host opened with `agent` declares, read without a model: the built-in and
+/// the user's folders, and the catalog's sets unless `--no-catalog`.
+fn declared_toolsets(agent: &AgentArgs) -> anyhow::Result<ToolsetRegistry> {
+    let (loaded, _, _) = porfiry_runtime::load_agent(&agent.config())?;
+    let mut sets = loaded.toolsets().clone();
+    if !agent.no_catalog {
+        for (text, file) in [
+            (porfiry_runtime::SKILLS_TOOLSET, "skills.yaml"),
+            (porfiry_runtime::PROTOCOL_TOOLSET, "protocol.yaml"),
+        ] {
+            if let Ok(set) = parse_toolset(text, Path::new(file)) {
+                if sets.get(&set.name).is_none() {
+                    sets.insert(set);
+                }
+            }
+        }
+    }
+    Ok(sets)
 }
 
 /// The KV cache per session: tokens and memory.

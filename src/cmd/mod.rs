@@ -14,6 +14,8 @@ pub mod models;
 pub mod prompt;
 pub mod scenario;
 pub mod skills;
+pub mod stand_ins;
+pub mod toolsets;
 
 /// The built-in skill and toolset folders (embedded in the binary, or `$PORFIRY_BUILTIN`).
 pub fn builtin() -> anyhow::Result<porfiry_runtime::paths::BuiltinDirs> {
