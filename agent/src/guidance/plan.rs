@@ -179,6 +179,17 @@ fn set_words(set: &crate::toolset::Toolset) -> String {
     words
 }
 
+/// Most calls one request's several targets make.
+const MAX_TARGETS: usize = 4;
+
+/// Whether `request` joins several targets: "and", «и», a comma, "both", «оба», "all".
+fn joins_targets(request: &str) -> bool {
+    request.contains(',')
+        || lower_words(request)
+            .iter()
+            .any(|w| ["and", "both", "all", "и", "оба", "обе", "все", "всё"].contains(&w.as_str()))
+}
+
 /// Whether `text` asks a question rather than requests an action: a question
 /// ([`is_question`]) that does not open as a polite request ("can you …", «можешь …»).
 fn asks_rather_than_requests(text: &str) -> bool {
@@ -974,7 +985,21 @@ impl Planner<'_> {
         // A request going on with the previous turn's ("and also buy cat food"), routed to
         // no tool, is for the tool that turn called; with no call before it, for the one
         // set active ("oh and also the car wash tokens" in a session with the notes on).
-        if self.on(Technique::Continuation) && continues(user_text) && !is_question(user_text) {
+        // So is one that points back at what that call acted on and says another value of
+        // its tool ("turn them both on", «а теперь выключи их»).
+        let points_back = || {
+            let tool = self.previous_call(history)?;
+            let decl = self.toolsets.owner_set(&tool)?.tool(&tool)?;
+            let words = lower_words(user_text);
+            let points = pointer(user_text).is_some()
+                || words
+                    .iter()
+                    .any(|w| ["them", "both", "оба", "обе", "их"].contains(&w.as_str()));
+            (points && decl.args.iter().any(|a| says_enum_value(a, user_text))).then_some(())
+        };
+        let goes_on =
+            continues(user_text) || (self.on(Technique::SaidArgs) && points_back().is_some());
+        if self.on(Technique::Continuation) && goes_on && !is_question(user_text) {
             let toolless = to_no_tool(&route, &[Intent::OutOfScope, Intent::Acknowledgement]);
             let goes_on = match self.previous_call(history) {
                 Some(tool) => Some(vec![tool]),
@@ -1176,6 +1201,14 @@ impl Planner<'_> {
                 said.push(name);
             }
         }
+        // A set's verb says its action only about the set's own things: "get rid of the
+        // first timer" names another set, whose tools the request is for.
+        let subjects = self.set_subjects();
+        let named = best_named(request, subjects.iter().map(|(n, d)| (n, d)));
+        said.retain(|name| match (self.toolsets.owner_set(name), &named) {
+            (Some(set), Some(named)) => &set.name == named,
+            _ => true,
+        });
         // A set's verb is more telling than a core tool's word: "the first note's done, you
         // can scrap it" deletes the note ("scrap") rather than closes the set ("done").
         if said.len() > 1 {
@@ -1496,11 +1529,19 @@ impl Planner<'_> {
         let mut fills = fill_args(&decls, request, self.lang, self.values, &fixed);
         // A follow-up that points back ("and now switch it off", "make it fifteen") keeps
         // the values of the call it goes on with: a value it does not say is that call's.
-        if pointer(request).is_some() || continues(request) {
+        let words = lower_words(request);
+        let all = words
+            .iter()
+            .any(|w| ["both", "them", "all", "оба", "обе", "их", "все"].contains(&w.as_str()));
+        if pointer(request).is_some() || continues(request) || all {
             for (decl, fill) in decls.iter().zip(fills.iter_mut()) {
                 if *fill == Fill::Missing {
-                    if let Some(v) = self.previous_value(before, &spec.name, &decl.name) {
-                        *fill = Fill::Values(vec![v]);
+                    let mut values = self.previous_values(before, &spec.name, &decl.name);
+                    if !all {
+                        values = values.pop().into_iter().collect();
+                    }
+                    if !values.is_empty() {
+                        *fill = Fill::Values(values);
                     }
                 }
             }
@@ -1508,17 +1549,24 @@ impl Planner<'_> {
         (decls, fills)
     }
 
-    /// The value argument `arg` had in the latest call of a tool of `tool`'s set in
-    /// `history` (within the last [`RECENT_TURNS`] requests) that has it.
-    fn previous_value(&self, history: &[Message], tool: &str, arg: &str) -> Option<String> {
-        let set = self.toolsets.owner_set(tool)?;
+    /// The values argument `arg` had in the calls of a tool of `tool`'s set in the latest
+    /// turn of `history` (within the last [`RECENT_TURNS`] requests) that made any, the
+    /// latest first.
+    fn previous_values(&self, history: &[Message], tool: &str, arg: &str) -> Vec<String> {
+        let Some(set) = self.toolsets.owner_set(tool) else {
+            return Vec::new();
+        };
         let mut users = 0;
+        let mut found: Vec<String> = Vec::new();
         for m in history.iter().rev() {
             match m.role {
                 Role::User => {
+                    if !found.is_empty() {
+                        break;
+                    }
                     users += 1;
                     if users > RECENT_TURNS {
-                        return None;
+                        break;
                     }
                 }
                 Role::Assistant => {
@@ -1530,15 +1578,18 @@ impl Planner<'_> {
                         let Ok(args) = validate_args(&decl.args, &call.args) else {
                             continue;
                         };
-                        if let Some(v) = args.get(arg) {
-                            return Some(v.to_string());
+                        if let Some(v) = args.get(arg).map(ToString::to_string) {
+                            if !found.contains(&v) {
+                                found.push(v);
+                            }
                         }
                     }
                 }
                 _ => {}
             }
         }
-        None
+        found.reverse();
+        found
     }
 
     /// The plan of a routed call whose arguments come from what the user said
@@ -1574,6 +1625,48 @@ impl Planner<'_> {
             .any(|f| matches!(f, Fill::Missing | Fill::OutOfRange(_) | Fill::Unmatched(_)))
         {
             return None;
+        }
+        // Several targets joined in one request ("the kitchen and the hallway lights",
+        // «удали первую и третью», "turn them both off"): one call per target, in order,
+        // every other value decided.
+        let several: Vec<usize> = fills
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| matches!(f, Fill::Values(v) if v.len() > 1))
+            .map(|(i, _)| i)
+            .collect();
+        let rest_decided = fills
+            .iter()
+            .enumerate()
+            .all(|(i, f)| several.contains(&i) || f.decided().is_some() || *f == Fill::Absent);
+        if let ([at], true) = (several.as_slice(), rest_decided) {
+            if joins_targets(request) {
+                if let Some(Fill::Values(targets)) = fills.get(*at) {
+                    let lines: Vec<String> = targets
+                        .iter()
+                        .take(MAX_TARGETS)
+                        .map(|target| {
+                            let values: Vec<(&ArgDecl, Option<&str>)> = decls
+                                .iter()
+                                .zip(&fills)
+                                .enumerate()
+                                .map(|(i, (d, f))| {
+                                    (
+                                        d,
+                                        if i == *at {
+                                            Some(target.as_str())
+                                        } else {
+                                            f.decided()
+                                        },
+                                    )
+                                })
+                                .collect();
+                            self.call_with(&spec.name, &values)
+                        })
+                        .collect();
+                    return Some(SaidPlan::Forced(lines.join("\n")));
+                }
+            }
         }
         if fills
             .iter()
@@ -1692,7 +1785,7 @@ impl Planner<'_> {
         let texts = Texts::new(lang);
         // A question that lacks a value the call needs asks about its subject ("why does my
         // kitchen light keep flickering?"): no call.
-        let missing = fills.iter().any(|f| *f == Fill::Missing);
+        let missing = fills.contains(&Fill::Missing);
         if missing && asks_rather_than_requests(request) {
             return Some(FillQuestion::NoCall);
         }

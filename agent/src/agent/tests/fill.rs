@@ -141,20 +141,35 @@ fn enum_values_come_from_their_words_and_a_follow_up_keeps_the_rest() {
         "{:?}",
         out.route
     );
-    // Two rooms said: the model may choose only between them.
-    let (_, model) = routed_turn(
+    // Two rooms joined in one request: one call each, in order, both executed.
+    let (out, model) = routed_turn(
         &mut agent,
         "switch the kitchen and bedroom light off",
-        &["TOOL_CALL: home_light|kitchen|off", "Done."],
-    );
-    let spec = &model.requests()[0].call_specs.as_ref().unwrap()[0];
-    assert_eq!(
-        spec.args[0].kind,
-        crate::model::ArgKind::OneOf(vec!["kitchen".into(), "bedroom".into()])
+        &["Done."],
     );
     assert_eq!(
-        spec.args[1].kind,
-        crate::model::ArgKind::OneOf(vec!["off".into()])
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: home_light|kitchen|off\nTOOL_CALL: home_light|bedroom|off")
+    );
+    let rooms: Vec<_> = out.executed.iter().map(|e| e.args.str("room")).collect();
+    assert_eq!(rooms, [Some("kitchen"), Some("bedroom")]);
+    // "them both": the rooms of the calls before, each switched.
+    let (out, _) = routed_turn(&mut agent, "turn them both on", &["Done."]);
+    assert!(
+        !out.executed.is_empty(),
+        "{:?} {:?} {:?}",
+        out.route,
+        out.asked_for,
+        out.reply
+    );
+    let calls: Vec<_> = out
+        .executed
+        .iter()
+        .map(|e| (e.args.str("room"), e.args.str("state")))
+        .collect();
+    assert_eq!(
+        calls,
+        [(Some("kitchen"), Some("on")), (Some("bedroom"), Some("on"))]
     );
 }
 
