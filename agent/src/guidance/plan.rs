@@ -848,7 +848,35 @@ impl Planner<'_> {
         let asks = is_question(user_text) || asks_what_is(user_text);
         if self.on(Technique::OpeningWords) && to_a_tool && !asks {
             let opening = opening_stems(compared);
-            if let Some(tool) = self.opening_tool(&examples, &opening) {
+            // An opening several sets' tools share ("read me …": the notes' and a shopping
+            // list's) still tells the tools of the set the request names apart, when it is
+            // routed within that set ("read me the shopping list" → its lister, not its adder).
+            let within_named = || {
+                if !self.on(Technique::SaidArgs) {
+                    return None;
+                }
+                let subjects = self.set_subjects();
+                let named = best_named(user_text, subjects.iter().map(|(n, d)| (n, d)))?;
+                let routed = match &route {
+                    Ok(Some(r)) => r.target.clone()?,
+                    _ => return None,
+                };
+                if self.toolsets.owner_set(&routed)?.name != named {
+                    return None;
+                }
+                let own: Vec<RouteExample> = examples
+                    .iter()
+                    .filter(|e| {
+                        e.target
+                            .as_deref()
+                            .and_then(|t| self.toolsets.owner_set(t))
+                            .is_some_and(|set| set.name == named)
+                    })
+                    .cloned()
+                    .collect();
+                self.opening_tool(&own, &opening)
+            };
+            if let Some(tool) = self.opening_tool(&examples, &opening).or_else(within_named) {
                 let routed = match &route {
                     Ok(Some(r)) => r.target.clone(),
                     _ => None,
@@ -1683,7 +1711,11 @@ impl Planner<'_> {
         out.args.truncate(last + 1);
         for ((arg, decl), fill) in out.args.iter_mut().zip(&decls).zip(&fills) {
             match fill {
-                Fill::Values(v) => arg.kind = ArgKind::OneOf(v.clone()),
+                Fill::Values(v) => {
+                    // A value said is written, even for an optional argument.
+                    arg.kind = ArgKind::OneOf(v.clone());
+                    arg.required = true;
+                }
                 Fill::Text(span) => {
                     let words = if is_id_arg(&decl.name) {
                         self.text_words(&spec.name, request)
