@@ -1,0 +1,588 @@
+//! Where a request goes: the route of its first action, and the rules that route a
+//! request again when its nearest examples mislead (`Planner::route`).
+
+use super::*;
+
+/// `history` with its last user message (the request being routed) read as `request`.
+fn with_last_request(history: &[Message], request: &str) -> Vec<Message> {
+    let mut out = history.to_vec();
+    if let Some(m) = out.iter_mut().rev().find(|m| m.role == Role::User) {
+        m.content = request.to_owned();
+    }
+    out
+}
+
+impl Planner<'_> {
+    /// Route the turn's request (`user_text`, the last of `history`) of a session with
+    /// `active` sets, when the guidance asks and the model can embed. A model that fails to
+    /// embed only loses the route (the model then chooses freely).
+    pub(crate) fn route(
+        &self,
+        router: &mut Router,
+        active: &[String],
+        history: &[Message],
+        user_text: &str,
+        model: &mut dyn Model,
+    ) -> Option<Route> {
+        if !self.on(Technique::Route) {
+            return None;
+        }
+        // Routing reads the head of a long message (the history's copy of the request
+        // too): the rest of it is content, never a different request.
+        let head = routed_head(user_text);
+        let bounded;
+        let history = if head.len() < user_text.len() {
+            bounded = with_last_request(history, head);
+            bounded.as_slice()
+        } else {
+            history
+        };
+        let user_text = head;
+        let mut examples = self.examples_for(active, Some(history));
+        // A message without a word (emoji, punctuation) names no tool and no content: it
+        // is a reaction, answered as an acknowledgement; a wordless question ("?") is left
+        // to the model. Its embedding is no request's, so nothing else is compared.
+        if !has_word(user_text) {
+            if !self.on(Technique::TalkIntents) || user_text.contains('?') {
+                return None;
+            }
+            let ack = Intent::Acknowledgement.target();
+            examples.retain(|e| e.target.as_deref() == Some(ack.as_str()));
+            return router
+                .route(model, user_text, &examples, self.guidance)
+                .ok()
+                .flatten();
+        }
+        // A no said when nothing was asked ("nevermind", «не надо») dismisses: it is
+        // acknowledged, whatever its embedding is near ("never mind" is no note to add).
+        if self.on(Technique::TalkIntents) && only_no(user_text) {
+            let ack = Intent::Acknowledgement.target();
+            let example = examples
+                .iter()
+                .find(|e| e.target.as_deref() == Some(ack.as_str()))
+                .map(|e| e.text.clone())
+                .unwrap_or_default();
+            return Some(Route {
+                target: Some(ack),
+                score: 1.0,
+                margin: 1.0,
+                example,
+            });
+        }
+        if self.on(Technique::RouteWords) {
+            examples.retain(|e| {
+                e.target
+                    .as_deref()
+                    .and_then(|t| self.toolsets.owner_set(t))
+                    .is_none_or(|set| set.routes(user_text))
+            });
+        }
+        if self.on(Technique::References) {
+            self.narrow_to_referring(&mut examples, history, user_text);
+            // An id said aloud names an item: the request is for a tool that takes one.
+            if said_id(user_text).is_some() {
+                let takes_id = |name: &str| {
+                    self.arg_decls(name)
+                        .iter()
+                        .any(|a| a.ty == ArgType::String && is_id_arg(&a.name))
+                };
+                if examples
+                    .iter()
+                    .any(|e| e.target.as_deref().is_some_and(takes_id))
+                {
+                    examples.retain(|e| e.target.as_deref().is_some_and(takes_id));
+                }
+            }
+        }
+        // What the router compares: the request without its preamble and politeness, its
+        // recognizer slips put right.
+        let heard;
+        let compared = if self.on(Technique::LeadWords) {
+            heard = heard_right(user_text);
+            without_lead(&heard)
+        } else {
+            user_text
+        };
+        let mut route = router.route(model, compared, &examples, self.guidance);
+        // A message routed to an intent it is no small talk for (a long one, one that sets a
+        // text apart: «И ещё запиши: позвонить маме», one without the words the intent
+        // needs: «Расскажи подробнее про этот фильм» is no request for a joke) is routed
+        // again among the rest: the tools, a plain reply and the intents it may be (a route
+        // elsewhere stays as it is).
+        let not_small_talk = matches!(&route, Ok(Some(r)) if r
+            .target
+            .as_deref()
+            .and_then(Intent::from_target)
+            .is_some_and(|intent| !is_small_talk(intent, user_text)));
+        if self.on(Technique::TalkIntents) && not_small_talk {
+            // Nor is it a farewell unless it takes leave: a farewell needs no words of its
+            // own to be routed to, so "Hello, I hope you are doing well today" would be one.
+            examples.retain(|e| {
+                e.target
+                    .as_deref()
+                    .and_then(Intent::from_target)
+                    .is_none_or(|intent| {
+                        is_small_talk(intent, user_text)
+                            && (intent != Intent::Farewell || thanks_or_farewell(user_text))
+                    })
+            });
+            route = router.route(model, compared, &examples, self.guidance);
+        }
+        // A question of the assistant's own taste ("do you like films") is talked about: no
+        // tool answers it, however near a tool's examples came.
+        let tool_routed = matches!(&route, Ok(Some(r)) if r
+            .target
+            .as_deref()
+            .is_some_and(|t| Intent::from_target(t).is_none()));
+        if self.on(Technique::TalkIntents) && tool_routed && asks_opinion(user_text) {
+            examples.retain(|e| {
+                e.target
+                    .as_deref()
+                    .is_none_or(|t| Intent::from_target(t).is_some())
+            });
+            route = router.route(model, compared, &examples, self.guidance);
+        }
+        // Nor does a statement of the user's own that asks for nothing ("I love dinosaurs",
+        // "I'm so tired today"): the model replies to it (no formula answers a feeling).
+        let tool_routed = matches!(&route, Ok(Some(r)) if r.target.as_deref().is_some_and(is_tool));
+        // Nor a question of what a word means ("what is a note in music").
+        let plain = tells_of_self(user_text) || asks_meaning(user_text);
+        if self.on(Technique::TalkIntents) && tool_routed && plain {
+            examples.retain(|e| e.target.as_deref().is_none_or(str::is_empty));
+            route = router.route(model, compared, &examples, self.guidance);
+        }
+        // A question of how a skill's subject works, or one naming a skill: its instructions;
+        // and nothing else is (the rest is routed again without them: "start it" is no
+        // request to read a skill).
+        let read = matches!(&route, Ok(Some(r)) if r.target.as_deref() == Some("read_skill"));
+        let how_to = asks_how_to(user_text);
+        if self.on(Technique::SkillQuestions) && read && !how_to {
+            examples.retain(|e| e.target.as_deref() != Some("read_skill"));
+            route = router.route(model, compared, &examples, self.guidance);
+        }
+        let elsewhere = matches!(&route, Ok(Some(r)) if r.target.as_deref() != Some("read_skill"));
+        if self.on(Technique::SkillQuestions) && elsewhere && how_to {
+            let subjects = self.skill_subjects();
+            let named = best_named(user_text, subjects.iter().map(|(n, d)| (n, d)));
+            if named.is_some() {
+                examples.retain(|e| e.target.as_deref() == Some("read_skill"));
+                if let Ok(Some(r)) = router.route(model, compared, &examples, self.guidance) {
+                    route = Ok(Some(r));
+                }
+            }
+        }
+        // A question of what is there, routed to a tool that keeps a text, keeps none: it is
+        // routed again without that tool (its set's lister, or whatever else it asks).
+        if self.on(Technique::QuestionLists) {
+            let keeper = match &route {
+                Ok(Some(r)) => r.target.clone().filter(|t| self.lister_for(t).is_some()),
+                _ => None,
+            };
+            if let Some(keeper) = keeper.filter(|_| asks_what_is(user_text)) {
+                // Nor is any later routing of the turn's ("remind me what I wrote down" is no
+                // text to keep once a showing tool it said no word of is set aside); and a
+                // question of the user's own that came nearest to a keeper asks about what
+                // it keeps: no plain reply, the lister ("what's two plus two" may be one).
+                let kept = examples.clone();
+                examples.retain(|e| e.target.as_deref() != Some(keeper.as_str()));
+                match router.route(model, compared, &examples, self.guidance) {
+                    Ok(Some(r)) => route = Ok(Some(r)),
+                    _ => examples = kept,
+                }
+                // A core tool it says no word of ("write" is no "write on the glasses") is
+                // none either.
+                let toolless = match &route {
+                    Ok(Some(r)) => r.target.as_deref().is_none_or(|t| {
+                        t.is_empty()
+                            || Intent::from_target(t).is_some()
+                            || (CoreTool::from_name(t).is_some() && !says_needed(t, user_text))
+                    }),
+                    _ => true,
+                };
+                let lister = self.lister_for(&keeper);
+                if let Some(lister) = lister.filter(|_| toolless && speaks_of_self(user_text)) {
+                    if let Some(r) = self.route_to(router, model, compared, &examples, &lister) {
+                        route = Ok(Some(r));
+                    }
+                }
+            }
+        }
+        // A request that opens as one tool's examples alone open ("make a note …", "note
+        // that …"), routed to another tool, is for that tool: its opening verb says the
+        // action its content may pull elsewhere. A question asks; a route to no tool stays.
+        let to_a_tool = matches!(&route, Ok(Some(r)) if r.target.as_deref().is_some_and(is_tool));
+        let asks = is_question(user_text) || asks_what_is(user_text);
+        if self.on(Technique::OpeningWords) && to_a_tool && !asks {
+            let opening = opening_stems(compared);
+            // An opening several sets' tools share ("read me …": the notes' and a shopping
+            // list's) still tells the tools of the set the request names apart, when it is
+            // routed within that set ("read me the shopping list" → its lister, not its adder).
+            let within_named = || {
+                if !self.on(Technique::SaidArgs) {
+                    return None;
+                }
+                let subjects = self.set_subjects();
+                let named = best_named(user_text, subjects.iter().map(|(n, d)| (n, d)))?;
+                let routed = match &route {
+                    Ok(Some(r)) => r.target.clone()?,
+                    _ => return None,
+                };
+                if self.toolsets.owner_set(&routed)?.name != named {
+                    return None;
+                }
+                let own: Vec<RouteExample> = examples
+                    .iter()
+                    .filter(|e| {
+                        e.target
+                            .as_deref()
+                            .and_then(|t| self.toolsets.owner_set(t))
+                            .is_some_and(|set| set.name == named)
+                    })
+                    .cloned()
+                    .collect();
+                self.opening_tool(&own, &opening)
+            };
+            if let Some(tool) = self.opening_tool(&examples, &opening).or_else(within_named) {
+                let routed = match &route {
+                    Ok(Some(r)) => r.target.clone(),
+                    _ => None,
+                };
+                // An opening verb any subject may take ("search", «прочитай») does not
+                // carry a request that names the routed tool's set and not its own away
+                // from that set: "search my notes for the dentist" lists the notes.
+                // The opening verb itself names nothing ("search" is in the media set's
+                // words).
+                let rest: Vec<String> = stems(user_text)
+                    .into_iter()
+                    .filter(|s| opening.first() != Some(s))
+                    .collect();
+                let subjects = self.set_subjects();
+                let named = best_named(&rest.join(" "), subjects.iter().map(|(n, d)| (n, d)));
+                let set_of = |t: &str| self.toolsets.owner_set(t).map(|s| s.name.clone());
+                let held = named.is_some()
+                    && routed.as_deref().and_then(set_of) == named
+                    && set_of(&tool) != named;
+                let there = routed.as_deref() == Some(tool.as_str());
+                if !there && !held {
+                    if let Some(r) = self.route_to(router, model, compared, &examples, &tool) {
+                        route = Ok(Some(r));
+                    }
+                }
+            }
+        }
+        if self.on(Technique::SaidAction) {
+            // A core tool whose request always says so (closing a set, showing a text) is no
+            // route for a request that does not ([`says_needed`]).
+            let unsaid = match &route {
+                Ok(Some(r)) => r.target.clone().filter(|t| !says_needed(t, user_text)),
+                _ => None,
+            };
+            if let Some(tool) = unsaid {
+                examples.retain(|e| e.target.as_deref() != Some(tool.as_str()));
+                route = router.route(model, compared, &examples, self.guidance);
+            }
+            // Nor is closing a set a request that says a value an active set's tool takes
+            // ("now turn it off" with the lights' `off`): it is for that tool.
+            let closes = matches!(&route, Ok(Some(r))
+                if r.target.as_deref() == Some(CoreTool::DisableToolset.name()));
+            let names_a_set = || {
+                let subjects = self.set_subjects();
+                best_named(user_text, subjects.iter().map(|(n, d)| (n, d))).is_some()
+            };
+            if self.on(Technique::SetsOverScope)
+                && closes
+                && self.says_a_tool_value(active, user_text)
+                && !names_a_set()
+            {
+                let close = CoreTool::DisableToolset.name();
+                examples.retain(|e| e.target.as_deref() != Some(close));
+                route = router.route(model, compared, &examples, self.guidance);
+            }
+            // A text to show names where it goes when the request names a set's subject: "can
+            // you show me some films with penguins" asks for films, "show me my notes" for the
+            // notes; "show 'films' on my glasses" shows a text.
+            let show = CoreTool::ShowText.name();
+            let shows = matches!(&route, Ok(Some(r)) if r.target.as_deref() == Some(show));
+            let says_where =
+                says_action(user_text, core_said(show)) || says_action(user_text, SHOWN_HOW);
+            if shows && !says_where {
+                let subjects = self.set_subjects();
+                if best_named(user_text, subjects.iter().map(|(n, d)| (n, d))).is_some() {
+                    examples.retain(|e| e.target.as_deref() != Some(show));
+                    route = router.route(model, compared, &examples, self.guidance);
+                }
+            }
+            // A request that says one tool's action by a word its set gives for it is for that
+            // tool, however near another route came — unless a set's verb stands in a request
+            // that opens as another tool's examples alone open: then the word is the content,
+            // not the action ("write down take out the trash", "make a note to put the bin
+            // out" deleted a note). A core tool's word says where ("… on the glasses") and
+            // holds whatever the opening.
+            if let Some(tool) = self.action_said(&examples, user_text) {
+                let settled = matches!(&route, Ok(Some(r)) if r.target.as_deref()
+                    == Some(tool.as_str()) && r.margin >= self.guidance.ask_margin);
+                let opens_other = self.on(Technique::OpeningWords)
+                    && self.toolsets.owner_set(&tool).is_some()
+                    && self
+                        .opening_tool(&examples, &opening_stems(compared))
+                        .is_some_and(|opened| opened != tool);
+                if !settled && !opens_other {
+                    examples.retain(|e| e.target.as_deref() == Some(tool.as_str()));
+                    if let Ok(Some(r)) = router.route(model, compared, &examples, self.guidance) {
+                        route = Ok(Some(r));
+                    }
+                }
+            }
+        }
+        // A place in a list only the list tells ("bin the last one"), asked of a set's tool
+        // that takes an item while no list of that set is known: the set's list is read
+        // first, not a guessed item acted on.
+        if self.on(Technique::References) {
+            let target = match &route {
+                Ok(Some(r)) => r.target.clone(),
+                _ => None,
+            };
+            if let Some(lister) = target.and_then(|t| self.list_first(&t, history, user_text)) {
+                let all = self.examples_for(active, Some(history));
+                if let Some(r) = self.route_to(router, model, compared, &all, &lister) {
+                    route = Ok(Some(r));
+                }
+            }
+        }
+        // A question whether there is any of something ("got anything with dinosaurs in
+        // it"), routed to no tool, asks for what a tool finds or lists: it is routed again
+        // among the tools alone.
+        let asks_any = asks_for_any(user_text) || asks_if_available(user_text);
+        if self.on(Technique::QuestionLists) && asks_any {
+            let small_talk = [
+                Intent::OutOfScope,
+                Intent::Acknowledgement,
+                Intent::Joke,
+                Intent::Greeting,
+            ];
+            if to_no_tool(&route, &small_talk) {
+                let tools: Vec<RouteExample> = examples
+                    .iter()
+                    .filter(|e| {
+                        e.target.as_deref().is_some_and(|t| {
+                            is_tool(t)
+                                && (CoreTool::from_name(t).is_none() || says_needed(t, user_text))
+                        })
+                    })
+                    .cloned()
+                    .collect();
+                if let Ok(Some(r)) = router.route(model, compared, &tools, self.guidance) {
+                    route = Ok(Some(r));
+                }
+            }
+        }
+        // A request going on with the previous turn's ("and also buy cat food"), routed to
+        // no tool, is for the tool that turn called; with no call before it, for the one
+        // set active ("oh and also the car wash tokens" in a session with the notes on).
+        // So is one that points back at what that call acted on and says another value of
+        // its tool ("turn them both on", «а теперь выключи их»).
+        let points_back = || {
+            let tool = self.previous_call(history)?;
+            let decl = self.toolsets.owner_set(&tool)?.tool(&tool)?;
+            let words = lower_words(user_text);
+            let points = pointer(user_text).is_some()
+                || words
+                    .iter()
+                    .any(|w| ["them", "both", "оба", "обе", "их"].contains(&w.as_str()));
+            (points && decl.args.iter().any(|a| says_enum_value(a, user_text))).then_some(())
+        };
+        let goes_on =
+            continues(user_text) || (self.on(Technique::SaidArgs) && points_back().is_some());
+        if self.on(Technique::Continuation) && goes_on && !is_question(user_text) {
+            let toolless = to_no_tool(&route, &[Intent::OutOfScope, Intent::Acknowledgement]);
+            let goes_on = match self.previous_call(history) {
+                Some(tool) => Some(vec![tool]),
+                None => self.one_active_set(active),
+            };
+            if let Some(tools) = goes_on.filter(|_| toolless) {
+                let again = self.examples_of(active, history, &tools);
+                if let Ok(Some(r)) = router.route(model, compared, &again, self.guidance) {
+                    route = Ok(Some(r));
+                }
+            }
+        }
+        // A place pointed at ("what's in there now") is the one set active: a route outside
+        // it is routed again among that set's tools.
+        if self.on(Technique::References) && points_there(user_text) {
+            let outside = |tools: &Vec<String>| match &route {
+                Ok(Some(r)) => r.target.as_ref().is_none_or(|t| !tools.contains(t)),
+                _ => true,
+            };
+            if let Some(tools) = self.one_active_set(active).filter(outside) {
+                let again = self.examples_of(active, history, &tools);
+                if let Ok(Some(r)) = router.route(model, compared, &again, self.guidance) {
+                    // A question of what is there is for the set's lister, not its keeper.
+                    let lister = r
+                        .target
+                        .as_deref()
+                        .and_then(|t| self.lister_for(t))
+                        .filter(|_| asks_what_is(user_text));
+                    route = Ok(Some(r));
+                    if let Some(lister) = lister {
+                        if let Some(r) = self.route_to(router, model, compared, &again, &lister) {
+                            route = Ok(Some(r));
+                        }
+                    }
+                }
+            }
+        }
+        match route {
+            Ok(Some(r)) if r.score >= self.guidance.min_route_score => Some(r),
+            Ok(_) | Err(_) => None,
+        }
+    }
+
+    /// Whether `request` says a value of an enum argument of a tool of an `active` set, by
+    /// the value's own word or a word said for it ([`super::fill`]),
+    /// and either points at what it acts on ("now turn *it* off", "turn *them both* off")
+    /// or says values of two of the tool's arguments ("the kitchen light off"): one value
+    /// word alone («закрывай») may close the set.
+    pub(super) fn says_a_tool_value(&self, active: &[String], request: &str) -> bool {
+        let words = lower_words(request);
+        let points = pointer(request).is_some()
+            || words
+                .iter()
+                .any(|w| ["them", "both", "оба", "обе", "их"].contains(&w.as_str()));
+        self.toolsets
+            .iter()
+            .filter(|set| active.iter().any(|a| a.eq_ignore_ascii_case(&set.name)))
+            .flat_map(|set| set.tools.iter())
+            .any(|t| {
+                let said = t
+                    .args
+                    .iter()
+                    .filter(|a| says_enum_value(a, request))
+                    .count();
+                said >= 2 || (said == 1 && points)
+            })
+    }
+
+    /// The examples routable now ([`Planner::examples_for`]) of `tools` alone.
+    pub(super) fn examples_of(
+        &self,
+        active: &[String],
+        history: &[Message],
+        tools: &[String],
+    ) -> Vec<RouteExample> {
+        let mut examples = self.examples_for(active, Some(history));
+        examples.retain(|e| e.target.as_ref().is_some_and(|t| tools.contains(t)));
+        examples
+    }
+
+    /// The one tool among the targets of `examples` whose action `request` says by a word
+    /// of the tool's `said:` (a core tool's: [`core_said`]; [`says_action`]), a set's tool
+    /// before a core tool; `None` when no tool's or several tools'.
+    pub(super) fn action_said(&self, examples: &[RouteExample], request: &str) -> Option<String> {
+        let mut said: Vec<&str> = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
+        for name in examples.iter().filter_map(|e| e.target.as_deref()) {
+            if seen.contains(&name) {
+                continue;
+            }
+            seen.push(name);
+            let decl = self.toolsets.owner_set(name).and_then(|set| set.tool(name));
+            let says = match decl {
+                Some(t) => says_action(request, &t.said),
+                None => says_action(request, core_said(name)),
+            };
+            if says {
+                said.push(name);
+            }
+        }
+        // A set's verb says its action only about the set's own things: "get rid of the
+        // first timer" names another set, whose tools the request is for.
+        let subjects = self.set_subjects();
+        let named = best_named(request, subjects.iter().map(|(n, d)| (n, d)));
+        said.retain(|name| match (self.toolsets.owner_set(name), &named) {
+            (Some(set), Some(named)) => &set.name == named,
+            _ => true,
+        });
+        // A set's verb is more telling than a core tool's word: "the first note's done, you
+        // can scrap it" deletes the note ("scrap") rather than closes the set ("done").
+        if said.len() > 1 {
+            said.retain(|name| self.toolsets.owner_set(name).is_some());
+        }
+        match said.as_slice() {
+            [one] => Some((*one).to_owned()),
+            _ => None,
+        }
+    }
+
+    /// `request` routed among `tool`'s examples alone: how near it is to that tool (`None`
+    /// when the tool has none or the model cannot embed).
+    pub(super) fn route_to(
+        &self,
+        router: &mut Router,
+        model: &mut dyn Model,
+        request: &str,
+        examples: &[RouteExample],
+        tool: &str,
+    ) -> Option<Route> {
+        let only: Vec<RouteExample> = examples
+            .iter()
+            .filter(|e| e.target.as_deref() == Some(tool))
+            .cloned()
+            .collect();
+        router
+            .route(model, request, &only, self.guidance)
+            .ok()
+            .flatten()
+    }
+
+    /// The one tool among `examples`' targets whose examples open as a request does, by its
+    /// `opening` ([`opening_stems`]: the first word's stem, and the next one's when several
+    /// targets share the first) — `None` when none does, several do, or the one is no tool (a plain
+    /// reply, an intent). [`Technique::OpeningWords`].
+    pub(super) fn opening_tool(
+        &self,
+        examples: &[RouteExample],
+        opening: &[String],
+    ) -> Option<String> {
+        let openings: Vec<(Option<&str>, Vec<String>)> = examples
+            .iter()
+            .map(|e| (e.target.as_deref(), opening_stems(&e.text)))
+            .collect();
+        for k in 1..=opening.len() {
+            let mut targets: Vec<Option<&str>> = Vec::new();
+            for (target, stems) in &openings {
+                if stems.get(..k) == opening.get(..k) && !targets.contains(target) {
+                    targets.push(*target);
+                }
+            }
+            match targets.as_slice() {
+                [] => return None,
+                [Some(t)] if is_tool(t) => return Some((*t).to_owned()),
+                [_] => return None,
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// The tool that lists what `tool` keeps ([`Technique::QuestionLists`]): when `tool`
+    /// takes a required text, the one tool of its set that needs no argument; else `None`.
+    pub(super) fn lister_for(&self, tool: &str) -> Option<String> {
+        let set = self.toolsets.owner_set(tool)?;
+        let keeps = set
+            .tool(tool)?
+            .args
+            .iter()
+            .any(|a| a.required && a.ty == ArgType::String);
+        if !keeps {
+            return None;
+        }
+        let mut listers = set
+            .tools
+            .iter()
+            .filter(|t| t.name != tool && !t.args.iter().any(|a| a.required));
+        match (listers.next(), listers.next()) {
+            (Some(one), None) => Some(one.name.clone()),
+            _ => None,
+        }
+    }
+}

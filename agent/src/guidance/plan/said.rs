@@ -1,0 +1,436 @@
+//! The routed call's arguments from what the user said ([`Technique::SaidArgs`]): the
+//! call decided or narrowed to its candidates, a missing value asked for, a value out of
+//! range answered, several targets one call each (the candidates: `guidance/fill.rs`).
+
+use super::*;
+
+/// Most calls one request's several targets make.
+const MAX_TARGETS: usize = 4;
+
+/// Whether `request` joins several targets: "and", «и», a comma, "both", «оба», "all".
+fn joins_targets(request: &str) -> bool {
+    request.contains(',')
+        || lower_words(request)
+            .iter()
+            .any(|w| ["and", "both", "all", "и", "оба", "обе", "все", "всё"].contains(&w.as_str()))
+}
+
+/// Whether `text` asks a question rather than requests an action: a question
+/// ([`is_question`]) that does not open as a polite request ("can you …", «можешь …»).
+fn asks_rather_than_requests(text: &str) -> bool {
+    const POLITE: &[&str] = &[
+        "can",
+        "could",
+        "would",
+        "will",
+        "please",
+        "можешь",
+        "можете",
+        "сможешь",
+        "не",
+        "пожалуйста",
+    ];
+    is_question(text)
+        && lower_words(text)
+            .first()
+            .is_none_or(|w| !POLITE.contains(&w.as_str()))
+}
+
+/// A routed call planned from what the user said ([`Planner::said_args_plan`]).
+pub(super) enum SaidPlan {
+    /// The whole call, every argument decided.
+    Forced(String),
+    /// The call's spec, each argument narrowed to its candidates.
+    Guided(CallSpec),
+}
+
+/// What the assistant says instead of acting on a routed call whose arguments the request
+/// does not give right ([`Planner::fill_question`]).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum FillQuestion {
+    /// A required argument nobody said: the question asking for it. The call waits for
+    /// the answer.
+    Ask(String),
+    /// A value said outside its declared range: the range, said.
+    Range(String),
+    /// A question that names the call's subject but gives none of the values it needs
+    /// ("what's a good temperature for a bedroom?"): no request for the call, a plain
+    /// reply.
+    NoCall,
+}
+
+impl Planner<'_> {
+    /// Whether [`Technique::SaidArgs`] fills the arguments of tool `name`: a set's tool
+    /// (core tools decide theirs) with arguments, but not one whose only argument is a text
+    /// (its words are the request's, as they always were).
+    pub(super) fn fills_said_args(&self, name: &str) -> bool {
+        if !self.on(Technique::SaidArgs) || self.toolsets.owner_set(name).is_none() {
+            return false;
+        }
+        let decls = self.arg_decls(name);
+        match decls.as_slice() {
+            [] => false,
+            [only] => only.ty != ArgType::String || only.values_from.is_some(),
+            _ => true,
+        }
+    }
+
+    /// The candidates of every argument of the call `spec` from `request` (or `filled`:
+    /// the request and the answer that gave a value it lacked), the values a list the
+    /// request points into decided (`referred`).
+    pub(super) fn said_fills(
+        &self,
+        spec: &CallSpec,
+        request: &str,
+        referred: Option<&CallSpec>,
+        before: &[Message],
+    ) -> (Vec<ArgDecl>, Vec<Fill>) {
+        let decls = self.arg_decls(&spec.name);
+        let fixed: Vec<Option<String>> = match referred {
+            Some(r) => r
+                .args
+                .iter()
+                .map(|a| match &a.kind {
+                    ArgKind::OneOf(v) if v.len() == 1 => v.first().cloned(),
+                    _ => None,
+                })
+                .collect(),
+            None => vec![None; decls.len()],
+        };
+        let mut fills = fill_args(&decls, request, self.lang, self.values, &fixed);
+        // A follow-up that points back ("and now switch it off", "make it fifteen") keeps
+        // the values of the call it goes on with: a value it does not say is that call's.
+        let words = lower_words(request);
+        let all = words
+            .iter()
+            .any(|w| ["both", "them", "all", "оба", "обе", "их", "все"].contains(&w.as_str()));
+        if pointer(request).is_some() || continues(request) || all {
+            for (decl, fill) in decls.iter().zip(fills.iter_mut()) {
+                if *fill == Fill::Missing {
+                    let mut values = self.previous_values(before, &spec.name, &decl.name);
+                    if !all {
+                        values = values.pop().into_iter().collect();
+                    }
+                    if !values.is_empty() {
+                        *fill = Fill::Values(values);
+                    }
+                }
+            }
+        }
+        (decls, fills)
+    }
+
+    /// The values argument `arg` had in the calls of a tool of `tool`'s set in the latest
+    /// turn of `history` (within the last [`RECENT_TURNS`] requests) that made any, the
+    /// latest first.
+    pub(super) fn previous_values(
+        &self,
+        history: &[Message],
+        tool: &str,
+        arg: &str,
+    ) -> Vec<String> {
+        let Some(set) = self.toolsets.owner_set(tool) else {
+            return Vec::new();
+        };
+        let mut users = 0;
+        let mut found: Vec<String> = Vec::new();
+        for m in history.iter().rev() {
+            match m.role {
+                Role::User => {
+                    if !found.is_empty() {
+                        break;
+                    }
+                    users += 1;
+                    if users > RECENT_TURNS {
+                        break;
+                    }
+                }
+                Role::Assistant => {
+                    let parsed = parse_output_as(self.syntax, &m.content);
+                    for call in parsed.calls().collect::<Vec<_>>().into_iter().rev() {
+                        let Some(decl) = set.tool(&call.name) else {
+                            continue;
+                        };
+                        let Ok(args) = validate_args(&decl.args, &call.args) else {
+                            continue;
+                        };
+                        if let Some(v) = args.get(arg).map(ToString::to_string) {
+                            if !found.contains(&v) {
+                                found.push(v);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        found.reverse();
+        found
+    }
+
+    /// The plan of a routed call whose arguments come from what the user said
+    /// ([`Technique::SaidArgs`]): decided outright when every argument has one value (or
+    /// is optional and unsaid), else the call's spec with each argument narrowed to its
+    /// candidates (a text to a run of the request's words). `None`: the technique does not
+    /// fill this tool, or an argument is missing or out of range (asked or answered before
+    /// the turn's first request: [`Planner::fill_question`]; the model is then left to
+    /// write it as without the technique).
+    pub(super) fn said_args_plan(
+        &self,
+        spec: &CallSpec,
+        request: &str,
+        filled: Option<&str>,
+        referred: Option<&CallSpec>,
+        before: &[Message],
+    ) -> Option<SaidPlan> {
+        if !self.fills_said_args(&spec.name) {
+            return None;
+        }
+        let request = filled.unwrap_or(request);
+        let (decls, mut fills) = self.said_fills(spec, request, referred, before);
+        // An optional text whose run is only the tool's frame ("set a timer") is unsaid.
+        for (decl, fill) in decls.iter().zip(fills.iter_mut()) {
+            if let Fill::Text(span) = fill {
+                if !decl.required && self.text_words(&spec.name, span).is_empty() {
+                    *fill = Fill::Absent;
+                }
+            }
+        }
+        if fills
+            .iter()
+            .any(|f| matches!(f, Fill::Missing | Fill::OutOfRange(_) | Fill::Unmatched(_)))
+        {
+            return None;
+        }
+        // Several targets joined in one request ("the kitchen and the hallway lights",
+        // «удали первую и третью», "turn them both off"): one call per target, in order,
+        // every other value decided.
+        let several: Vec<usize> = fills
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| matches!(f, Fill::Values(v) if v.len() > 1))
+            .map(|(i, _)| i)
+            .collect();
+        let rest_decided = fills
+            .iter()
+            .enumerate()
+            .all(|(i, f)| several.contains(&i) || f.decided().is_some() || *f == Fill::Absent);
+        if let ([at], true) = (several.as_slice(), rest_decided) {
+            if joins_targets(request) {
+                if let Some(Fill::Values(targets)) = fills.get(*at) {
+                    let lines: Vec<String> = targets
+                        .iter()
+                        .take(MAX_TARGETS)
+                        .map(|target| {
+                            let values: Vec<(&ArgDecl, Option<&str>)> = decls
+                                .iter()
+                                .zip(&fills)
+                                .enumerate()
+                                .map(|(i, (d, f))| {
+                                    (
+                                        d,
+                                        if i == *at {
+                                            Some(target.as_str())
+                                        } else {
+                                            f.decided()
+                                        },
+                                    )
+                                })
+                                .collect();
+                            self.call_with(&spec.name, &values)
+                        })
+                        .collect();
+                    return Some(SaidPlan::Forced(lines.join("\n")));
+                }
+            }
+        }
+        if fills
+            .iter()
+            .all(|f| f.decided().is_some() || *f == Fill::Absent)
+        {
+            let values: Vec<(&ArgDecl, Option<&str>)> =
+                decls.iter().zip(fills.iter().map(Fill::decided)).collect();
+            return Some(SaidPlan::Forced(self.call_with(&spec.name, &values)));
+        }
+        let mut out = spec.clone();
+        // Trailing arguments left out are no part of the call; one left out before a
+        // value is written empty (`name||value`), which validation reads as absent.
+        let last = fills.iter().rposition(|f| *f != Fill::Absent).unwrap_or(0);
+        out.args.truncate(last + 1);
+        for ((arg, decl), fill) in out.args.iter_mut().zip(&decls).zip(&fills) {
+            match fill {
+                Fill::Values(v) => {
+                    // A value said is written, even for an optional argument.
+                    arg.kind = ArgKind::OneOf(v.clone());
+                    arg.required = true;
+                }
+                Fill::Text(span) => {
+                    let words = if is_id_arg(&decl.name) {
+                        self.text_words(&spec.name, request)
+                    } else {
+                        self.text_words(&spec.name, span)
+                    };
+                    if !words.is_empty() {
+                        arg.kind = ArgKind::TailOf(words);
+                    }
+                }
+                Fill::Absent => arg.kind = ArgKind::OneOf(vec![String::new()]),
+                Fill::Missing | Fill::OutOfRange(_) | Fill::Unmatched(_) => {}
+            }
+        }
+        Some(SaidPlan::Guided(out))
+    }
+
+    /// The words a text argument of `tool` is made of from `text` (a run of the request):
+    /// its words, a number said in groups one word, the routed tool's frame at either end
+    /// left out ([`Technique::FrameWords`], [`Technique::ContentStart`]).
+    pub(super) fn text_words(&self, tool: &str, text: &str) -> Vec<String> {
+        let mut words = words_of(&[Message::user(text)], self.guidance);
+        if self.on(Technique::NumberGroups) {
+            words = number_groups(words);
+        }
+        let examples = self.tool_examples(tool);
+        if self.on(Technique::FrameWords) {
+            words = without_frame_end(words, &examples);
+        }
+        if self.on(Technique::ContentStart) {
+            words = from_content_start(words, &examples);
+        }
+        words
+    }
+
+    /// A whole call of `name` with these values (`None`: left out), in the model's syntax.
+    pub(super) fn call_with(&self, name: &str, values: &[(&ArgDecl, Option<&str>)]) -> String {
+        match self.syntax {
+            CallSyntax::ToolCallLine => {
+                let last = values.iter().rposition(|(_, v)| v.is_some());
+                let parts: Vec<&str> = values
+                    .iter()
+                    .take(last.map_or(0, |l| l + 1))
+                    .map(|(_, v)| v.unwrap_or(""))
+                    .collect();
+                if parts.is_empty() {
+                    call_line(name)
+                } else {
+                    format!("{}|{}", call_line(name), parts.join("|"))
+                }
+            }
+            CallSyntax::FunctionGemma => {
+                let mut map = serde_json::Map::new();
+                for (decl, value) in values {
+                    let Some(v) = value else { continue };
+                    let v = match (&decl.ty, v.parse::<i64>(), v.parse::<f64>()) {
+                        (ArgType::Integer, Ok(n), _) => serde_json::Value::from(n),
+                        (ArgType::Number, _, Ok(n)) => serde_json::Value::from(n),
+                        _ => serde_json::Value::from(*v),
+                    };
+                    map.insert(decl.name.clone(), v);
+                }
+                function_gemma::render_call(&ToolCall {
+                    name: name.to_owned(),
+                    args: RawArgs::Json(map),
+                    line: String::new(),
+                })
+            }
+        }
+    }
+
+    /// What to say instead of acting on `route` for `request`, in `lang`, when the
+    /// request does not give its call right ([`Technique::SaidArgs`]): a required argument
+    /// nobody said is asked for (its `ask_for` phrase, else a question made of its
+    /// description, else of its name; a host list's entries when none was named); a value
+    /// said outside its `min`/`max` is answered with the range. `None`: act.
+    pub(crate) fn fill_question(
+        &self,
+        history: &[Message],
+        route: &Route,
+        request: &str,
+        lang: Lang,
+    ) -> Option<FillQuestion> {
+        let name = route.target.as_deref()?;
+        if !self.fills_said_args(name) {
+            return None;
+        }
+        let spec = CallSpec {
+            name: name.to_owned(),
+            args: self.arg_decls(name).iter().map(arg_spec).collect(),
+        };
+        let before = history
+            .iter()
+            .rposition(|m| m.role == Role::User)
+            .and_then(|at| history.get(..at))
+            .unwrap_or_default();
+        let referred = self.referred_spec(&spec, request, before);
+        let (decls, fills) = self.said_fills(&spec, request, referred.as_ref(), before);
+        let texts = Texts::new(lang);
+        // A question that lacks a value the call needs asks about its subject ("why does my
+        // kitchen light keep flickering?"): no call.
+        let missing = fills.contains(&Fill::Missing);
+        if missing && asks_rather_than_requests(request) {
+            return Some(FillQuestion::NoCall);
+        }
+        for (decl, fill) in decls.iter().zip(&fills) {
+            if let Fill::OutOfRange(_) = fill {
+                return Some(FillQuestion::Range(
+                    texts.value_out_of_range(decl.min, decl.max),
+                ));
+            }
+        }
+        for (decl, fill) in decls.iter().zip(&fills) {
+            match fill {
+                Fill::Missing => {
+                    let question = match decl.ask_for_in(lang) {
+                        Some(q) => q.to_owned(),
+                        None => {
+                            let described = decl
+                                .description
+                                .as_deref()
+                                .filter(|d| user_lang(d, lang) == lang);
+                            match described {
+                                Some(d) => texts.ask_for_value(d, false),
+                                None => texts.ask_for_value(&decl.name.replace('_', " "), true),
+                            }
+                        }
+                    };
+                    return Some(FillQuestion::Ask(question));
+                }
+                Fill::Unmatched(entries) if !entries.is_empty() => {
+                    let shown: Vec<String> = entries.iter().take(6).cloned().collect();
+                    return Some(FillQuestion::Ask(texts.ask_which_of(&shown)));
+                }
+                Fill::Unmatched(_) => {
+                    let what = decl
+                        .ask_for_in(lang)
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| texts.ask_for_value(&decl.name.replace('_', " "), true));
+                    return Some(FillQuestion::Ask(what));
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// Whether `answer` gives a value the call of `route` lacked for `request`: a
+    /// required argument missing from the request alone is said in the two together.
+    pub(crate) fn fills_missing(&self, route: &Route, request: &str, answer: &str) -> bool {
+        let Some(name) = route.target.as_deref() else {
+            return false;
+        };
+        let spec = CallSpec {
+            name: name.to_owned(),
+            args: self.arg_decls(name).iter().map(arg_spec).collect(),
+        };
+        let (_, before) = self.said_fills(&spec, request, None, &[]);
+        let (_, after) = self.said_fills(&spec, &format!("{request} {answer}"), None, &[]);
+        let (_, alone) = self.said_fills(&spec, answer, None, &[]);
+        before
+            .iter()
+            .zip(after.iter().zip(&alone))
+            .any(|(b, (a, only))| {
+                matches!(b, Fill::Missing | Fill::Unmatched(_))
+                    && !matches!(a, Fill::Missing | Fill::Unmatched(_))
+                    && !matches!(only, Fill::Missing | Fill::Unmatched(_) | Fill::Absent)
+            })
+    }
+}
