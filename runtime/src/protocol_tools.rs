@@ -21,6 +21,10 @@ use crate::shared_catalog::{lock, SharedCatalog};
 /// The most personal entries the skills index lists (newest first).
 pub const INDEX_LIMIT: usize = 20;
 
+/// Most catalog entries one list of argument values holds ([`CatalogRunHook`]'s
+/// `protocols`).
+const VALUES_LIMIT: usize = 500;
+
 /// The executor for the `protocol_` tools over one catalog.
 #[derive(Debug, Clone)]
 pub struct ProtocolExecutor {
@@ -256,6 +260,22 @@ impl HostHook for CatalogRunHook {
                 }
             })
             .collect()
+    }
+
+    /// `protocols`: the names of the catalog's protocols, which `protocol_start` takes
+    /// (`values_from: protocols`), so a request names one across inflections.
+    fn value_lists(&self) -> Vec<(String, Vec<String>)> {
+        let query = Query {
+            limit: Some(VALUES_LIMIT),
+            ..Query::default()
+        };
+        let hits = lock(&self.catalog).search(&query).unwrap_or_default();
+        let protocols = hits
+            .iter()
+            .filter(|h| h.kind == Kind::Protocol)
+            .map(|h| h.name.clone())
+            .collect();
+        vec![("protocols".to_owned(), protocols)]
     }
 
     fn index_lines(&self) -> Vec<String> {
@@ -621,6 +641,42 @@ mod through_the_agent {
             .unwrap();
         assert_eq!(model.remaining(), 0);
         (model.requests().to_vec(), out.run_reminders)
+    }
+
+    /// The hook lists the catalog's protocols for `protocol_start`'s `values_from`, and a
+    /// request naming one in other words («перезагрузки роутера») starts it by its name.
+    #[test]
+    fn a_protocol_named_in_other_words_is_started_by_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut agent, catalog) = agent(dir.path(), true);
+        let hook = CatalogRunHook::new(catalog, Lang::En);
+        assert_eq!(
+            hook.value_lists(),
+            vec![("protocols".to_owned(), vec!["Shutdown".to_owned()])]
+        );
+        let decl = agent
+            .toolsets()
+            .get("protocol")
+            .and_then(|s| s.tool("protocol_start"))
+            .map(|t| t.args[0].values_from.clone());
+        assert_eq!(decl, Some(Some("protocols".to_owned())));
+        let mut model = ScriptedModel::new(["Started.".to_string()]).with_embeddings();
+        let out = agent
+            .turn(
+                "s",
+                "Run the shutdown protocol now",
+                &mut model,
+                &CancelToken::new(),
+                &mut |_| {},
+            )
+            .unwrap();
+        let started: Vec<_> = out
+            .executed
+            .iter()
+            .filter(|e| e.name == "protocol_start")
+            .map(|e| e.args.str("name").map(str::to_owned))
+            .collect();
+        assert_eq!(started, [Some("Shutdown".to_owned())], "{:?}", out.route);
     }
 
     #[test]

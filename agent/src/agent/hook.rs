@@ -45,6 +45,13 @@ pub trait HostHook: Send + Sync {
     fn index_lines(&self) -> Vec<String> {
         Vec::new()
     }
+
+    /// The host's lists of argument values it keeps itself (`values_from: NAME` of an
+    /// argument: the catalog's protocols, say), asked at the start of every turn; a list
+    /// named here replaces one given by [`crate::Agent::set_values`]. Default: none.
+    fn value_lists(&self) -> Vec<(String, Vec<String>)> {
+        Vec::new()
+    }
 }
 
 /// The hook of an agent ([`crate::Agent::set_host_hook`]).

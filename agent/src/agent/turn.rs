@@ -80,6 +80,9 @@ impl Agent {
         // The host's notes for the session (the user's decisions on its proposals): hidden
         // tool messages before the user's words, in the history from now on.
         if let Some(hook) = &shared.hook {
+            for (name, list) in hook.value_lists() {
+                shared.values.insert(name, list);
+            }
             for note in hook.take_notes(session) {
                 s.history.push(Message::tool(note.tool, note.text));
                 out_notes += 1;

@@ -305,7 +305,15 @@ pub(crate) fn fill_args(
                     let entries = values.get(list).map(Vec::as_slice).unwrap_or_default();
                     let (named, at) = named_entries(entries, &words);
                     used.extend(at);
+                    // An entry's number said as the host writes it (`#12`) is one too.
+                    let number = request.split_whitespace().find(|w| {
+                        w.strip_prefix('#')
+                            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+                    });
                     match (named.is_empty(), d.required) {
+                        (true, _) if number.is_some() => {
+                            Fill::Values(number.into_iter().map(str::to_owned).collect())
+                        }
                         (false, _) => Fill::Values(named),
                         (true, true) => Fill::Unmatched(entries.to_vec()),
                         (true, false) => Fill::Absent,

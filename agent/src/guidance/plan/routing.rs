@@ -431,10 +431,86 @@ impl Planner<'_> {
                 }
             }
         }
+        // A request routed to a set's tool that names another set's subject, more than the
+        // routed one's ("put six eggs on the shopping list" routed to the notes), is for the
+        // named set's tools.
+        if self.on(Technique::SetsOverScope) {
+            let routed_set = match &route {
+                Ok(Some(r)) => r
+                    .target
+                    .as_deref()
+                    .and_then(|t| self.toolsets.owner_set(t))
+                    .map(|s| s.name.clone()),
+                _ => None,
+            };
+            if let Some(named) = routed_set.and_then(|set| self.names_another_set(user_text, &set))
+            {
+                let again: Vec<RouteExample> = examples
+                    .iter()
+                    .filter(|e| {
+                        e.target
+                            .as_deref()
+                            .and_then(|t| self.toolsets.owner_set(t))
+                            .is_some_and(|s| s.name == named)
+                    })
+                    .cloned()
+                    .collect();
+                if let Ok(Some(r)) = router.route(model, compared, &again, self.guidance) {
+                    route = Ok(Some(r));
+                }
+            }
+        }
+        // A set's tool lacking a value the request does not give, while another tool takes
+        // the values it says ("set a timer for two hours" routed to cancelling one), is the
+        // wrong tool: the request is routed again among the tools that take them.
+        if self.on(Technique::SaidArgs) {
+            let lacking = match &route {
+                Ok(Some(r)) => r.target.clone().filter(|t| self.lacks_values(t, user_text)),
+                _ => None,
+            };
+            if let Some(lacking) = lacking {
+                let mut takers: Vec<String> = Vec::new();
+                for t in examples.iter().filter_map(|e| e.target.as_deref()) {
+                    if t != lacking
+                        && !takers.iter().any(|k| k == t)
+                        && self.takes_said_values(t, user_text)
+                    {
+                        takers.push(t.to_owned());
+                    }
+                }
+                if !takers.is_empty() {
+                    let again: Vec<RouteExample> = examples
+                        .iter()
+                        .filter(|e| e.target.as_ref().is_some_and(|t| takers.contains(t)))
+                        .cloned()
+                        .collect();
+                    if let Ok(Some(r)) = router.route(model, compared, &again, self.guidance) {
+                        route = Ok(Some(r));
+                    }
+                }
+            }
+        }
         match route {
             Ok(Some(r)) if r.score >= self.guidance.min_route_score => Some(r),
             Ok(_) | Err(_) => None,
         }
+    }
+
+    /// The set `request` names by its subject's words more than it names `routed` (a tie
+    /// keeps `routed`); `None` when that is `routed` or none.
+    pub(super) fn names_another_set(&self, request: &str, routed: &str) -> Option<String> {
+        let subjects = self.set_subjects();
+        let named = best_named(request, subjects.iter().map(|(n, d)| (n, d)))?;
+        if named == routed {
+            return None;
+        }
+        let pair: Vec<&(String, String)> = subjects
+            .iter()
+            .filter(|(n, _)| n == routed)
+            .chain(subjects.iter().filter(|(n, _)| *n == named))
+            .collect();
+        let again = best_named(request, pair.iter().map(|(n, d)| (n, d)))?;
+        (again == named).then_some(named)
     }
 
     /// Whether `request` says a value of an enum argument of a tool of an `active` set, by

@@ -433,4 +433,34 @@ impl Planner<'_> {
                     && !matches!(only, Fill::Missing | Fill::Unmatched(_) | Fill::Absent)
             })
     }
+
+    /// Whether the call of set tool `tool` lacks a value `request` does not give (a
+    /// required argument unsaid, or a value out of range) ([`Technique::SaidArgs`]).
+    pub(super) fn lacks_values(&self, tool: &str, request: &str) -> bool {
+        if !self.fills_said_args(tool) {
+            return false;
+        }
+        let spec = CallSpec {
+            name: tool.to_owned(),
+            args: self.arg_decls(tool).iter().map(arg_spec).collect(),
+        };
+        let (_, fills) = self.said_fills(&spec, request, None, &[]);
+        fills
+            .iter()
+            .any(|f| matches!(f, Fill::Missing | Fill::OutOfRange(_) | Fill::Unmatched(_)))
+    }
+
+    /// Whether set tool `tool` takes values `request` says: every required argument given,
+    /// none out of range, and a value (a number, an enum's, a list entry) among them.
+    pub(super) fn takes_said_values(&self, tool: &str, request: &str) -> bool {
+        if !self.fills_said_args(tool) || self.lacks_values(tool, request) {
+            return false;
+        }
+        let spec = CallSpec {
+            name: tool.to_owned(),
+            args: self.arg_decls(tool).iter().map(arg_spec).collect(),
+        };
+        let (_, fills) = self.said_fills(&spec, request, None, &[]);
+        fills.iter().any(|f| matches!(f, Fill::Values(_)))
+    }
 }
