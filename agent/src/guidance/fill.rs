@@ -218,9 +218,11 @@ pub(crate) fn fill_args(
         }
         value_for(s, d.unit)
     };
-    // As many numbers as numeric arguments, each usable by its own: one each, in order.
+    // No more numbers than numeric arguments, each usable by its own: one each, in order
+    // (an alarm's hour and minute: "at 7" is the hour, never the minute too).
     let paired = numeric.len() > 1
-        && said.len() == numeric.len()
+        && !said.is_empty()
+        && said.len() <= numeric.len()
         && numeric
             .iter()
             .zip(&said)
@@ -259,7 +261,7 @@ pub(crate) fn fill_args(
         }
         // A recognizer's homophone of a number after a word that numbers an item ("delete
         // note to"): the one reading of a number the words above do not know.
-        if inside.is_empty() && outside.is_empty() && d.unit.is_none() {
+        if inside.is_empty() && outside.is_empty() && d.unit.is_none() && !paired {
             if let Some(n) = said_number(lang, request) {
                 if let Some(v) = as_value(&d.ty, n as f64) {
                     if d.in_range(n as f64) {
@@ -486,6 +488,23 @@ mod tests {
         );
         assert_eq!(fill(&n, "delete note to", Lang::En)[0], values(&["2"]));
         assert_eq!(fill(&n, "удали третью", Lang::Ru)[0], values(&["3"]));
+    }
+
+    #[test]
+    fn fewer_numbers_than_numeric_arguments_go_one_each_in_order() {
+        let mut hour = int("hour", true);
+        hour.max = Some(23.0);
+        let mut minute = int("minute", false);
+        minute.max = Some(59.0);
+        let alarm = vec![hour, minute];
+        assert_eq!(
+            fill(&alarm, "wake me at 7", Lang::En),
+            vec![values(&["7"]), Fill::Absent]
+        );
+        assert_eq!(
+            fill(&alarm, "alarm at 6 45", Lang::En),
+            vec![values(&["6"]), values(&["45"])]
+        );
     }
 
     #[test]

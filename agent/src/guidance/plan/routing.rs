@@ -460,8 +460,8 @@ impl Planner<'_> {
                 }
             }
         }
-        // A set's tool lacking a value the request does not give, while another tool takes
-        // the values it says ("set a timer for two hours" routed to cancelling one), is the
+        // A set's tool lacking a value the request does not give, while another tool of its
+        // set takes the values it says ("set a timer for two hours" routed to cancelling one), is the
         // wrong tool: the request is routed again among the tools that take them.
         if self.on(Technique::SaidArgs) {
             let lacking = match &route {
@@ -471,7 +471,10 @@ impl Planner<'_> {
             if let Some(lacking) = lacking {
                 let mut takers: Vec<String> = Vec::new();
                 for t in examples.iter().filter_map(|e| e.target.as_deref()) {
+                    let same_set = self.toolsets.owner_set(t).map(|s| &s.name)
+                        == self.toolsets.owner_set(&lacking).map(|s| &s.name);
                     if t != lacking
+                        && same_set
                         && !takers.iter().any(|k| k == t)
                         && self.takes_said_values(t, user_text)
                     {

@@ -104,8 +104,12 @@ impl Planner<'_> {
         let all = words
             .iter()
             .any(|w| ["both", "them", "all", "оба", "обе", "их", "все"].contains(&w.as_str()));
-        if pointer(request).is_some() || continues(request) || all {
-            for (decl, fill) in decls.iter().zip(fills.iter_mut()) {
+        let refers = pointer(request).is_some() || continues(request) || all;
+        for (decl, fill) in decls.iter().zip(fills.iter_mut()) {
+            // A place or state the request leaves out is the call's before («а теперь
+            // выключи» after the kitchen light); a number only when the request points back.
+            let enum_like = matches!(decl.ty, ArgType::Enum(_)) || decl.values_from.is_some();
+            if refers || enum_like {
                 if *fill == Fill::Missing {
                     let mut values = self.previous_values(before, &spec.name, &decl.name);
                     if !all {
@@ -364,9 +368,11 @@ impl Planner<'_> {
         let (decls, fills) = self.said_fills(&spec, request, referred.as_ref(), before);
         let texts = Texts::new(lang);
         // A question that lacks a value the call needs asks about its subject ("why does my
-        // kitchen light keep flickering?"): no call.
+        // kitchen light keep flickering?"), and one offering a choice weighs it ("is it
+        // better to cook pasta for ten minutes or twelve?"): no call.
         let missing = fills.contains(&Fill::Missing);
-        if missing && asks_rather_than_requests(request) {
+        let choice = lower_words(request).iter().any(|w| w == "or" || w == "или");
+        if (missing || choice) && asks_rather_than_requests(request) {
             return Some(FillQuestion::NoCall);
         }
         for (decl, fill) in decls.iter().zip(&fills) {
@@ -435,7 +441,8 @@ impl Planner<'_> {
     }
 
     /// Whether the call of set tool `tool` lacks a value `request` does not give (a
-    /// required argument unsaid, or a value out of range) ([`Technique::SaidArgs`]).
+    /// required argument unsaid; a value said out of range is given, and answered)
+    /// ([`Technique::SaidArgs`]).
     pub(super) fn lacks_values(&self, tool: &str, request: &str) -> bool {
         if !self.fills_said_args(tool) {
             return false;
@@ -447,7 +454,7 @@ impl Planner<'_> {
         let (_, fills) = self.said_fills(&spec, request, None, &[]);
         fills
             .iter()
-            .any(|f| matches!(f, Fill::Missing | Fill::OutOfRange(_) | Fill::Unmatched(_)))
+            .any(|f| matches!(f, Fill::Missing | Fill::Unmatched(_)))
     }
 
     /// Whether set tool `tool` takes values `request` says: every required argument given,
@@ -456,11 +463,24 @@ impl Planner<'_> {
         if !self.fills_said_args(tool) || self.lacks_values(tool, request) {
             return false;
         }
+        if self.fill_out_of_range(tool, request) {
+            return false;
+        }
         let spec = CallSpec {
             name: tool.to_owned(),
             args: self.arg_decls(tool).iter().map(arg_spec).collect(),
         };
         let (_, fills) = self.said_fills(&spec, request, None, &[]);
         fills.iter().any(|f| matches!(f, Fill::Values(_)))
+    }
+
+    /// Whether a value `request` says for set tool `tool` is outside its range.
+    fn fill_out_of_range(&self, tool: &str, request: &str) -> bool {
+        let spec = CallSpec {
+            name: tool.to_owned(),
+            args: self.arg_decls(tool).iter().map(arg_spec).collect(),
+        };
+        let (_, fills) = self.said_fills(&spec, request, None, &[]);
+        fills.iter().any(|f| matches!(f, Fill::OutOfRange(_)))
     }
 }
