@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::ask::yes_or_no;
-use super::numbers::{in_unit, numbers_said, Said, TimeUnit};
+use super::numbers::{in_unit, numbers_said, Said};
 use super::words::{lower_words, said_number, STOP_WORDS};
 use crate::args::{ArgDecl, ArgType, DurationUnit};
 use crate::messages::Lang;
@@ -176,14 +176,7 @@ fn value_for(said: &Said, unit: Option<DurationUnit>) -> Option<f64> {
     match (said.unit, unit) {
         (None, _) => Some(said.value),
         (Some(_), None) => None,
-        (Some(_), Some(to)) => {
-            let to = match to {
-                DurationUnit::Seconds => TimeUnit::Seconds,
-                DurationUnit::Minutes => TimeUnit::Minutes,
-                DurationUnit::Hours => TimeUnit::Hours,
-            };
-            in_unit(said, to)
-        }
+        (Some(_), Some(to)) => in_unit(said, to),
     }
 }
 

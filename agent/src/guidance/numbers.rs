@@ -19,34 +19,15 @@
 //! Not handled: millions, fractions but a half and a quarter ("three quarters of an
 //! hour"), years said in pairs ("twenty twenty-six": 20 and 26), days and weeks.
 
-/// A time unit a duration is said or declared in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TimeUnit {
-    /// Seconds.
-    Seconds,
-    /// Minutes.
-    Minutes,
-    /// Hours.
-    Hours,
-}
+/// A time unit a duration is said in: the declarations' own unit.
+pub(crate) use crate::args::DurationUnit as TimeUnit;
 
-impl TimeUnit {
-    /// How many seconds one of this unit is.
-    pub(crate) fn seconds(self) -> f64 {
-        match self {
-            TimeUnit::Seconds => 1.0,
-            TimeUnit::Minutes => 60.0,
-            TimeUnit::Hours => 3600.0,
-        }
-    }
-
-    /// The next smaller unit: minutes for hours, seconds for minutes.
-    fn smaller(self) -> Option<TimeUnit> {
-        match self {
-            TimeUnit::Hours => Some(TimeUnit::Minutes),
-            TimeUnit::Minutes => Some(TimeUnit::Seconds),
-            TimeUnit::Seconds => None,
-        }
+/// The next smaller unit: minutes for hours, seconds for minutes.
+fn smaller(unit: TimeUnit) -> Option<TimeUnit> {
+    match unit {
+        TimeUnit::Hours => Some(TimeUnit::Minutes),
+        TimeUnit::Minutes => Some(TimeUnit::Seconds),
+        TimeUnit::Seconds => None,
     }
 }
 
@@ -1048,7 +1029,7 @@ fn go_on(
                     && n.value.fract() == 0.0
                     && n.value < 60.0
             });
-        if let (Some(n), Some(u)) = (implied, unit.smaller()) {
+        if let (Some(n), Some(u)) = (implied, smaller(unit)) {
             value = value * unit.seconds() / u.seconds() + n.value;
             unit = u;
             end = n.end;

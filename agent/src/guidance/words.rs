@@ -202,6 +202,13 @@ const HOMOPHONE_ENDS: &[&str] = &["from", "in", "of", "on", "please"];
 /// Words a number follows when it names an item ("note two", "number four").
 const NUMBER_NOUNS: &[&str] = &["note", "number", "item", "entry", "no"];
 
+/// Words that point back at what the calls before acted on, several of them ("turn *them
+/// both* on", «выключи *оба*»).
+pub(crate) const POINTS_BACK: &[&str] = &["them", "both", "оба", "обе", "их"];
+
+/// Words that take in every item spoken of ("all", «все»).
+pub(crate) const ALL_WORDS: &[&str] = &["all", "все"];
+
 /// The words of `text`, lowercased: its runs of letters and digits.
 pub(crate) fn lower_words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())

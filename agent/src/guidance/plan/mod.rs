@@ -18,7 +18,7 @@ use super::text::{
     opening_stems, points_there, routed_head, says_action, speaks_of_self, tells_of_self,
     without_frame_end, without_lead, words_of,
 };
-use super::words::{lower_words, said_number, stems, turn_openers};
+use super::words::{lower_words, said_number, stems, turn_openers, ALL_WORDS, POINTS_BACK};
 use super::{Guidance, Technique};
 use crate::args::{validate_args, ArgDecl, ArgType, RawArgs};
 use crate::call_line::parse_output_as;

@@ -386,9 +386,7 @@ impl Planner<'_> {
             let decl = self.toolsets.owner_set(&tool)?.tool(&tool)?;
             let words = lower_words(user_text);
             let points = pointer(user_text).is_some()
-                || words
-                    .iter()
-                    .any(|w| ["them", "both", "оба", "обе", "их"].contains(&w.as_str()));
+                || words.iter().any(|w| POINTS_BACK.contains(&w.as_str()));
             (points && decl.args.iter().any(|a| says_enum_value(a, user_text))).then_some(())
         };
         let goes_on =
@@ -469,18 +467,18 @@ impl Planner<'_> {
                 _ => None,
             };
             if let Some(lacking) = lacking {
+                // Each other tool of the lacking one's set, once.
                 let mut takers: Vec<String> = Vec::new();
+                let set_of = |t: &str| self.toolsets.owner_set(t).map(|s| s.name.clone());
                 for t in examples.iter().filter_map(|e| e.target.as_deref()) {
-                    let same_set = self.toolsets.owner_set(t).map(|s| &s.name)
-                        == self.toolsets.owner_set(&lacking).map(|s| &s.name);
                     if t != lacking
-                        && same_set
+                        && set_of(t) == set_of(&lacking)
                         && !takers.iter().any(|k| k == t)
-                        && self.takes_said_values(t, user_text)
                     {
                         takers.push(t.to_owned());
                     }
                 }
+                takers.retain(|t| self.takes_said_values(t, user_text));
                 if !takers.is_empty() {
                     let again: Vec<RouteExample> = examples
                         .iter()
@@ -523,10 +521,8 @@ impl Planner<'_> {
     /// word alone («закрывай») may close the set.
     pub(super) fn says_a_tool_value(&self, active: &[String], request: &str) -> bool {
         let words = lower_words(request);
-        let points = pointer(request).is_some()
-            || words
-                .iter()
-                .any(|w| ["them", "both", "оба", "обе", "их"].contains(&w.as_str()));
+        let points =
+            pointer(request).is_some() || words.iter().any(|w| POINTS_BACK.contains(&w.as_str()));
         self.toolsets
             .iter()
             .filter(|set| active.iter().any(|a| a.eq_ignore_ascii_case(&set.name)))

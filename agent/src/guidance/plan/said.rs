@@ -103,7 +103,7 @@ impl Planner<'_> {
         let words = lower_words(request);
         let all = words
             .iter()
-            .any(|w| ["both", "them", "all", "оба", "обе", "их", "все"].contains(&w.as_str()));
+            .any(|w| POINTS_BACK.contains(&w.as_str()) || ALL_WORDS.contains(&w.as_str()));
         let refers = pointer(request).is_some() || continues(request) || all;
         for (decl, fill) in decls.iter().zip(fills.iter_mut()) {
             // A place or state the request leaves out is the call's before («а теперь
@@ -423,13 +423,12 @@ impl Planner<'_> {
         let Some(name) = route.target.as_deref() else {
             return false;
         };
-        let spec = CallSpec {
-            name: name.to_owned(),
-            args: self.arg_decls(name).iter().map(arg_spec).collect(),
-        };
-        let (_, before) = self.said_fills(&spec, request, None, &[]);
-        let (_, after) = self.said_fills(&spec, &format!("{request} {answer}"), None, &[]);
-        let (_, alone) = self.said_fills(&spec, answer, None, &[]);
+        let fills = |text: &str| self.fills_of(name, text).unwrap_or_default();
+        let (before, after, alone) = (
+            fills(request),
+            fills(&format!("{request} {answer}")),
+            fills(answer),
+        );
         before
             .iter()
             .zip(after.iter().zip(&alone))
@@ -440,47 +439,42 @@ impl Planner<'_> {
             })
     }
 
-    /// Whether the call of set tool `tool` lacks a value `request` does not give (a
-    /// required argument unsaid; a value said out of range is given, and answered)
-    /// ([`Technique::SaidArgs`]).
-    pub(super) fn lacks_values(&self, tool: &str, request: &str) -> bool {
+    /// The candidates `request` gives each argument of set tool `tool`, on its own (no
+    /// list pointed into, no call before); `None` when [`Technique::SaidArgs`] does not
+    /// fill the tool.
+    fn fills_of(&self, tool: &str, request: &str) -> Option<Vec<Fill>> {
         if !self.fills_said_args(tool) {
-            return false;
+            return None;
         }
         let spec = CallSpec {
             name: tool.to_owned(),
             args: self.arg_decls(tool).iter().map(arg_spec).collect(),
         };
-        let (_, fills) = self.said_fills(&spec, request, None, &[]);
-        fills
-            .iter()
-            .any(|f| matches!(f, Fill::Missing | Fill::Unmatched(_)))
+        Some(self.said_fills(&spec, request, None, &[]).1)
+    }
+
+    /// Whether the call of set tool `tool` lacks a value `request` does not give (a
+    /// required argument unsaid; a value said out of range is given, and answered)
+    /// ([`Technique::SaidArgs`]).
+    pub(super) fn lacks_values(&self, tool: &str, request: &str) -> bool {
+        self.fills_of(tool, request)
+            .is_some_and(|fills| lacking(&fills))
     }
 
     /// Whether set tool `tool` takes values `request` says: every required argument given,
     /// none out of range, and a value (a number, an enum's, a list entry) among them.
     pub(super) fn takes_said_values(&self, tool: &str, request: &str) -> bool {
-        if !self.fills_said_args(tool) || self.lacks_values(tool, request) {
-            return false;
-        }
-        if self.fill_out_of_range(tool, request) {
-            return false;
-        }
-        let spec = CallSpec {
-            name: tool.to_owned(),
-            args: self.arg_decls(tool).iter().map(arg_spec).collect(),
-        };
-        let (_, fills) = self.said_fills(&spec, request, None, &[]);
-        fills.iter().any(|f| matches!(f, Fill::Values(_)))
+        self.fills_of(tool, request).is_some_and(|fills| {
+            !lacking(&fills)
+                && !fills.iter().any(|f| matches!(f, Fill::OutOfRange(_)))
+                && fills.iter().any(|f| matches!(f, Fill::Values(_)))
+        })
     }
+}
 
-    /// Whether a value `request` says for set tool `tool` is outside its range.
-    fn fill_out_of_range(&self, tool: &str, request: &str) -> bool {
-        let spec = CallSpec {
-            name: tool.to_owned(),
-            args: self.arg_decls(tool).iter().map(arg_spec).collect(),
-        };
-        let (_, fills) = self.said_fills(&spec, request, None, &[]);
-        fills.iter().any(|f| matches!(f, Fill::OutOfRange(_)))
-    }
+/// Whether `fills` lack a required value (unsaid, or a host list's entry not named).
+fn lacking(fills: &[Fill]) -> bool {
+    fills
+        .iter()
+        .any(|f| matches!(f, Fill::Missing | Fill::Unmatched(_)))
 }
