@@ -109,15 +109,13 @@ impl Planner<'_> {
             // A place or state the request leaves out is the call's before («а теперь
             // выключи» after the kitchen light); a number only when the request points back.
             let enum_like = matches!(decl.ty, ArgType::Enum(_)) || decl.values_from.is_some();
-            if refers || enum_like {
-                if *fill == Fill::Missing {
-                    let mut values = self.previous_values(before, &spec.name, &decl.name);
-                    if !all {
-                        values = values.pop().into_iter().collect();
-                    }
-                    if !values.is_empty() {
-                        *fill = Fill::Values(values);
-                    }
+            if (refers || enum_like) && *fill == Fill::Missing {
+                let mut values = self.previous_values(before, &spec.name, &decl.name);
+                if !all {
+                    values = values.pop().into_iter().collect();
+                }
+                if !values.is_empty() {
+                    *fill = Fill::Values(values);
                 }
             }
         }
