@@ -28,11 +28,25 @@ pub enum Intent {
     /// A task the assistant has no tool for («вызови такси», "order a pizza"): declined with
     /// what it can do instead.
     OutOfScope,
+    /// A feeling or a trouble of the user's own («мне грустно», "I had a rough week"):
+    /// answered with sympathy.
+    Feeling,
+    /// Good news about the user («я сдал экзамен», "it's my anniversary"): congratulated.
+    GoodNews,
+    /// Praise of the assistant («ты умница», "you're brilliant"): thanked for.
+    Compliment,
+    /// An insult or a rude word to the assistant («ты дурак», "you're hopeless"): answered
+    /// calmly, never in kind.
+    Insult,
+    /// Whether the assistant hears («ты меня слышишь?», "are you listening?"): yes.
+    HearMe,
+    /// Laughter («ахах», "lmao"): the laugh acknowledged.
+    Laughter,
 }
 
 impl Intent {
     /// Every intent.
-    pub const ALL: [Intent; 9] = [
+    pub const ALL: [Intent; 15] = [
         Intent::Greeting,
         Intent::HowAreYou,
         Intent::Thanks,
@@ -42,10 +56,17 @@ impl Intent {
         Intent::Capabilities,
         Intent::Joke,
         Intent::OutOfScope,
+        Intent::Feeling,
+        Intent::GoodNews,
+        Intent::Compliment,
+        Intent::Insult,
+        Intent::HearMe,
+        Intent::Laughter,
     ];
 
     /// Its name: `greeting`, `how-are-you`, `thanks`, `farewell`, `acknowledgement`,
-    /// `identity`, `capabilities`, `joke`, `out-of-scope`.
+    /// `identity`, `capabilities`, `joke`, `out-of-scope`, `feeling`, `good-news`,
+    /// `compliment`, `insult`, `hear-me`, `laughter`.
     pub fn name(self) -> &'static str {
         match self {
             Intent::Greeting => "greeting",
@@ -57,6 +78,12 @@ impl Intent {
             Intent::Capabilities => "capabilities",
             Intent::Joke => "joke",
             Intent::OutOfScope => "out-of-scope",
+            Intent::Feeling => "feeling",
+            Intent::GoodNews => "good-news",
+            Intent::Compliment => "compliment",
+            Intent::Insult => "insult",
+            Intent::HearMe => "hear-me",
+            Intent::Laughter => "laughter",
         }
     }
 

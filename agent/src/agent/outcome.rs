@@ -209,6 +209,11 @@ pub struct TurnOutcome {
     /// without a model call ([`crate::Technique::Arithmetic`]).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub computed: bool,
+    /// The model's reply was empty, held back or rejected by the judge, and the turn
+    /// declined honestly instead, naming what the assistant can do
+    /// ([`crate::Technique::HonestDecline`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub declined: bool,
     /// The tool the turn asked about instead of acting, its route being narrow
     /// ([`crate::Technique::AskWhenUnsure`]): the reply is the question.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -261,6 +266,7 @@ impl TurnOutcome {
             talk: None,
             gated: None,
             computed: false,
+            declined: false,
             asked: None,
             confirmed: false,
             asked_for: None,

@@ -3,7 +3,7 @@
 
 use super::session::Session;
 use super::Shared;
-use crate::guidance::{refine_intent as refine, too_long_for, Route, Technique};
+use crate::guidance::{is_question, refine_intent as refine, too_long_for, Route, Technique};
 use crate::intent::Intent;
 use crate::judge::{user_lang, MAX_WORDS};
 use crate::messages::Texts;
@@ -43,18 +43,8 @@ impl Shared {
         }
         let lang = user_lang(user_text, self.config.lang);
         let texts = Texts::new(lang);
-        let sets: Vec<&str> = self
-            .advertised
-            .toolsets
-            .iter()
-            .filter_map(|set| set.spoken_in(lang))
-            .collect();
-        // Consecutive answers differ: the variant follows the session's replies so far.
-        let variant = s
-            .history
-            .iter()
-            .filter(|m| m.role == Role::Assistant)
-            .count();
+        let sets = self.spoken_sets(lang);
+        let variant = variant_of(s);
         let (intent, thanked) = refine(intent, user_text)?;
         let say = |shown: usize| {
             let caps = texts.capabilities_of(&sets[..shown], shown < sets.len());
@@ -69,13 +59,56 @@ impl Shared {
                 reply
             }
         };
-        // A spoken reply stays short: a host with many sets says the first ones "and more".
-        let mut shown = sets.len();
-        let mut reply = say(shown);
-        while shown > 0 && reply.split_whitespace().count() > MAX_WORDS {
-            shown -= 1;
-            reply = say(shown);
-        }
-        Some((intent, reply))
+        Some((intent, short_enough(sets.len(), say)))
     }
+
+    /// The honest decline of the turn `user_text` of session `s`
+    /// ([`Technique::HonestDecline`]): that the assistant does not know (a question) or has
+    /// nothing to say to it (anything else), and what it can do, from the toolsets this host
+    /// really runs; in the user's language. `None` when the technique is off.
+    pub(super) fn honest_decline(&self, s: &Session, user_text: &str) -> Option<String> {
+        if !self.config.guidance.is_on(Technique::HonestDecline) {
+            return None;
+        }
+        let lang = user_lang(user_text, self.config.lang);
+        let texts = Texts::new(lang);
+        let sets = self.spoken_sets(lang);
+        let variant = variant_of(s);
+        let question = is_question(user_text);
+        let say = |shown: usize| {
+            let caps = texts.capabilities_of(&sets[..shown], shown < sets.len());
+            texts.honest_decline(question, variant, &caps)
+        };
+        Some(short_enough(sets.len(), say))
+    }
+
+    /// What each advertised toolset does, as said in `lang` ([`crate::Toolset::spoken_in`]).
+    fn spoken_sets(&self, lang: crate::messages::Lang) -> Vec<&str> {
+        self.advertised
+            .toolsets
+            .iter()
+            .filter_map(|set| set.spoken_in(lang))
+            .collect()
+    }
+}
+
+/// The variant of a catalog reply in session `s`: consecutive answers differ, the variant
+/// follows the session's replies so far.
+fn variant_of(s: &Session) -> usize {
+    s.history
+        .iter()
+        .filter(|m| m.role == Role::Assistant)
+        .count()
+}
+
+/// `say(shown)` with as many of the `sets` sets shown as keep a spoken reply within
+/// [`MAX_WORDS`]: a host with many sets says the first ones "and more".
+fn short_enough(sets: usize, say: impl Fn(usize) -> String) -> String {
+    let mut shown = sets;
+    let mut reply = say(shown);
+    while shown > 0 && reply.split_whitespace().count() > MAX_WORDS {
+        shown -= 1;
+        reply = say(shown);
+    }
+    reply
 }

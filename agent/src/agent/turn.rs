@@ -9,10 +9,10 @@ use super::{
 };
 use crate::call_line::{parse_output_as, RepeatGuard, VisibleTextFilter};
 use crate::guidance::{
-    arithmetic_question, day_question, only_no, routed_head, say_arithmetic, say_day, say_units,
-    unit_question, yes_or_no, FillQuestion, Route, Technique,
+    arithmetic_question, calendar_question, day_question, only_no, routed_head, say_arithmetic,
+    say_calendar, say_day, say_units, unit_question, yes_or_no, FillQuestion, Route, Technique,
 };
-use crate::judge::user_lang;
+use crate::judge::{judge_reply, user_lang, JudgeContext};
 use crate::messages::Texts;
 use crate::model::{
     CallSyntax, CancelToken, Generation, Message, Model, ModelError, ModelErrorKind, ModelRequest,
@@ -57,7 +57,11 @@ impl Agent {
         cancel: &CancelToken,
         on_event: &mut dyn FnMut(AgentEvent),
     ) -> Result<TurnOutcome, AgentError> {
+        // Work the model does for the turn outside a generation (embedding the request to
+        // route it) stops with the turn's cancel too.
+        model.bind_cancel(Some(cancel));
         let outcome = self.run_turn(session, user_text, model, cancel, on_event);
+        model.bind_cancel(None);
         self.release_held_state(session, model);
         outcome
     }
@@ -157,12 +161,19 @@ impl Agent {
             let question = on.then(|| unit_question(user_text)).flatten()?;
             Some(say_units(user_lang(head, shared.config.lang), &question))
         };
+        // A calendar fact (the days of a month, the days until a date): computed.
+        let calendar = || {
+            let on = short && shared.config.guidance.is_on(Technique::CalendarQuestions);
+            let question = on.then(|| calendar_question(user_text)).flatten()?;
+            let now = shared.clock.now();
+            say_calendar(user_lang(head, shared.config.lang), &now, question)
+        };
         let computed = match question {
             Some(question) => Some(say_arithmetic(
                 user_lang(head, shared.config.lang),
                 &question,
             )),
-            None if confirmed.is_none() => day().or_else(units),
+            None if confirmed.is_none() => day().or_else(calendar).or_else(units),
             None => None,
         };
         if let Some(reply) = computed {
@@ -344,6 +355,12 @@ impl Agent {
                 })
                 && !nudged;
             let mut gate = gate_on.then(|| ReplyGate::new(user_text, shared.config.lang));
+            // A plain reply of a turn that called no tool is held until it ends and judged
+            // whole (`honest-decline`): a reply the judge rejects is never heard.
+            let hold = gate.is_some()
+                && out.tool_replies.is_empty()
+                && shared.config.guidance.is_on(Technique::HonestDecline);
+            let mut held: Vec<AgentEvent> = Vec::new();
             // A decided toolset switch asks nothing of the model: its request would be
             // prefilled only to be thrown away (the switch changes the prompt's state).
             let (streamed, result) = match plan.forced.as_deref() {
@@ -355,18 +372,46 @@ impl Agent {
                         stats: None,
                     }),
                 ),
-                _ => generate_streaming(
-                    model,
-                    &request,
-                    syntax,
-                    &heard,
-                    lead,
-                    gate.as_mut(),
-                    on_event,
-                ),
+                _ => {
+                    let mut collect = |e: AgentEvent| held.push(e);
+                    let sink: &mut dyn FnMut(AgentEvent) =
+                        if hold { &mut collect } else { &mut *on_event };
+                    generate_streaming(model, &request, syntax, &heard, lead, gate.as_mut(), sink)
+                }
             };
+            // A reply held whole is judged whole (`honest-decline`): given when the judge
+            // accepts it as an answer, else the honest decline is given instead.
+            let mut declined: Option<String> = None;
+            if hold {
+                let plain = matches!(&result, Ok(g) if matches!(
+                    g.stop,
+                    StopReason::EndOfTurn | StopReason::StopString | StopReason::MaxTokens
+                ) && !parse_output_as(syntax, &g.text).has_calls());
+                let lang = user_lang(head, shared.config.lang);
+                let rejected = plain
+                    && !judge_reply(streamed.trim(), user_text, lang, JudgeContext::default())
+                        .is_acceptable();
+                if rejected {
+                    declined = shared.honest_decline(s, user_text);
+                }
+                if declined.is_none() {
+                    held.drain(..).for_each(&mut *on_event);
+                }
+            }
             let refused = gate.as_ref().and_then(ReplyGate::refused);
             out.gated = out.gated.or(refused);
+            if let Some(decline) = declined {
+                if let Ok(generation) = &result {
+                    record_generation(&mut out, on_event, generation, false);
+                }
+                on_event(AgentEvent::Text(decline.clone()));
+                out.streamed.push_str(&decline);
+                s.history.push(Message::assistant(decline.clone()));
+                out.reply = decline;
+                out.declined = true;
+                out.stop = TurnStop::Answered;
+                return Ok(out);
+            }
             out.streamed.push_str(&streamed);
             let generation = match result {
                 Ok(g) => g,
@@ -399,16 +444,27 @@ impl Agent {
             let visible = parsed.visible();
             if !parsed.has_calls() {
                 record_generation(&mut out, on_event, &generation, false);
+                // A turn that called no tool and has no reply to give declines honestly,
+                // naming what the assistant can do (`honest-decline`).
+                let decline = if out.tool_replies.is_empty() {
+                    shared.honest_decline(s, user_text)
+                } else {
+                    None
+                };
                 if let (Some(_), Some(g)) = (refused, gate.as_ref()) {
                     // The gate held back debris: the user gets what passed, else the
-                    // no-reply phrase in their language; the history keeps what they got.
+                    // honest decline or the no-reply phrase in their language; the history
+                    // keeps what they got.
                     let mut given = g.released().trim().to_string();
                     if given.is_empty() {
                         let lang = user_lang(head, shared.config.lang);
-                        let phrase = Texts::new(lang).turn_no_reply();
-                        on_event(AgentEvent::Text(phrase.to_string()));
-                        out.streamed.push_str(phrase);
-                        given = phrase.to_string();
+                        out.declined = decline.is_some();
+                        let phrase = decline
+                            .clone()
+                            .unwrap_or_else(|| Texts::new(lang).turn_no_reply().to_string());
+                        on_event(AgentEvent::Text(phrase.clone()));
+                        out.streamed.push_str(&phrase);
+                        given = phrase;
                     }
                     s.history.push(Message::assistant(given.clone()));
                     out.reply = given;
@@ -420,13 +476,14 @@ impl Agent {
                     && shared.config.guidance.is_on(Technique::NoReplyPhrase)
                 {
                     // Nothing to say (the model ended at once, or its reply only repeated
-                    // the request or the prompt, which the stops cut): the no-reply phrase,
-                    // never silence.
-                    let phrase = texts.turn_no_reply();
-                    on_event(AgentEvent::Text(phrase.to_string()));
-                    out.streamed.push_str(phrase);
-                    s.history.push(Message::assistant(phrase.to_string()));
-                    out.reply = phrase.to_string();
+                    // the request or the prompt, which the stops cut): the honest decline
+                    // or the no-reply phrase, never silence.
+                    out.declined = decline.is_some();
+                    let phrase = decline.unwrap_or_else(|| texts.turn_no_reply().to_string());
+                    on_event(AgentEvent::Text(phrase.clone()));
+                    out.streamed.push_str(&phrase);
+                    s.history.push(Message::assistant(phrase.clone()));
+                    out.reply = phrase;
                     out.stop = TurnStop::Answered;
                     return Ok(out);
                 }

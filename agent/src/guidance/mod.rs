@@ -13,6 +13,8 @@
 //! - `ask` — asking before acting on a narrow route: what counts as a yes or a no.
 //! - `dates` — questions of the day before or after today, answered from the clock.
 //! - `units` — questions of how many of one unit of time make another, computed.
+//! - `calendar` — calendar facts (days of a month, days until a date, a holiday's date),
+//!   computed from the clock.
 //! - `plan` — one request's [`ReplyPlan`]: what the request may produce (a forced reply or
 //!   its [`crate::ReplyGuide`]), from the session's state, the route and the techniques on.
 //!
@@ -26,6 +28,7 @@
 mod answers;
 mod arithmetic;
 mod ask;
+mod calendar;
 mod continuation;
 mod dates;
 mod examples;
@@ -47,6 +50,7 @@ pub use technique::{Technique, UnknownTechnique};
 pub(crate) use answers::{answer_prefix, is_question, transcript};
 pub(crate) use arithmetic::{arithmetic_question, say as say_arithmetic};
 pub(crate) use ask::{only_no, yes_or_no};
+pub(crate) use calendar::{calendar_question, say as say_calendar};
 pub(crate) use dates::{day_question, say_day};
 pub(crate) use fill::HostValues;
 pub(crate) use plan::{FillQuestion, Planner, ReplyPlan};
@@ -76,10 +80,17 @@ pub struct Guidance {
     /// than this ([`Route::margin`]) is asked about before it is acted on. Default
     /// [`ASK_MARGIN`].
     pub ask_margin: f32,
+    /// Under [`Technique::IntentMargin`], a conversational intent ahead of the next target
+    /// by less than this ([`Route::margin`]) does not take the request: it goes on as a
+    /// question or a statement. Default [`INTENT_MARGIN`].
+    pub intent_margin: f32,
 }
 
 /// The default [`Guidance::ask_margin`] (docs/guidance.md has the figures that chose it).
 pub const ASK_MARGIN: f32 = 0.005;
+
+/// The default [`Guidance::intent_margin`] (docs/guidance.md has the figures that chose it).
+pub const INTENT_MARGIN: f32 = 0.01;
 
 impl Default for Guidance {
     fn default() -> Self {
@@ -93,6 +104,7 @@ impl Default for Guidance {
             min_route_score: 0.0,
             max_sentences: Some(3),
             ask_margin: ASK_MARGIN,
+            intent_margin: INTENT_MARGIN,
         }
     }
 }
@@ -116,6 +128,8 @@ impl Guidance {
         g.on.set(Technique::Arithmetic, false);
         g.on.set(Technique::DayQuestions, false);
         g.on.set(Technique::UnitQuestions, false);
+        g.on.set(Technique::CalendarQuestions, false);
+        g.on.set(Technique::HonestDecline, false);
         g
     }
 

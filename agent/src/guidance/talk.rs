@@ -59,6 +59,35 @@ const RU_TALK: &[(Intent, &str)] = &[
     (Intent::OutOfScope, "А ты умеешь бронировать гостиницы?"),
     (Intent::OutOfScope, "Можешь вызвать мне сантехника?"),
     (Intent::OutOfScope, "Ты можешь купить продукты с доставкой?"),
+    (Intent::Identity, "Какой у тебя возраст?"),
+    (Intent::Identity, "Ты живое существо?"),
+    (Intent::Identity, "Ты человек или машина?"),
+    (Intent::Feeling, "Мне плохо"),
+    (Intent::Feeling, "Мне очень тоскливо"),
+    (Intent::Feeling, "Я переживаю из-за работы"),
+    (Intent::Feeling, "Я совсем вымотался"),
+    (Intent::Feeling, "У меня умерла бабушка"),
+    (Intent::GoodNews, "Меня повысили!"),
+    (Intent::GoodNews, "У нас родился сын!"),
+    (Intent::GoodNews, "Я выиграл конкурс!"),
+    (Intent::GoodNews, "Я защитил диплом"),
+    (Intent::GoodNews, "Сегодня мой праздник, мне сорок"),
+    (Intent::Compliment, "Ты умница"),
+    (Intent::Compliment, "Ты замечательный"),
+    (Intent::Compliment, "Отличная работа"),
+    (Intent::Compliment, "Ты мне очень нравишься"),
+    (Intent::Insult, "Ты дурак"),
+    (Intent::Insult, "Ты никчёмный"),
+    (Intent::Insult, "Замолчи"),
+    (Intent::Insult, "Что за бред ты несёшь"),
+    (Intent::Insult, "Ты ужасный помощник"),
+    (Intent::HearMe, "Ты слышишь?"),
+    (Intent::HearMe, "Ты меня слушаешь?"),
+    (Intent::HearMe, "Алло, меня слышно?"),
+    (Intent::Laughter, "Хахах"),
+    (Intent::Laughter, "Ахахах"),
+    (Intent::Laughter, "Ржака"),
+    (Intent::Laughter, "Хи-хи"),
 ];
 
 const EN_TALK: &[(Intent, &str)] = &[
@@ -103,6 +132,35 @@ const EN_TALK: &[(Intent, &str)] = &[
     (Intent::OutOfScope, "Are you able to book hotels?"),
     (Intent::OutOfScope, "Could you get me a plumber?"),
     (Intent::OutOfScope, "Can you buy groceries for delivery?"),
+    (Intent::Identity, "When were you made?"),
+    (Intent::Identity, "Are you a living being?"),
+    (Intent::Identity, "Is a human talking to me?"),
+    (Intent::Feeling, "I'm feeling down today"),
+    (Intent::Feeling, "I feel awful"),
+    (Intent::Feeling, "I'm really stressed out"),
+    (Intent::Feeling, "I'm worn out"),
+    (Intent::Feeling, "My grandma passed away"),
+    (Intent::GoodNews, "I just got promoted!"),
+    (Intent::GoodNews, "We're having a baby!"),
+    (Intent::GoodNews, "I won the competition!"),
+    (Intent::GoodNews, "I finished my exams"),
+    (Intent::GoodNews, "Today I'm celebrating, I turned forty"),
+    (Intent::Compliment, "You're brilliant"),
+    (Intent::Compliment, "You're amazing"),
+    (Intent::Compliment, "Nice work, clever assistant"),
+    (Intent::Compliment, "I like you a lot"),
+    (Intent::Insult, "You're an idiot"),
+    (Intent::Insult, "You're hopeless"),
+    (Intent::Insult, "Be quiet"),
+    (Intent::Insult, "That was a stupid reply"),
+    (Intent::Insult, "You're a terrible assistant"),
+    (Intent::HearMe, "Are you listening?"),
+    (Intent::HearMe, "Is my voice coming through?"),
+    (Intent::HearMe, "Hello, is this thing on?"),
+    (Intent::Laughter, "Ahaha"),
+    (Intent::Laughter, "lmao"),
+    (Intent::Laughter, "That's so funny"),
+    (Intent::Laughter, "Ha ha ha"),
 ];
 
 /// The most words of a message answered as a conversational intent: conversational formulas
@@ -148,14 +206,27 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
     let wants = words.iter().enumerate().any(|(i, w)| {
         WANTING.contains(&w.as_str()) && !(i > 0 && NOT.contains(&words[i - 1].as_str()))
     });
+    // Words said of the assistant ("you're funny", «ты классный») praise or scold it: no
+    // request for a joke, no "great" of an acknowledgement, no question about it.
+    let of_you = says_of_you(&words) && !asks;
     let needs = match intent {
-        Intent::Identity | Intent::Capabilities => has(SECOND_PERSON) || stem(ABOUT_YOU),
+        Intent::Identity | Intent::Capabilities => {
+            (has(SECOND_PERSON) || stem(ABOUT_YOU)) && !of_you
+        }
         Intent::HowAreYou => has(SECOND_PERSON) || stem(ABOUT_YOU) || has(HOW_ARE_THINGS),
-        Intent::Joke => stem(JOKE) && !stem(WATCHING),
+        Intent::Joke => stem(JOKE) && !stem(WATCHING) && !of_you,
         Intent::Greeting => (!asks || has(GREETING_WORDS) || stem(GREETING_STEMS)) && !wants,
         // A reaction or a leave-taking wants nothing: "I'd quite like to see a western" is
         // no "that's great", "anything good with robots in it" no "sounds good".
-        Intent::Acknowledgement | Intent::Farewell => !wants,
+        Intent::Acknowledgement | Intent::Farewell => !wants && !of_you,
+        Intent::Laughter => !wants && words.iter().any(|w| laughs(w)),
+        Intent::Compliment => !wants && (has(SECOND_PERSON) || stem(PRAISE)),
+        Intent::Insult => !wants && (has(SECOND_PERSON) || stem(INSULTS)),
+        Intent::HearMe => stem(HEARING) || has(&["алло", "on"]),
+        Intent::Thanks => !of_you || has(THANKS),
+        // A feeling or news of the user's own is told, not asked: "do you have feelings"
+        // is about the assistant.
+        Intent::Feeling | Intent::GoodNews => !asks && !wants && has(SPEAKER),
         _ => true,
     };
     if !needs {
@@ -181,6 +252,98 @@ pub(crate) fn thanks_or_farewell(text: &str) -> bool {
     [THANKS, FAREWELLS]
         .iter()
         .any(|markers| markers.iter().any(|m| text.contains(&format!(" {m} "))))
+}
+
+/// Whether `words` (lower case) say what the assistant is: "you're …", "you are …", or
+/// «ты» / «вы» and an adjective («ты смешной», «вы лучший»), nothing asked.
+fn says_of_you(words: &[String]) -> bool {
+    let first = words.first().map(String::as_str);
+    let second = words.get(1).map(String::as_str).unwrap_or("");
+    match first {
+        Some("you're" | "youre" | "ur") => true,
+        Some("you") => matches!(second, "are" | "re" | "so" | "really"),
+        Some("ты" | "вы") => {
+            let adjective = ["ой", "ый", "ий", "ая", "ые", "ец", "ца"]
+                .iter()
+                .any(|e| second.ends_with(e));
+            adjective || matches!(second, "такой" | "очень" | "просто" | "самый")
+        }
+        _ => false,
+    }
+}
+
+/// Words of the speaker (both languages, whole): a feeling or news told of oneself.
+const SPEAKER: &[&str] = &[
+    "i", "i'm", "im", "i've", "my", "me", "we", "we're", "our", "я", "мне", "меня", "мой", "моя",
+    "мои", "моё", "мое", "мы", "нас", "нам",
+];
+
+/// Stems of praise said without a pronoun ("good job", «отличная работа»).
+const PRAISE: &[&str] = &[
+    "молод",
+    "умниц",
+    "отличн",
+    "класс",
+    "супер",
+    "job",
+    "work",
+    "done",
+    "great",
+    "amazing",
+    "brilliant",
+    "awesome",
+];
+
+/// Stems of rude words (both languages).
+const INSULTS: &[&str] = &[
+    "заткн",
+    "замолч",
+    "дур",
+    "туп",
+    "глуп",
+    "бесполез",
+    "никчём",
+    "никчем",
+    "бред",
+    "идиот",
+    "ненавиж",
+    "бесишь",
+    "ужасн",
+    "shut",
+    "stupid",
+    "dumb",
+    "idiot",
+    "hate",
+    "useless",
+    "annoying",
+    "hopeless",
+    "terrible",
+    "quiet",
+    "moron",
+];
+
+/// Stems of hearing and listening (both languages).
+const HEARING: &[&str] = &["слыш", "слуша", "hear", "listen"];
+
+/// Whether `word` (lower case) is laughter: «ахаха», «хех», "haha", "lol", «ржу».
+fn laughs(word: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "lol",
+        "lmao",
+        "rofl",
+        "лол",
+        "ржу",
+        "ржака",
+        "hilarious",
+        "funny",
+        "смешно",
+    ];
+    if WORDS.contains(&word) {
+        return true;
+    }
+    let cyrillic = word.chars().all(|c| "хаеи".contains(c)) && word.contains('х');
+    let latin = word.chars().all(|c| "haei".contains(c)) && word.contains('h');
+    (cyrillic || latin) && word.chars().count() >= 3
 }
 
 /// Words that speak to the assistant (both languages).
@@ -420,6 +583,41 @@ mod tests {
             refine(Intent::Acknowledgement, "Покажи, хорошо"),
             Some((Intent::Acknowledgement, false))
         );
+    }
+
+    #[test]
+    fn the_new_intents_need_their_own_words() {
+        assert!(refine(Intent::Laughter, "Ахаха").is_some());
+        assert!(refine(Intent::Laughter, "Hehe").is_some());
+        assert!(refine(Intent::Laughter, "lol").is_some());
+        assert_eq!(refine(Intent::Laughter, "Have a look"), None);
+        assert!(refine(Intent::Feeling, "Мне грустно").is_some());
+        assert_eq!(
+            refine(Intent::Feeling, "and also the car wash tokens"),
+            None
+        );
+        assert!(refine(Intent::GoodNews, "It's my birthday!").is_some());
+        assert!(refine(Intent::Insult, "Shut up").is_some());
+        assert_eq!(
+            refine(Intent::Insult, "Расскажи что-нибудь про этот фильм"),
+            None
+        );
+        assert!(refine(Intent::Compliment, "Good job!").is_some());
+        assert!(refine(Intent::HearMe, "Ты меня слышишь?").is_some());
+        assert_eq!(refine(Intent::HearMe, "Ты меня любишь?"), None);
+    }
+
+    #[test]
+    fn words_said_of_the_assistant_are_no_joke_request_nor_acknowledgement() {
+        for text in ["You're funny", "Ты смешной", "you are so great"] {
+            assert_eq!(refine(Intent::Joke, text), None, "{text}");
+            assert_eq!(refine(Intent::Acknowledgement, text), None, "{text}");
+            assert_eq!(refine(Intent::Identity, text), None, "{text}");
+            assert!(refine(Intent::Compliment, text).is_some(), "{text}");
+        }
+        assert!(refine(Intent::Identity, "Ты настоящий?").is_some());
+        assert!(refine(Intent::Joke, "Ты знаешь анекдот?").is_some());
+        assert!(refine(Intent::Thanks, "You're the best, thanks").is_some());
     }
 
     #[test]

@@ -244,11 +244,29 @@ pub enum Technique {
     /// that says so leaves the reply the model's. The failure: a base model answering "how
     /// do notes work" after reading the notes skill with the refusal phrase.
     SkillSummary,
+    /// A conversational intent takes a request only when its route wins by at least
+    /// [`crate::Guidance::intent_margin`] over the next target (the best tool, plain reply
+    /// or other intent); else the request goes on as a question or a statement (a plain
+    /// reply). The failure: the intents are nearest-neighbour classes with no "none of
+    /// these" — "It's my birthday!" → "Goodbye!", «Мне грустно» → «Пожалуйста!».
+    IntentMargin,
+    /// Calendar facts are computed from the clock ([`crate::Clock`]), never guessed: the days
+    /// of a month (a leap February from the clock's year) or of a year, the days until a
+    /// date or a holiday, the date and weekday of a holiday or a date, the month before or
+    /// after another. The failure: «Сколько дней в феврале?» answered with the current
+    /// time, "What day is Christmas?" with a guess.
+    CalendarQuestions,
+    /// A generated plain reply of a turn that called no tool, held back whole by the reply
+    /// gate or empty, becomes an honest decline from the message texts that names what the
+    /// assistant can do («Этого я не знаю. Я могу …», "I don't know that. I can …"),
+    /// never the catch-all refusal. The failure: a question no tool serves answered with
+    /// the refusal or nothing where an answer was due.
+    HonestDecline,
 }
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 45] = [
+    pub const ALL: [Technique; 48] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -294,6 +312,9 @@ impl Technique {
         Technique::OpeningWords,
         Technique::SaidArgs,
         Technique::SetsOverScope,
+        Technique::IntentMargin,
+        Technique::CalendarQuestions,
+        Technique::HonestDecline,
     ];
 
     /// The main switches: [`crate::Guidance::none`] has them all off.
@@ -354,6 +375,9 @@ impl Technique {
             Technique::OpeningWords => "opening-words",
             Technique::SaidArgs => "said-args",
             Technique::SetsOverScope => "sets-over-scope",
+            Technique::IntentMargin => "intent-margin",
+            Technique::CalendarQuestions => "calendar-questions",
+            Technique::HonestDecline => "honest-decline",
         }
     }
 
@@ -368,11 +392,12 @@ impl Technique {
             | ReplyWords | ListAsItems | DropAsides | TalkIntents | References | SaidValue
             | AnswerTranscript | AskWhenUnsure | RouteWords | SkillQuestions | SkillSummary
             | FrameWords | ContentStart | LeadWords | SaidAction | QuestionLists | Continuation
-            | OpeningWords | SaidArgs | SetsOverScope => Some(Route),
+            | OpeningWords | SaidArgs | SetsOverScope | IntentMargin => Some(Route),
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable
-            | NoReplyPhrase | ReplyGate | Arithmetic | DayQuestions | UnitQuestions => None,
+            | NoReplyPhrase | ReplyGate | Arithmetic | DayQuestions | UnitQuestions
+            | CalendarQuestions | HonestDecline => None,
         }
     }
 
@@ -399,6 +424,8 @@ impl Technique {
                 | Technique::AnswerTranscript
                 | Technique::AskWhenUnsure
                 | Technique::SkillSummary
+                | Technique::CalendarQuestions
+                | Technique::HonestDecline
         )
     }
 
@@ -481,6 +508,8 @@ mod tests {
                                 | Technique::Arithmetic
                                 | Technique::DayQuestions
                                 | Technique::UnitQuestions
+                                | Technique::CalendarQuestions
+                                | Technique::HonestDecline
                         ),
                     "{t}"
                 ),

@@ -22,8 +22,8 @@ fn variants(lang: Lang, intent: Intent) -> &'static [&'static str] {
         (Lang::Ru, Intent::Farewell) => &["До свидания!", "Пока! Обращайтесь.", "До встречи!"],
         (Lang::Ru, Intent::Acknowledgement) => &["Хорошо.", "Отлично!", "Договорились."],
         (Lang::Ru, Intent::Identity) => &[
-            "Я Порфирий, ваш голосовой помощник. Я умею {caps}.",
-            "Меня зовут Порфирий, я голосовой помощник. Могу {caps}.",
+            "Я Порфирий, ваш голосовой помощник: программа в вашем устройстве. Я умею {caps}.",
+            "Меня зовут Порфирий, я голосовой помощник, программа в вашем устройстве. Могу {caps}.",
         ],
         (Lang::Ru, Intent::Capabilities) => &["Я умею {caps}.", "Могу {caps}."],
         (Lang::Ru, Intent::Joke) => &[
@@ -35,6 +35,24 @@ fn variants(lang: Lang, intent: Intent) -> &'static [&'static str] {
             "Этого я пока не умею. Зато могу {caps}.",
             "Такого я не умею. Я могу {caps}.",
         ],
+        (Lang::Ru, Intent::Feeling) => &[
+            "Сочувствую. Всё будет хорошо, а я рядом, если захотите поговорить.",
+            "Мне жаль, сочувствую. Всё будет хорошо, я здесь, можем поговорить.",
+        ],
+        (Lang::Ru, Intent::GoodNews) => &[
+            "Поздравляю! Это замечательно!",
+            "Вот это здорово, поздравляю!",
+        ],
+        (Lang::Ru, Intent::Compliment) => &[
+            "Спасибо, очень приятно!",
+            "Спасибо! Мне приятно это слышать.",
+        ],
+        (Lang::Ru, Intent::Insult) => &[
+            "Простите, если я вас подвёл. Я постараюсь стать лучше.",
+            "Жаль, что так вышло. Попробуем ещё раз?",
+        ],
+        (Lang::Ru, Intent::HearMe) => &["Да, я вас слышу.", "Да, слышу, я здесь."],
+        (Lang::Ru, Intent::Laughter) => &["Рад, что вам весело!", "Рад, что вас это рассмешило!"],
         (Lang::En, Intent::Greeting) => &[
             "Hi! I'm Porfiry. How can I help?",
             "Hello! Porfiry here. What can I do for you?",
@@ -48,8 +66,8 @@ fn variants(lang: Lang, intent: Intent) -> &'static [&'static str] {
         (Lang::En, Intent::Farewell) => &["Goodbye!", "Bye! Talk to you later.", "See you!"],
         (Lang::En, Intent::Acknowledgement) => &["Okay.", "Great!", "Sure thing."],
         (Lang::En, Intent::Identity) => &[
-            "I'm Porfiry, your voice assistant. I can {caps}.",
-            "My name is Porfiry, your voice assistant. I can {caps}.",
+            "I'm Porfiry, your voice assistant: a program in your device. I can {caps}.",
+            "My name is Porfiry. I'm a voice assistant program in your device, and I can {caps}.",
         ],
         (Lang::En, Intent::Capabilities) => &["I can {caps}.", "I'm able to {caps}."],
         (Lang::En, Intent::Joke) => &[
@@ -61,6 +79,24 @@ fn variants(lang: Lang, intent: Intent) -> &'static [&'static str] {
             "I can't do that yet. But I can {caps}.",
             "Sorry, that's beyond me for now. I can {caps}.",
         ],
+        (Lang::En, Intent::Feeling) => &[
+            "I'm sorry to hear that. You'll be okay, and I'm here if you want to chat.",
+            "I'm sorry, that sounds hard. You'll be okay, and I'm here for you to chat.",
+        ],
+        (Lang::En, Intent::GoodNews) => &[
+            "Congratulations! That's wonderful news!",
+            "That's great, congratulations!",
+        ],
+        (Lang::En, Intent::Compliment) => &[
+            "Thank you, that's very kind of you!",
+            "Thanks, that's nice to hear!",
+        ],
+        (Lang::En, Intent::Insult) => &[
+            "I'm sorry if I let you down. I'll try to do better.",
+            "Sorry about that. Let me try again.",
+        ],
+        (Lang::En, Intent::HearMe) => &["Yes, I hear you.", "Yes, I can hear you. I'm listening."],
+        (Lang::En, Intent::Laughter) => &["Glad you're amused!", "Glad that made you laugh!"],
     }
 }
 
@@ -85,6 +121,32 @@ impl Texts {
         let all = variants(self.lang(), intent);
         let text = all[variant % all.len()];
         text.replace("{caps}", caps)
+    }
+
+    /// The honest decline of a reply the model could not give
+    /// ([`crate::Technique::HonestDecline`]): that the assistant does not know (`question`)
+    /// or has nothing to say to it, then what it can do (`caps`, [`Texts::capabilities`]);
+    /// variant `variant` (taken modulo the number of variants).
+    pub fn honest_decline(self, question: bool, variant: usize, caps: &str) -> String {
+        let all: &[&str] = match (self.lang(), question) {
+            (Lang::Ru, true) => &[
+                "Этого я не знаю, тут я не могу подсказать. Я могу {caps}.",
+                "Не знаю, тут я не могу подсказать. Зато я могу {caps}.",
+            ],
+            (Lang::Ru, false) => &[
+                "С этим я не могу помочь, не знаю, что ответить. Я могу {caps}.",
+                "Тут я не могу помочь, не знаю, что ответить. Зато я могу {caps}.",
+            ],
+            (Lang::En, true) => &[
+                "I don't know that. I can {caps}.",
+                "I'm not sure, I don't know that. But I can {caps}.",
+            ],
+            (Lang::En, false) => &[
+                "I can't help with that, I'm not sure what to say. But I can {caps}.",
+                "I'm not sure what to say to that, I can't help there. But I can {caps}.",
+            ],
+        };
+        all[variant % all.len()].replace("{caps}", caps)
     }
 
     /// The answer to an arithmetic question `left op right`, the numbers as said;

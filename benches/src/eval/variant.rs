@@ -208,6 +208,9 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     42 "opening-words",
     43 "said-args",
     44 "sets-over-scope",
+    45 "intent-margin",
+    46 "calendar-questions",
+    47 "honest-decline",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).

@@ -331,7 +331,7 @@ fn a_tool_s_list_is_said_as_its_items_without_numbers_or_ids() {
 
 #[test]
 fn a_plain_reply_that_repeats_the_request_or_the_prompt_is_not_said() {
-    let mut agent = agent_with(Guidance::default());
+    let mut agent = agent_with(Guidance::default().without(Technique::HonestDecline));
     let user = "Объясни, почему небо голубое днём";
     let (out, model) = routed_turn(&mut agent, user, &[&format!("{user}setInput")]);
     assert_eq!(out.route.as_ref().unwrap().target, None, "{:?}", out.route);
@@ -1464,7 +1464,10 @@ fn a_request_going_on_with_nothing_before_it_goes_on_with_the_one_active_set() {
         &["notes"],
         request,
     );
-    assert_eq!(without.as_deref(), Some("talk:out-of-scope"));
+    assert!(
+        without.as_deref().is_none_or(|t| !t.starts_with("notes_")),
+        "{without:?}"
+    );
     let with = route(Guidance::default(), &["notes"], request);
     assert!(with.is_some_and(|t| t.starts_with("notes_")), "{request}");
     // Nothing active, or two sets: nothing to go on with, the route is the router's.

@@ -97,8 +97,13 @@ fn without_the_technique_a_greeting_goes_to_the_model() {
 
 #[test]
 fn debris_is_held_back_and_never_reaches_the_next_request() {
-    // The chat prompt's reply (a question would be asked in the transcript).
-    let mut agent = agent_with(Guidance::default().without(Technique::AnswerTranscript));
+    // The chat prompt's reply (a question would be asked in the transcript), without the
+    // honest decline (which would replace the phrase).
+    let mut agent = agent_with(
+        Guidance::default()
+            .without(Technique::AnswerTranscript)
+            .without(Technique::HonestDecline),
+    );
     let debris = "Скиллы (read_skill|имя): купить фильм. alimentaire";
     let mut model = ScriptedModel::new([debris, "Из-за хлорофилла."]).with_embeddings();
     let mut heard = String::new();
@@ -144,8 +149,13 @@ fn debris_is_held_back_and_never_reaches_the_next_request() {
 
 #[test]
 fn a_clean_beginning_is_kept_when_the_gate_closes_later() {
-    // The chat prompt's reply (a question would be asked in the transcript).
-    let mut agent = agent_with(Guidance::default().without(Technique::AnswerTranscript));
+    // The chat prompt's reply (a question would be asked in the transcript), without the
+    // honest decline (which would replace the phrase).
+    let mut agent = agent_with(
+        Guidance::default()
+            .without(Technique::AnswerTranscript)
+            .without(Technique::HonestDecline),
+    );
     let (out, _) = routed_turn(
         &mut agent,
         "Почему небо голубое?",
@@ -338,4 +348,112 @@ fn a_no_said_when_nothing_was_asked_is_answered_as_a_reaction() {
         assert!(model.requests().is_empty(), "{text}");
         assert!(out.executed.is_empty(), "{text}");
     }
+}
+
+#[test]
+fn an_intent_that_wins_only_narrowly_takes_nothing() {
+    // Won outright, the intent answers from the catalog.
+    let mut agent = agent_with(Guidance::default());
+    let (out, model) = routed_turn(&mut agent, "Ты дурак", &[]);
+    assert_eq!(out.talk, Some(Intent::Insult), "{:?}", out.route);
+    assert!(model.requests().is_empty());
+    // With a margin no route reaches, no intent takes the request: the model answers it.
+    let mut guidance = Guidance::default();
+    guidance.intent_margin = 10.0;
+    let mut agent = agent_with(guidance.clone());
+    let (out, model) = routed_turn(&mut agent, "Ты дурак", &["Жаль это слышать."]);
+    assert_eq!(out.talk, None, "{:?}", out.route);
+    assert!(out.route.as_ref().is_some_and(|r| r.target.is_none()));
+    assert_eq!(model.requests().len(), 1);
+    // Without the technique the margin is not looked at.
+    let mut agent = agent_with(guidance.without(Technique::IntentMargin));
+    let (out, _) = routed_turn(&mut agent, "Ты дурак", &[]);
+    assert_eq!(out.talk, Some(Intent::Insult), "{:?}", out.route);
+}
+
+#[test]
+fn feelings_news_praise_insults_and_laughter_are_answered_in_the_product_s_words() {
+    for (text, intent, says) in [
+        ("Мне очень тоскливо", Intent::Feeling, "Сочувствую"),
+        ("Меня повысили!", Intent::GoodNews, "Поздравляю"),
+        ("Ты умница", Intent::Compliment, "Спасибо"),
+        ("Ты никчёмный", Intent::Insult, "постараюсь"),
+        ("Ты меня слушаешь?", Intent::HearMe, "слышу"),
+        ("Ахахах", Intent::Laughter, "весело"),
+    ] {
+        // The catalog's replies, whatever the margin of the route.
+        let mut agent = agent_with(Guidance::default().without(Technique::IntentMargin));
+        let (out, model) = routed_turn(&mut agent, text, &[]);
+        assert_eq!(out.talk, Some(intent), "{text}: {:?}", out.route);
+        assert!(model.requests().is_empty(), "{text}");
+        assert!(out.reply.contains(says), "{text}: {}", out.reply);
+    }
+}
+
+#[test]
+fn a_question_about_feelings_is_no_feeling_of_the_user_s() {
+    for text in ["Do you feel awful?", "Тебе тоскливо?"] {
+        assert_eq!(crate::guidance::refine_intent(Intent::Feeling, text), None);
+    }
+    assert!(crate::guidance::refine_intent(Intent::Feeling, "Мне тоскливо").is_some());
+}
+
+#[test]
+fn an_empty_reply_to_a_question_is_an_honest_decline_naming_what_the_assistant_can_do() {
+    let mut agent = agent_with(Guidance::default());
+    let (out, _) = routed_turn(&mut agent, "Почему трава зелёная?", &[""]);
+    assert!(out.reply.contains("не знаю"), "{}", out.reply);
+    assert!(out.reply.contains("заметки"), "{}", out.reply);
+    assert!(!crate::judge::is_refusal(&out.reply), "{}", out.reply);
+    assert_eq!(agent.history("s").last().unwrap().content, out.reply);
+    // Without it, the no-reply phrase as before.
+    let mut agent = agent_with(Guidance::default().without(Technique::HonestDecline));
+    let (out, _) = routed_turn(&mut agent, "Почему трава зелёная?", &[""]);
+    assert!(crate::judge::is_refusal(&out.reply), "{}", out.reply);
+}
+
+#[test]
+fn a_reply_the_gate_holds_back_whole_is_an_honest_decline() {
+    let mut agent = agent_with(Guidance::default());
+    let user = "Почему небо голубое?";
+    let (out, _) = routed_turn(&mut agent, user, &["Скиллы (read_skill|имя):"]);
+    assert!(out.declined, "{out:?}");
+    assert!(out.reply.starts_with("Этого я не знаю"), "{}", out.reply);
+    assert!(out.reply.contains("заметки"), "{}", out.reply);
+    assert!(judge_reply(&out.reply, user, Lang::Ru, JudgeContext::default()).is_acceptable());
+    // A reply the judge rejects as a whole (the catch-all refusal where an answer is due)
+    // is never heard: the decline instead.
+    let mut agent = agent_with(Guidance::default());
+    let refusal = Texts::new(Lang::Ru).turn_no_reply();
+    let mut heard = String::new();
+    let mut model = ScriptedModel::new([refusal]).with_embeddings();
+    let out = agent
+        .turn("s", user, &mut model, &CancelToken::new(), &mut |e| {
+            if let AgentEvent::Text(t) = e {
+                heard.push_str(&t);
+            }
+        })
+        .unwrap();
+    assert!(out.declined, "{out:?}");
+    assert_eq!(heard, out.reply);
+    assert!(!crate::judge::is_refusal(&heard), "{heard}");
+}
+
+#[test]
+fn a_calendar_fact_is_computed_from_the_clock_without_a_model_call() {
+    let mut agent = agent_with(Guidance::default());
+    let (out, model) = routed_turn(&mut agent, "Сколько дней в феврале?", &["Сейчас 10:00."]);
+    assert!(out.computed);
+    assert!(model.requests().is_empty());
+    assert_eq!(
+        out.reply,
+        "В феврале 2026 года 28 дней, в високосный год — 29."
+    );
+    let mut agent = agent_with(Guidance::default());
+    let (out, _) = routed_turn(&mut agent, "How many days until New Year?", &[]);
+    // The clock reads 2026-08-22.
+    assert_eq!(out.reply, "There are 132 days until New Year.");
+    let mut agent = agent_with(Guidance::default().without(Technique::CalendarQuestions));
+    let (out, _) = routed_turn(&mut agent, "Сколько дней в феврале?", &["Не знаю."]);
+    assert!(!out.computed);
 }

@@ -491,6 +491,17 @@ impl Planner<'_> {
                 }
             }
         }
+        // None of these: a conversational intent that wins only narrowly (over the best
+        // tool, plain reply or other intent) takes nothing; the request goes on as a
+        // question or a statement ("It's my birthday!" came nearest to a farewell).
+        if self.on(Technique::TalkIntents) && self.on(Technique::IntentMargin) {
+            if let Ok(Some(r)) = &mut route {
+                let intent = r.target.as_deref().and_then(Intent::from_target);
+                if intent.is_some() && r.margin < self.guidance.intent_margin {
+                    r.target = None;
+                }
+            }
+        }
         match route {
             Ok(Some(r)) if r.score >= self.guidance.min_route_score => Some(r),
             Ok(_) | Err(_) => None,
