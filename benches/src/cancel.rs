@@ -107,7 +107,7 @@ pub struct CancelRun {
 }
 
 /// p50, p99 and maximum of a figure (nearest rank).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct Quantiles {
     /// How many values.
     pub n: usize,

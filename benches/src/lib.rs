@@ -27,6 +27,7 @@
 #![deny(missing_docs)]
 
 mod cancel;
+mod contention;
 mod dialogue;
 mod engine;
 mod error;
@@ -42,6 +43,10 @@ mod storm;
 pub use cancel::{
     run_cancel, status_kb, CancelBench, CancelReport, CancelRun, Phase, PhaseReport, Quantiles,
     HANG_AFTER, PROMPT_TOKENS,
+};
+pub use contention::{
+    contention_table, run_contention, Condition, ConditionReport, ContentionBench, ContentionReport,
+    CONTENTION_HANG_AFTER, DEFAULT_CONDITIONS,
 };
 pub use dialogue::{builtin_dir, Dialogue, ScriptedTurn, BUILTIN_DIALOGUE};
 pub use engine::{

@@ -18,7 +18,7 @@ use crate::error::BenchError;
 use crate::forced::ForcedModel;
 
 /// Median, 95th percentile and maximum of a figure over turns.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct Spread {
     /// How many turns the figure covers.
     pub n: usize,

@@ -253,6 +253,21 @@ impl Drop for ThreadPools {
     }
 }
 
+/// Make `ctx` compute one-token decodes on `decode` threads and prompt batches on `batch`
+/// threads from its next decode on (`llama_set_n_threads`, which llama-cpp-2 does not wrap).
+/// With attached [`ThreadPools`] ggml runs the graph on that many of the pool's threads
+/// (at most the pool's size); the others wait for the next graph. Returns false, changing
+/// nothing, when the context's pointer cannot be found ([`context_pointer`]).
+pub(crate) fn set_threads(ctx: &LlamaContext<'_>, decode: u32, batch: u32) -> bool {
+    let Some(ptr) = context_pointer(ctx) else {
+        return false;
+    };
+    let n = |t: u32| i32::try_from(t.max(1)).unwrap_or(i32::MAX);
+    // SAFETY: `ptr` is the context's own pointer; the call sets two counts in its parameters.
+    unsafe { llama_cpp_sys_2::llama_set_n_threads(ptr.cast(), n(decode), n(batch)) };
+    true
+}
+
 /// Whether llama.cpp can shift the positions of `ctx`'s cache (`llama_memory_can_shift`:
 /// RoPE models with one position per token, and with sliding-window layers only when their
 /// cache is full-size, `swa_full`). Shifting where it cannot aborts the process inside

@@ -22,8 +22,12 @@ use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::token::LlamaToken;
 
-use crate::backend::{backend, compute_guard, set_embeddings, ThreadPools};
+use crate::backend::{
+    backend, compute_guard, end_of_abort, set_abort_check, set_embeddings, set_threads,
+    ThreadPools, DECODE_ABORTED,
+};
 use crate::error::EngineError;
+use crate::worker::Watch;
 
 /// The version of how texts are embedded, in the cache file's name: a change of the
 /// recipe must not meet vectors of the old one.
@@ -72,6 +76,9 @@ pub(crate) struct Embedder<'m> {
     /// The context's compute threads, kept between decodes (declared after `ctx`, so
     /// dropped after it).
     _pools: Option<ThreadPools>,
+    /// Keeps the address of the abort callback llama.cpp holds for `ctx` (declared after
+    /// it, so dropped after it).
+    _abort: Box<&'m (dyn Fn() -> bool + Sync + 'm)>,
     batch: LlamaBatch<'static>,
     cache: HashMap<String, Vec<f32>>,
     /// The frame's tokens (BOS and [`FRAME_BEFORE`]; [`FRAME_AFTER`]), tokenized once.
@@ -81,14 +88,20 @@ pub(crate) struct Embedder<'m> {
 }
 
 impl<'m> Embedder<'m> {
-    /// A context of `model` for embeddings, on its own thread pools when `thread_pool` (as
-    /// the chat context); `file` keeps the vectors across runs.
+    /// A context of `model` for embeddings, on its own pools of `threads` threads when
+    /// `thread_pool` (as the chat context), computing on `threads_now` of them; `file` keeps
+    /// the vectors across runs; `abort` is llama.cpp's abort callback for it (the worker's).
     pub(crate) fn new(
         model: &'m LlamaModel,
-        threads: i32,
+        threads: u32,
+        threads_now: u32,
         thread_pool: bool,
         file: Option<PathBuf>,
+        abort: &'m (dyn Fn() -> bool + Sync + 'm),
     ) -> Result<Self, EngineError> {
+        let threads = i32::try_from(threads_now.max(1)).unwrap_or(1).min(
+            i32::try_from(threads.max(1)).unwrap_or(1),
+        );
         let n = BATCH_TOKENS as u32;
         let params = LlamaContextParams::default()
             .with_n_ctx(NonZeroU32::new(n))
@@ -109,10 +122,15 @@ impl<'m> Embedder<'m> {
         if let Some(p) = &pools {
             let _ = unsafe { p.attach(&ctx) };
         }
+        let abort = Box::new(abort);
+        // SAFETY: the boxed callback is kept in the embedder beside the context and dropped
+        // after it; the box's address does not move.
+        let _hooked = unsafe { set_abort_check(&ctx, &*abort) };
         let cache = file.as_ref().map(|f| read_cache(f)).unwrap_or_default();
         Ok(Self {
             ctx,
             _pools: pools,
+            _abort: abort,
             batch: LlamaBatch::new(BATCH_TOKENS, BATCH_SEQS as i32),
             cache,
             frame: frame_tokens(model),
@@ -122,11 +140,19 @@ impl<'m> Embedder<'m> {
 
     /// The unit-length embedding of each text (framed, last-token pooled); with `keep`, the
     /// new vectors are cached (and saved), else computed for this call only.
+    /// Compute on `n` threads from the next decode on.
+    pub(crate) fn set_threads(&self, n: u32) {
+        set_threads(&self.ctx, n, n);
+    }
+
+    /// The vectors of `texts` (kept when `keep`). Stops with [`EngineError::Cancelled`] —
+    /// between decodes and, through the abort callback, inside one — when `watch` says so.
     pub(crate) fn embed(
         &mut self,
         model: &LlamaModel,
         texts: &[String],
         keep: bool,
+        watch: &Watch,
     ) -> Result<Vec<Vec<f32>>, EngineError> {
         let heads: Vec<&str> = texts.iter().map(|t| head(t)).collect();
         let mut missing: Vec<(&str, Vec<LlamaToken>)> = Vec::new();
@@ -143,14 +169,14 @@ impl<'m> Embedder<'m> {
             if !group.is_empty()
                 && (used + tokens.len() > BATCH_TOKENS || group.len() == BATCH_SEQS)
             {
-                self.decode_group(&std::mem::take(&mut group), &mut fresh)?;
+                self.decode_group(&std::mem::take(&mut group), &mut fresh, watch)?;
                 used = 0;
             }
             used += tokens.len();
             group.push((text, tokens));
         }
         if !group.is_empty() {
-            self.decode_group(&group, &mut fresh)?;
+            self.decode_group(&group, &mut fresh, watch)?;
         }
         let out = heads
             .iter()
@@ -180,7 +206,11 @@ impl<'m> Embedder<'m> {
         &mut self,
         group: &[(&str, Vec<LlamaToken>)],
         out: &mut HashMap<String, Vec<f32>>,
+        watch: &Watch,
     ) -> Result<(), EngineError> {
+        if watch.should_abort() {
+            return Err(EngineError::Cancelled);
+        }
         self.ctx.clear_kv_cache();
         // Where the output cannot be switched off (the context's pointer not found), the
         // whole text at once, as before the split.
@@ -214,10 +244,18 @@ impl<'m> Embedder<'m> {
                     "embedding: output not switched on".into(),
                 ));
             }
-            let _gate = compute_guard();
-            self.ctx
-                .decode(&mut self.batch)
-                .map_err(|e| EngineError::Decode(format!("embedding: {e}")))?;
+            let decoded = {
+                let _gate = compute_guard();
+                self.ctx.decode(&mut self.batch)
+            };
+            end_of_abort();
+            match decoded {
+                Ok(()) => {}
+                Err(llama_cpp_2::DecodeError::Unknown(DECODE_ABORTED)) => {
+                    return Err(EngineError::Cancelled)
+                }
+                Err(e) => return Err(EngineError::Decode(format!("embedding: {e}"))),
+            }
         }
         for (seq, (text, _)) in group.iter().enumerate() {
             let pooled = self

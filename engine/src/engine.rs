@@ -1,11 +1,13 @@
 //! The engine handle: load a model onto a worker thread, send it requests, get events back.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
 use crossbeam_channel::{Receiver, Sender};
-use porfiry_seam::Message;
+use porfiry_seam::{CancelToken, Message};
 
 use crate::chat::ChatFormat;
 use crate::error::EngineError;
@@ -13,7 +15,9 @@ use crate::gguf;
 use crate::kv::TokenId;
 use crate::params::EngineParams;
 use crate::prompt::RenderedPrompt;
-use crate::wire::{CacheReport, Command, Completion, GenerateJob, HeadReport, ModelInfo};
+use crate::wire::{
+    CacheReport, Command, Completion, GenerateJob, HeadReport, ModelInfo, TrimLevel, TrimReport,
+};
 // `model.rs` names these through this module.
 pub(crate) use crate::wire::{Event, GenerateRequest};
 use crate::worker;
@@ -51,12 +55,29 @@ impl FileStamp {
 /// The worker owns llama.cpp's model and context (the context borrows the model, and
 /// llama.cpp contexts are not to be used from several threads); the handle only sends
 /// commands. Requests are served one at a time in submission order. Dropping the engine
-/// stops the worker after the current request.
+/// stops every decode in flight within one graph node — a generation, an embedding, a head
+/// build, work ahead of a request — ends the requests still queued as cancelled, and waits
+/// for the worker.
 #[derive(Debug)]
 pub struct Engine {
     tx: Option<Sender<Command>>,
     handle: Option<JoinHandle<()>>,
     info: ModelInfo,
+    /// Set when the engine closes: every decode stops.
+    closing: Arc<AtomicBool>,
+}
+
+/// A handle that stops an [`Engine`]'s work from another thread ([`Engine::stopper`]).
+#[derive(Debug, Clone)]
+pub struct EngineStopper(Arc<AtomicBool>);
+
+impl EngineStopper {
+    /// Stop every decode in flight and every one after it, for good: what a closing host
+    /// calls before it drops the engine from the thread that owns it, so the drop does not
+    /// wait for a decode to end.
+    pub fn stop(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
 }
 
 impl Engine {
@@ -95,11 +116,14 @@ impl Engine {
                 path: path.clone(),
                 architecture: header.architecture.clone(),
             })?;
-        let (tx, handle, info) = worker::spawn(path.clone(), params, header, format)?;
+        let closing = Arc::new(AtomicBool::new(false));
+        let (tx, handle, info) =
+            worker::spawn(path.clone(), params, header, format, closing.clone())?;
         let engine = Self {
             tx: Some(tx),
             handle: Some(handle),
             info,
+            closing,
         };
         // A writer that changed the file while llama.cpp read (or mapped and paged in) it
         // left weights of two files: refuse them. (A file truncated under the mapping can
@@ -257,9 +281,23 @@ impl Engine {
     /// utterances. A text that comes once, like a user's request, goes to
     /// [`Engine::embed_query`].
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EngineError> {
+        self.embed_until(texts, None)
+    }
+
+    /// [`Engine::embed`] that stops when `cancel` is cancelled: between texts and inside a
+    /// decode (llama.cpp's abort callback), with [`EngineError::Cancelled`].
+    ///
+    /// # Errors
+    /// As [`Engine::embed`], and [`EngineError::Cancelled`].
+    pub fn embed_until(
+        &self,
+        texts: &[&str],
+        cancel: Option<&CancelToken>,
+    ) -> Result<Vec<Vec<f32>>, EngineError> {
         self.ask(|reply| Command::Embed {
             texts: texts.iter().map(|t| (*t).to_owned()).collect(),
             keep: true,
+            cancel: cancel.map(|c| c.flag().clone()),
             reply,
         })?
     }
@@ -270,9 +308,23 @@ impl Engine {
     /// # Errors
     /// As [`Engine::embed`].
     pub fn embed_query(&self, text: &str) -> Result<Vec<f32>, EngineError> {
+        self.embed_query_until(text, None)
+    }
+
+    /// [`Engine::embed_query`] that stops when `cancel` is cancelled, as
+    /// [`Engine::embed_until`] does.
+    ///
+    /// # Errors
+    /// As [`Engine::embed`], and [`EngineError::Cancelled`].
+    pub fn embed_query_until(
+        &self,
+        text: &str,
+        cancel: Option<&CancelToken>,
+    ) -> Result<Vec<f32>, EngineError> {
         let mut vectors = self.ask(|reply| Command::Embed {
             texts: vec![text.to_owned()],
             keep: false,
+            cancel: cancel.map(|c| c.flag().clone()),
             reply,
         })??;
         vectors
@@ -316,6 +368,21 @@ impl Engine {
         })
     }
 
+    /// Give memory back ([`TrimLevel`]), after the request being served: a host calls it when
+    /// the system asks (Android's `onTrimMemory`, [`TrimLevel::from_android`]). Nothing a
+    /// conversation needs is lost: a session whose KV went prefills its history again.
+    ///
+    /// # Errors
+    /// [`EngineError::WorkerGone`].
+    pub fn trim(&self, level: TrimLevel) -> Result<TrimReport, EngineError> {
+        self.ask(|reply| Command::Trim { level, reply })
+    }
+
+    /// A handle that stops this engine's work from any thread ([`EngineStopper::stop`]).
+    pub fn stopper(&self) -> EngineStopper {
+        EngineStopper(self.closing.clone())
+    }
+
     /// Send the command `make` builds around a reply channel and wait for the answer.
     fn ask<T>(&self, make: impl FnOnce(Sender<T>) -> Command) -> Result<T, EngineError> {
         let (reply, rx) = crossbeam_channel::bounded(1);
@@ -326,6 +393,7 @@ impl Engine {
 
 impl Drop for Engine {
     fn drop(&mut self) {
+        self.closing.store(true, Ordering::SeqCst);
         self.tx.take();
         if let Some(h) = self.handle.take() {
             let _ = h.join();

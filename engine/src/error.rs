@@ -71,6 +71,9 @@ pub enum EngineError {
     /// head is rebuilt.
     #[error(transparent)]
     Snapshot(#[from] SnapshotError),
+    /// The caller cancelled the work (an embedding), or the engine is closing.
+    #[error("cancelled")]
+    Cancelled,
     /// The worker thread is gone (it panicked or the engine was shut down).
     #[error("the engine worker has stopped")]
     WorkerGone,

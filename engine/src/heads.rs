@@ -36,7 +36,6 @@ impl Heads {
     }
 
     /// Number of heads kept.
-    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.heads.len()
     }

@@ -63,6 +63,7 @@ mod prompt;
 mod sampling;
 pub mod snapshot;
 mod text;
+mod threads;
 mod tokenizer;
 mod wire;
 mod worker;
@@ -79,14 +80,15 @@ pub use chat::{
 };
 pub use config::{GenerateConfig, SamplingConfig, ToolCallGrammar};
 pub use embed::EMBED_TOKENS;
-pub use engine::Engine;
+pub use engine::{Engine, EngineStopper};
 pub use error::EngineError;
 pub use gguf::{inspect as inspect_gguf, inspect_bytes as inspect_gguf_bytes, GgufError, GgufInfo};
 pub use idle::ANTICIPATE_AFTER;
 pub use kv::TokenId;
 pub use model::EngineModel;
 pub use params::{
-    performance_cores, performance_cores_in, physical_cores, EngineParams, KvType, CPU_SYSFS,
+    allowed_cpus, fit_threads, performance_cores, performance_cores_in, physical_cores,
+    EngineParams, KvType, CPU_SYSFS,
 };
 pub use prompt::RenderedPrompt;
 pub use snapshot::SnapshotError;
@@ -94,6 +96,7 @@ pub use text::{StopScanner, Utf8Stream};
 pub use tokenizer::Tokenizer;
 pub use wire::{
     CacheReport, Completion, Event, GenerateRequest, HeadReport, HeadSource, ModelInfo, SeqReport,
+    TrimLevel, TrimReport,
 };
 
 pub use porfiry_seam::{CancelToken, GenerationStats, Message, Role, StopReason};

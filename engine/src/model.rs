@@ -1,7 +1,7 @@
 //! The engine behind the agent's [`Model`] seam.
 
 use porfiry_seam::{
-    CallSyntax, ContextWindow, Generation, Message, Model, ModelError, ModelErrorKind,
+    CallSyntax, CancelToken, ContextWindow, Generation, Message, Model, ModelError, ModelErrorKind,
     ModelRequest, ReplyGuide,
 };
 
@@ -15,6 +15,8 @@ use crate::error::EngineError;
 #[derive(Debug)]
 pub struct EngineModel {
     engine: Engine,
+    /// The cancel token of the turn being served ([`Model::bind_cancel`]).
+    cancel: Option<CancelToken>,
     /// Settings for every generation (sampling, limits, stop strings, grammar).
     pub config: GenerateConfig,
 }
@@ -22,7 +24,11 @@ pub struct EngineModel {
 impl EngineModel {
     /// Wrap an engine with the given generation settings.
     pub fn new(engine: Engine, config: GenerateConfig) -> Self {
-        Self { engine, config }
+        Self {
+            engine,
+            config,
+            cancel: None,
+        }
     }
 
     /// The engine (for rendering, info, clearing the cache).
@@ -117,12 +123,23 @@ impl Model for EngineModel {
 
     /// [`Engine::embed`]: this model always can.
     fn embed(&mut self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, ModelError> {
-        self.engine.embed(texts).map(Some).map_err(model_error)
+        self.engine
+            .embed_until(texts, self.cancel.as_ref())
+            .map(Some)
+            .map_err(model_error)
     }
 
     /// [`Engine::embed_query`]: the request's vector, not kept.
     fn embed_query(&mut self, text: &str) -> Result<Option<Vec<f32>>, ModelError> {
-        self.engine.embed_query(text).map(Some).map_err(model_error)
+        self.engine
+            .embed_query_until(text, self.cancel.as_ref())
+            .map(Some)
+            .map_err(model_error)
+    }
+
+    /// Embeddings for the turn stop with its cancel ([`Engine::embed_until`]).
+    fn bind_cancel(&mut self, cancel: Option<&CancelToken>) {
+        self.cancel = cancel.cloned();
     }
 
     /// Waits for [`Engine::settle`].
@@ -183,6 +200,7 @@ pub(crate) fn model_error(e: EngineError) -> ModelError {
     let kind = match &e {
         EngineError::ContextFull { .. } => ModelErrorKind::ContextFull,
         EngineError::WorkerGone => ModelErrorKind::Unavailable,
+        EngineError::Cancelled => ModelErrorKind::Cancelled,
         EngineError::InvalidParams(_) => ModelErrorKind::InvalidRequest,
         _ => ModelErrorKind::Failed,
     };

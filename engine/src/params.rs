@@ -123,6 +123,36 @@ impl EngineParams {
     }
 }
 
+/// The CPUs this process may run on now: its scheduler affinity (`sched_getaffinity`), which
+/// a phone's scheduler narrows when it moves an app between CPU sets (foreground, background)
+/// and a host narrows with `taskset`; `None` where it cannot be read (then the core count
+/// stands). Cheap (one system call): the engine asks before every request.
+pub fn allowed_cpus() -> Option<u32> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        // SAFETY: `set` is a zeroed cpu_set_t that sched_getaffinity fills for this process
+        // (pid 0); CPU_COUNT only reads it.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+                return None;
+            }
+            u32::try_from(libc::CPU_COUNT(&set)).ok().filter(|n| *n > 0)
+        }
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        None
+    }
+}
+
+/// `wanted` threads fitted to the CPUs the process may run on ([`allowed_cpus`]): never
+/// more threads than CPUs, since threads that wait for each other at every graph node lose
+/// most of their time when two of them share one CPU.
+pub fn fit_threads(wanted: u32, allowed: Option<u32>) -> u32 {
+    allowed.map_or(wanted, |a| wanted.min(a)).max(1)
+}
+
 /// The kernel's CPU tables: `/sys/devices/system/cpu`.
 pub const CPU_SYSFS: &str = "/sys/devices/system/cpu";
 
@@ -252,6 +282,17 @@ mod tests {
         let n = physical_cores();
         let logical = std::thread::available_parallelism().unwrap().get() as u32;
         assert!(n >= 1 && n <= logical, "{n} of {logical}");
+    }
+
+    #[test]
+    fn threads_never_outnumber_the_allowed_cpus() {
+        assert_eq!(fit_threads(2, Some(1)), 1);
+        assert_eq!(fit_threads(2, Some(8)), 2);
+        assert_eq!(fit_threads(4, None), 4);
+        assert_eq!(fit_threads(0, Some(2)), 1);
+        let allowed = allowed_cpus().expect("this process may run somewhere");
+        let logical = std::thread::available_parallelism().unwrap().get() as u32;
+        assert!(allowed >= 1 && allowed <= logical, "{allowed} of {logical}");
     }
 
     #[test]

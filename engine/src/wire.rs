@@ -201,6 +201,49 @@ pub struct CacheReport {
     pub heads: Vec<(usize, usize)>,
 }
 
+/// How much memory [`Engine::trim`](crate::Engine::trim) gives back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrimLevel {
+    /// What is rebuilt without a prefill: the embedding context (its vectors stay on disk
+    /// when the engine keeps files, and in memory otherwise), prepared heads kept in memory
+    /// (their snapshots stay on disk), remembered replies and token caches, idle-time work
+    /// not started. Every session's KV stays.
+    Caches,
+    /// [`TrimLevel::Caches`] and the chat context itself — every session's KV and the compute
+    /// buffers. The next request makes a new context and prefills its conversation (the
+    /// static head restored from its snapshot when there is one).
+    All,
+}
+
+impl TrimLevel {
+    /// The level for one of Android's `ComponentCallbacks2.onTrimMemory` levels: `None`
+    /// below `TRIM_MEMORY_RUNNING_LOW` (10: nothing needs to go yet), [`TrimLevel::Caches`]
+    /// while the app runs and memory runs low (10), [`TrimLevel::All`] when memory is
+    /// critical (15) or the app is out of sight (20 and above: `UI_HIDDEN`, `BACKGROUND`,
+    /// `MODERATE`, `COMPLETE`).
+    pub fn from_android(level: i32) -> Option<Self> {
+        match level {
+            i32::MIN..=9 => None,
+            10..=14 => Some(Self::Caches),
+            _ => Some(Self::All),
+        }
+    }
+}
+
+/// What a trim released.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TrimReport {
+    /// Sessions whose KV was dropped.
+    pub sessions: usize,
+    /// Whether the chat context (KV and compute buffers) was released.
+    pub context: bool,
+    /// Whether the embedding context was released.
+    pub embedder: bool,
+    /// Prepared heads dropped from memory.
+    pub heads: usize,
+}
+
 /// A generation job.
 pub(crate) struct GenerateJob {
     pub request: GenerateRequest,
@@ -232,7 +275,13 @@ pub(crate) enum Command {
         /// Keep the vectors (in memory and in the cache file): example utterances. A
         /// request's text is embedded once and not kept.
         keep: bool,
+        /// Stops the embedding (between texts and inside a decode) when set.
+        cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
         reply: Sender<Result<Vec<Vec<f32>>, EngineError>>,
+    },
+    Trim {
+        level: TrimLevel,
+        reply: Sender<TrimReport>,
     },
     PrepareHead {
         system: String,

@@ -38,6 +38,8 @@ mod watch;
 
 use std::num::NonZeroU32;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
@@ -52,40 +54,50 @@ use llama_cpp_2::token::LlamaToken;
 use porfiry_seam::Message;
 
 use self::snapshots::Snapshots;
-use self::watch::Watch;
+pub(crate) use self::watch::Watch;
 use crate::backend::{
-    backend, can_shift, compute_guard, register_exit_gate, set_abort_check, ThreadPools,
+    backend, can_shift, compute_guard, register_exit_gate, set_abort_check, set_threads,
+    ThreadPools,
 };
 use crate::chat::{self, ChatFormat};
 use crate::embed::{Embedder, EMBED_FORMAT};
 use crate::error::EngineError;
 use crate::gguf::GgufInfo;
 use crate::gpu;
-use crate::heads::{Heads, HEAD_SESSION};
+use crate::heads::{Head, Heads, HEAD_SESSION};
 use crate::idle::{AheadBook, IdleQueue};
 use crate::kv::KvBook;
-use crate::params::{EngineParams, KvType};
+use crate::params::{allowed_cpus, fit_threads, EngineParams, KvType};
 use crate::prompt::{self, RenderedPrompt, ReplyMemo, TokenCache};
+use crate::threads::ThreadChooser;
 use crate::sampling::llama::PickBuffers;
-use crate::wire::{CacheReport, Command, ModelInfo, SeqReport};
+use crate::wire::{CacheReport, Command, Event, ModelInfo, SeqReport, TrimLevel, TrimReport};
 
 /// Replies whose sampled tokens are remembered ([`ReplyMemo`]).
 const REPLIES_REMEMBERED: usize = 256;
 /// Segment texts whose tokens are kept ([`TokenCache`]).
 const TEXTS_CACHED: usize = 1024;
+/// Cells of the stand-in context a trim leaves in place of the chat context (the smallest
+/// the engine accepts): it keeps every sequence id valid while holding almost nothing.
+const TRIMMED_CTX: u32 = 64;
+
+/// llama.cpp's abort callback as the worker passes it to every context it makes.
+type AbortCheck<'a> = &'a (dyn Fn() -> bool + Sync + 'a);
 
 /// Start the worker and wait until the model is loaded (or failed to load).
+/// `closing`, once set, stops every decode in flight and every one after it.
 pub(crate) fn spawn(
     path: PathBuf,
     params: EngineParams,
     header: GgufInfo,
     format: ChatFormat,
+    closing: Arc<AtomicBool>,
 ) -> Result<(Sender<Command>, JoinHandle<()>, ModelInfo), EngineError> {
     let (tx, rx) = crossbeam_channel::unbounded();
     let (init_tx, init_rx) = crossbeam_channel::bounded(1);
     let handle = std::thread::Builder::new()
         .name("porfiry-engine".into())
-        .spawn(move || run(path, params, header, format, init_tx, rx))
+        .spawn(move || run(path, params, header, format, closing, init_tx, rx))
         .map_err(|e| EngineError::Backend(format!("cannot start the worker thread: {e}")))?;
     match init_rx.recv() {
         Ok(Ok(info)) => Ok((tx, handle, info)),
@@ -145,6 +157,16 @@ struct Setup {
     gpu_devices: Vec<String>,
 }
 
+/// Hand memory the allocator keeps after frees back to the system (glibc keeps freed
+/// blocks of its heap and arenas for later use; a trim means "later" is not now).
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only walks the allocator's own free lists.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 fn kv_type(t: KvType) -> KvCacheType {
     match t {
         KvType::F16 => KvCacheType::F16,
@@ -169,19 +191,89 @@ fn load_model(
     })
 }
 
-fn context_params(s: &Setup) -> LlamaContextParams {
-    let p = &s.params;
-    LlamaContextParams::default()
-        .with_n_ctx(NonZeroU32::new(p.n_ctx))
-        .with_n_batch(p.batch)
-        .with_n_ubatch(p.batch)
-        .with_n_threads(s.threads as i32)
-        .with_n_threads_batch(s.threads_batch as i32)
-        .with_swa_full(s.layout.swa_full)
-        .with_type_k(kv_type(p.kv_type_k))
-        .with_type_v(kv_type(p.kv_type_v))
-        .with_n_seq_max(s.layout.n_seq)
-        .with_kv_unified(true)
+/// What the chat context is made of: at the start, and again after a trim released it.
+#[derive(Debug, Clone, Copy)]
+struct ContextSpec {
+    n_ctx: u32,
+    batch: u32,
+    threads: u32,
+    threads_batch: u32,
+    swa_full: bool,
+    type_k: KvType,
+    type_v: KvType,
+    n_seq: u32,
+}
+
+impl ContextSpec {
+    fn of(s: &Setup) -> Self {
+        Self {
+            n_ctx: s.params.n_ctx,
+            batch: s.params.batch,
+            threads: s.threads,
+            threads_batch: s.threads_batch,
+            swa_full: s.layout.swa_full,
+            type_k: s.params.kv_type_k,
+            type_v: s.params.kv_type_v,
+            n_seq: s.layout.n_seq,
+        }
+    }
+
+    /// The stand-in a trim leaves: the same sequences, almost no cells.
+    fn trimmed(self) -> Self {
+        let small = TRIMMED_CTX.max(self.n_seq);
+        Self {
+            n_ctx: small,
+            batch: small,
+            ..self
+        }
+    }
+
+    fn params(&self) -> LlamaContextParams {
+        LlamaContextParams::default()
+            .with_n_ctx(NonZeroU32::new(self.n_ctx))
+            .with_n_batch(self.batch)
+            .with_n_ubatch(self.batch)
+            .with_n_threads(self.threads as i32)
+            .with_n_threads_batch(self.threads_batch as i32)
+            .with_swa_full(self.swa_full)
+            .with_type_k(kv_type(self.type_k))
+            .with_type_v(kv_type(self.type_v))
+            .with_n_seq_max(self.n_seq)
+            .with_kv_unified(true)
+    }
+}
+
+/// What the worker needs to make a context again, borrowed from [`run`]'s frame (so their
+/// addresses, which llama.cpp keeps, never move).
+#[derive(Clone, Copy)]
+struct Links<'m> {
+    backend: &'static llama_cpp_2::llama_backend::LlamaBackend,
+    abort: &'m AbortCheck<'m>,
+    pools: Option<&'m ThreadPools>,
+    watch: &'m Watch,
+}
+
+impl<'m> Links<'m> {
+    /// A context of `model` by `spec`, with the abort callback and the thread pools
+    /// attached. Returns it and whether it computes on the pools.
+    fn make(
+        &self,
+        model: &'m LlamaModel,
+        spec: &ContextSpec,
+    ) -> Result<(LlamaContext<'m>, bool), EngineError> {
+        let ctx = model
+            .new_context(self.backend, spec.params())
+            .map_err(|e| EngineError::Context(e.to_string()))?;
+        // Without the hook (the context pointer not found) cancel and deadline are still
+        // checked between prefill batches and between tokens.
+        // SAFETY: `abort` lives in `run`'s frame, declared before the model and every
+        // context of it, so it outlives them, and it does not move.
+        let _hooked = unsafe { set_abort_check(&ctx, self.abort) };
+        // SAFETY: the pools live in `run`'s frame, declared before the model, so they
+        // outlive every context of it.
+        let pooled = self.pools.is_some_and(|p| unsafe { p.attach(&ctx) });
+        Ok((ctx, pooled))
+    }
 }
 
 /// One throw-away decode before the first request, as llama.cpp's own tools do: it pages
@@ -206,6 +298,7 @@ fn run(
     params: EngineParams,
     header: GgufInfo,
     format: ChatFormat,
+    closing: Arc<AtomicBool>,
     init_tx: Sender<Result<ModelInfo, EngineError>>,
     rx: Receiver<Command>,
 ) {
@@ -213,10 +306,11 @@ fn run(
     let fail = |e: EngineError| {
         let _ = init_tx.send(Err(e));
     };
-    // Declared before the model and the context, so it outlives them: llama.cpp keeps a
-    // pointer to `abort_check` for the context's whole life.
-    let watch = Watch::default();
+    // Declared before the model and the contexts, so they outlive them: llama.cpp keeps a
+    // pointer to `abort` for each context's whole life.
+    let watch = Watch::new(closing);
     let abort_check = || watch.should_abort();
+    let abort: AbortCheck<'_> = &abort_check;
     let Ok(backend) = backend().map_err(fail) else {
         return;
     };
@@ -241,19 +335,18 @@ fn run(
     let Ok(model) = load_model(backend, &setup.path, &setup.params).map_err(fail) else {
         return;
     };
-    let context = model.new_context(backend, context_params(&setup));
-    let Ok(mut ctx) = context.map_err(|e| fail(EngineError::Context(e.to_string()))) else {
+    let links = Links {
+        backend,
+        abort: &abort,
+        pools: pools.as_ref(),
+        watch: &watch,
+    };
+    let spec = ContextSpec::of(&setup);
+    let Ok((mut ctx, thread_pool)) = links.make(&model, &spec).map_err(fail) else {
         return;
     };
-    // Without the hook (the context pointer not found) cancel and deadline are still
-    // checked between prefill batches and between tokens.
-    // SAFETY: `abort_check` (and the `watch` it reads) is declared before `ctx`, so it is
-    // dropped after it, and it does not move.
-    let _hooked = unsafe { set_abort_check(&ctx, &abort_check) };
-    // SAFETY: `pools` is declared before `ctx`, so it is dropped after it.
-    let thread_pool = pools.as_ref().is_some_and(|p| unsafe { p.attach(&ctx) });
     page_in(&model, &mut ctx);
-    let (worker, info) = Worker::start(setup, &model, ctx, thread_pool, &watch);
+    let (worker, info) = Worker::start(setup, &model, ctx, thread_pool, links);
     if init_tx.send(Ok(info)).is_err() {
         return;
     }
@@ -288,14 +381,31 @@ struct Worker<'m> {
     /// Idle-time decodes (at most one per sequence), until the sequence's next request
     /// accounts for them.
     anticipated: AheadBook,
-    /// The embedding context, made on the first [`Command::Embed`].
+    /// The embedding context, made on the first [`Command::Embed`] (again after a trim).
     embedder: Option<Embedder<'m>>,
-    /// Threads for decoding (the embedding context uses as many).
-    threads: i32,
+    /// Threads asked for: decoding (the embedding context uses as many) and prompt batches.
+    threads: (u32, u32),
+    /// Threads the contexts compute on now: [`Worker::threads`] fitted to the CPUs the
+    /// process may run on ([`Worker::fit_threads`]) and chosen by what they achieve.
+    threads_now: (u32, u32),
+    /// Chooses between all the allowed threads and one ([`ThreadChooser`]).
+    chooser: ThreadChooser,
+    /// Threads for prompt batches fitted to the allowed CPUs.
+    batch_max: u32,
     /// Whether the context computes on attached thread pools (the embedder's then too).
     thread_pool: bool,
     /// What llama.cpp's abort callback checks (the request being served).
     watch: &'m Watch,
+    /// How contexts are made (again after a trim).
+    links: Links<'m>,
+    /// The chat context's settings.
+    spec: ContextSpec,
+    /// `ctx` is the stand-in a trim left ([`TrimLevel::All`]): the next request that
+    /// decodes makes the chat context again.
+    trimmed: bool,
+    /// Heads a trim dropped from memory whose snapshots are on disk: restored when the
+    /// chat context is made again.
+    heads_on_disk: Vec<Vec<crate::kv::TokenId>>,
 }
 
 impl<'m> Worker<'m> {
@@ -305,8 +415,9 @@ impl<'m> Worker<'m> {
         model: &'m LlamaModel,
         ctx: LlamaContext<'m>,
         thread_pool: bool,
-        watch: &'m Watch,
+        links: Links<'m>,
     ) -> (Self, ModelInfo) {
+        let spec = ContextSpec::of(&setup);
         let Setup {
             path,
             params,
@@ -376,9 +487,16 @@ impl<'m> Worker<'m> {
             pending: IdleQueue::new(),
             anticipated: AheadBook::new(),
             embedder: None,
-            threads: threads as i32,
+            threads: (threads, threads_batch),
+            threads_now: (threads, threads_batch),
+            chooser: ThreadChooser::new(threads),
+            batch_max: threads_batch,
             thread_pool,
-            watch,
+            watch: links.watch,
+            links,
+            spec,
+            trimmed: false,
+            heads_on_disk: Vec::new(),
         };
         (worker, info)
     }
@@ -394,7 +512,14 @@ impl<'m> Worker<'m> {
             };
             match next {
                 Ok(cmd) => self.handle(cmd),
-                Err(RecvTimeoutError::Timeout) => self.run_next_pending(&|| !rx.is_empty()),
+                Err(RecvTimeoutError::Timeout) => {
+                    self.fit_threads();
+                    if self.ensure_context().is_ok() {
+                        self.run_next_pending(&|| !rx.is_empty());
+                    } else {
+                        self.pending.clear();
+                    }
+                }
                 Err(RecvTimeoutError::Disconnected) => break,
             }
         }
@@ -402,7 +527,15 @@ impl<'m> Worker<'m> {
 
     fn handle(&mut self, cmd: Command) {
         match cmd {
-            Command::Generate(job) => self.serve(job),
+            Command::Generate(job) => {
+                self.fit_threads();
+                match self.ensure_context() {
+                    Ok(()) => self.serve(job),
+                    Err(e) => {
+                        let _ = job.events.send(Event::Error(e));
+                    }
+                }
+            }
             Command::Render {
                 system,
                 messages,
@@ -420,10 +553,22 @@ impl<'m> Worker<'m> {
             Command::EndSession { session, done } => {
                 let _ = done.send(self.end_session(&session));
             }
-            Command::Embed { texts, keep, reply } => {
-                let _ = reply.send(self.embed(&texts, keep));
+            Command::Embed {
+                texts,
+                keep,
+                cancel,
+                reply,
+            } => {
+                self.fit_threads();
+                let _ = reply.send(self.embed(&texts, keep, cancel));
+            }
+            Command::Trim { level, reply } => {
+                let _ = reply.send(self.trim(level));
             }
             Command::Settle { done } => {
+                if !self.pending.is_empty() && self.ensure_context().is_err() {
+                    self.pending.clear();
+                }
                 while !self.pending.is_empty() {
                     self.run_next_pending(&|| false);
                 }
@@ -441,7 +586,11 @@ impl<'m> Worker<'m> {
                 messages,
                 reply,
             } => {
-                let _ = reply.send(self.prepare_head(&system, &messages));
+                self.fit_threads();
+                let result = self
+                    .ensure_context()
+                    .and_then(|()| self.prepare_head(&system, &messages));
+                let _ = reply.send(result);
             }
             Command::CacheReport { reply } => {
                 let _ = reply.send(self.cache_report());
@@ -515,7 +664,18 @@ impl Worker<'_> {
         }
     }
 
-    fn embed(&mut self, texts: &[String], keep: bool) -> Result<Vec<Vec<f32>>, EngineError> {
+    fn embed(
+        &mut self,
+        texts: &[String],
+        keep: bool,
+        cancel: Option<Arc<AtomicBool>>,
+    ) -> Result<Vec<Vec<f32>>, EngineError> {
+        // The caller's cancel reaches inside every decode of the embedding.
+        let watch = self.watch;
+        let _armed = cancel.map(|c| watch.arm(c, None));
+        if watch.should_abort() {
+            return Err(EngineError::Cancelled);
+        }
         let embedder = match self.embedder.as_mut() {
             Some(e) => e,
             None => {
@@ -527,13 +687,130 @@ impl Worker<'_> {
                 });
                 self.embedder.insert(Embedder::new(
                     self.model,
-                    self.threads,
+                    self.threads.0,
+                    self.threads_now.0,
                     self.thread_pool,
                     file,
+                    self.links.abort,
                 )?)
             }
         };
-        embedder.embed(self.model, texts, keep)
+        embedder.embed(self.model, texts, keep, watch)
+    }
+
+    /// Fit the threads the contexts compute on to the CPUs the process may run on now
+    /// (`allowed_cpus`): a phone's scheduler narrows an app's CPUs when it leaves the
+    /// foreground, and two threads that wait for each other at every graph node on one CPU
+    /// lose most of their time. Called before every command that decodes.
+    fn fit_threads(&mut self) {
+        let allowed = allowed_cpus();
+        self.chooser.set_max(fit_threads(self.threads.0, allowed));
+        self.batch_max = fit_threads(self.threads.1, allowed);
+        self.apply_threads();
+    }
+
+    /// A one-token decode took `ms`: the chooser learns, and its choice is applied.
+    pub(super) fn observe_step(&mut self, ms: f64) {
+        let before = self.chooser.threads();
+        self.chooser.observe_step(ms);
+        if self.chooser.threads() != before {
+            self.apply_threads();
+        }
+    }
+
+    /// Compute on the chooser's threads (prompt batches on all the allowed ones, or on one
+    /// when the chooser chose one of several).
+    fn apply_threads(&mut self) {
+        let decode = self.chooser.threads();
+        let batch = if self.chooser.on_one_of_several() {
+            1
+        } else {
+            self.batch_max
+        };
+        let now = (decode, batch);
+        if now == self.threads_now {
+            return;
+        }
+        set_threads(&self.ctx, now.0, now.1);
+        if let Some(e) = &self.embedder {
+            e.set_threads(now.0);
+        }
+        self.threads_now = now;
+    }
+
+    /// Make the chat context again when a trim released it, and restore the heads it
+    /// dropped from their snapshots. On failure (no memory for it) the stand-in stays and
+    /// the next request tries again.
+    fn ensure_context(&mut self) -> Result<(), EngineError> {
+        if !self.trimmed {
+            return Ok(());
+        }
+        let spec = ContextSpec {
+            threads: self.threads_now.0,
+            threads_batch: self.threads_now.1,
+            ..self.spec
+        };
+        let (ctx, _) = self.links.make(self.model, &spec)?;
+        self.ctx = ctx;
+        self.trimmed = false;
+        for tokens in std::mem::take(&mut self.heads_on_disk) {
+            let Some(s) = &mut self.snapshots else {
+                break;
+            };
+            let Ok((dir, key)) = s.key() else {
+                break;
+            };
+            if let Ok(state) = crate::snapshot::load(dir, key, &tokens) {
+                let i = self.heads.push(Head { tokens, state });
+                let seq = self.book.slot_for(HEAD_SESSION);
+                let _ = self.restore_head(seq, i);
+            }
+        }
+        Ok(())
+    }
+
+    /// Give memory back ([`TrimLevel`]): what it released.
+    fn trim(&mut self, level: TrimLevel) -> TrimReport {
+        let mut report = TrimReport {
+            embedder: self.embedder.take().is_some(),
+            ..TrimReport::default()
+        };
+        self.memo = ReplyMemo::new(REPLIES_REMEMBERED);
+        self.token_cache = TokenCache::new(TEXTS_CACHED);
+        self.pending.clear();
+        if level == TrimLevel::All && !self.trimmed {
+            report.sessions = (0..self.book.n_slots() as i32)
+                .filter(|&seq| {
+                    !self.book.tokens(seq).is_empty()
+                        && self.book.owner(seq).is_some_and(|o| o != HEAD_SESSION)
+                })
+                .count();
+            report.heads = self.heads.len();
+            if self.snapshots.is_some() {
+                self.heads_on_disk = (0..self.heads.len())
+                    .filter_map(|i| self.heads.get(i).map(|h| h.tokens.clone()))
+                    .collect();
+            }
+            let spec = ContextSpec {
+                threads: self.threads_now.0,
+                threads_batch: self.threads_now.1,
+                ..self.spec.trimmed()
+            };
+            if let Ok((stand_in, _)) = self.links.make(self.model, &spec) {
+                drop(std::mem::replace(&mut self.ctx, stand_in));
+                self.book.clear_all();
+                self.heads.clear();
+                self.anticipated.clear();
+                self.trimmed = true;
+                report.context = true;
+            } else {
+                report.heads = 0;
+                report.sessions = 0;
+                self.heads_on_disk.clear();
+            }
+        }
+        release_freed_memory();
+        report
     }
 }
 

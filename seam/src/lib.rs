@@ -503,6 +503,13 @@ pub trait Model {
         Ok(self.embed(&[text])?.and_then(|mut v| v.pop()))
     }
 
+    /// The cancel token of the turn being served (`None` between turns): work the model does
+    /// for the turn outside [`Model::generate`] — embedding the request to route it — stops
+    /// when it is cancelled, with a [`ModelErrorKind::Cancelled`] error. Default: ignored.
+    fn bind_cancel(&mut self, cancel: Option<&CancelToken>) {
+        let _ = cancel;
+    }
+
     /// The call syntax this model was trained on (its chat format decides). Default
     /// [`CallSyntax::ToolCallLine`]: the `TOOL_CALL:` call line the system prompt teaches.
     fn call_syntax(&self) -> CallSyntax {
@@ -577,6 +584,10 @@ impl<W: ModelWrapper> Model for W {
 
     fn embed_query(&mut self, text: &str) -> Result<Option<Vec<f32>>, ModelError> {
         self.inner_mut().embed_query(text)
+    }
+
+    fn bind_cancel(&mut self, cancel: Option<&CancelToken>) {
+        self.inner_mut().bind_cancel(cancel);
     }
 
     fn call_syntax(&self) -> CallSyntax {

@@ -58,6 +58,13 @@ enum Action {
     /// the first visible text, typed against spoken (partial transcripts forwarded while the
     /// user speaks, as the phone does); routing, tool calls and follow-ups included.
     Voice(super::bench_voice::VoiceArgs),
+    /// The runtime on a busy machine: the scripted dialogue, cancels and closes, quiet, with
+    /// other CPU-bound processes on the cores (one and two per core) and with the process
+    /// narrowed to fewer CPUs; per condition the median and p95 turn, TTFT, decode speed,
+    /// cancel and close latency, as ratios to quiet. `--settings 2,2-passive,1` compares
+    /// thread settings side by side (each in a child process), `--build LABEL=PATH` another
+    /// build (llama.cpp without OpenMP).
+    Contention(super::bench_contention::ContentionArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -276,6 +283,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.action {
         Action::Dialogue(a) => dialogue(a),
         Action::Voice(a) => super::bench_voice::run(a),
+        Action::Contention(a) => super::bench_contention::run(a),
         Action::Soak(a) => {
             let report =
                 porfiry_bench::run_soak(a.model.as_deref(), a.turns, a.ctx, a.threads, &mut |t| {

@@ -48,10 +48,15 @@ struct Reply {
     first_token_at: Option<Instant>,
 }
 
-/// Why a decode the abort callback stopped stopped: the request's cancel or deadline.
-fn abort_reason(limits: &Limits, cancel: &CancelToken) -> Result<StopReason, EngineError> {
+/// Why a decode the abort callback stopped stopped: the request's cancel or deadline, or the
+/// engine's close (`closing`), which ends the request as a cancel does.
+fn abort_reason(
+    limits: &Limits,
+    cancel: &CancelToken,
+    closing: bool,
+) -> Result<StopReason, EngineError> {
     limits
-        .interrupted(cancel.is_cancelled(), Instant::now())
+        .interrupted(cancel.is_cancelled() || closing, Instant::now())
         .ok_or_else(unasked_abort)
 }
 
@@ -189,11 +194,12 @@ impl Worker<'_> {
         let start = Instant::now();
         let mut batch_done = start;
         for batch in batches(keep, prompt.len(), self.batch_size) {
-            let mut stop = limits.interrupted(cancel.is_cancelled(), Instant::now());
+            let cancelled = cancel.is_cancelled() || self.watch.closing();
+            let mut stop = limits.interrupted(cancelled, Instant::now());
             if stop.is_none() {
                 match self.decode(seq, &prompt[batch])? {
                     Decoded::Done => batch_done = Instant::now(),
-                    Decoded::Aborted => stop = Some(abort_reason(limits, cancel)?),
+                    Decoded::Aborted => stop = Some(abort_reason(limits, cancel, self.watch.closing())?),
                 }
             }
             if let Some(stop) = stop {
@@ -252,7 +258,7 @@ impl Worker<'_> {
         let stop = loop {
             let held = self.book.tokens(seq).len() + deferred.len();
             let room = self.book.room_after_keep(seq, held);
-            let cancelled = cancel.is_cancelled() || text.caller_gone();
+            let cancelled = cancel.is_cancelled() || text.caller_gone() || self.watch.closing();
             if let Some(stop) = limits.before_token(cancelled, Instant::now(), generated, room) {
                 break stop;
             }
@@ -278,9 +284,13 @@ impl Worker<'_> {
             }
             if matches!(source, Source::Forced(_)) {
                 deferred.push(token);
-            } else if self.decode(seq, &[token])? == Decoded::Aborted {
-                // Streamed but not decoded: the reply keeps it, the cache does not.
-                break abort_reason(limits, cancel)?;
+            } else {
+                let step = Instant::now();
+                if self.decode(seq, &[token])? == Decoded::Aborted {
+                    // Streamed but not decoded: the reply keeps it, the cache does not.
+                    break abort_reason(limits, cancel, self.watch.closing())?;
+                }
+                self.observe_step(step.elapsed().as_secs_f64() * 1e3);
             }
         };
         Ok(Reply {
@@ -315,7 +325,7 @@ impl Worker<'_> {
         }
         for chunk in deferred.chunks(self.batch_size.max(1)) {
             if self.decode_with(seq, chunk, false)? == Decoded::Aborted {
-                return abort_reason(limits, cancel);
+                return abort_reason(limits, cancel, self.watch.closing());
             }
         }
         Ok(stop)

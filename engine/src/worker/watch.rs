@@ -4,13 +4,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// What llama.cpp's abort callback checks after every graph node: the cancel flag and the
-/// deadline of the request being served, nothing otherwise (idle-time work and head builds
-/// run to the end of their batch: their tokens are normally the next request's own
-/// prefix, so stopping them midway would only throw work away).
+/// What llama.cpp's abort callback checks after every graph node: the engine's close (every
+/// decode of a closing engine stops, whatever it serves), and the cancel flag and the
+/// deadline of the request being served — a generation or an embedding. Idle-time work and
+/// head builds are not armed: they run to the end of their batch (their tokens are normally
+/// the next request's own prefix, so stopping them midway would only throw work away), unless
+/// the engine closes.
 #[derive(Debug, Default)]
-pub(super) struct Watch {
+pub(crate) struct Watch {
     armed: Mutex<Option<Armed>>,
+    /// Set when the engine's handle is dropped ([`crate::Engine`]'s `Drop`).
+    closing: Arc<AtomicBool>,
 }
 
 #[derive(Debug)]
@@ -20,10 +24,26 @@ struct Armed {
 }
 
 impl Watch {
+    /// A watch that also stops every decode once `closing` is set.
+    pub(super) fn new(closing: Arc<AtomicBool>) -> Self {
+        Self {
+            armed: Mutex::new(None),
+            closing,
+        }
+    }
+
+    /// Whether the engine is closing.
+    pub(super) fn closing(&self) -> bool {
+        self.closing.load(Ordering::Relaxed)
+    }
+
     /// Whether llama.cpp should stop the computation in flight. Called from llama.cpp's
     /// computing thread; never blocks for long (the lock is only taken to arm and disarm,
     /// between decodes).
-    pub(super) fn should_abort(&self) -> bool {
+    pub(crate) fn should_abort(&self) -> bool {
+        if self.closing() {
+            return true;
+        }
         let armed = self.armed.lock().unwrap_or_else(|p| p.into_inner());
         armed.as_ref().is_some_and(|a| {
             a.cancel.load(Ordering::Relaxed) || a.deadline.is_some_and(|d| Instant::now() >= d)
@@ -63,6 +83,17 @@ mod tests {
             assert!(watch.should_abort());
         }
         assert!(!watch.should_abort(), "disarmed when the guard is dropped");
+    }
+
+    #[test]
+    fn a_closing_engine_stops_every_decode_armed_or_not() {
+        let closing = Arc::new(AtomicBool::new(false));
+        let watch = Watch::new(closing.clone());
+        assert!(!watch.should_abort());
+        closing.store(true, Ordering::Relaxed);
+        assert!(watch.should_abort(), "idle work and head builds stop too");
+        let _armed = watch.arm(Arc::new(AtomicBool::new(false)), None);
+        assert!(watch.should_abort());
     }
 
     #[test]
