@@ -39,12 +39,60 @@
 //! 6. **not an echo** ([`Rule::Echo`]): it does not contain the user's whole request (of
 //!    three words or more), and no question in it repeats three consecutive words of the
 //!    user's (`You're here. What's your name?` to `Hello! What's your name?`);
-//! 7. **not the catch-all refusal where an answer is due** ([`Rule::Refusal`]): the message
-//!    catalog's phrase for a turn without an answer (`Texts::turn_no_reply`), in either
-//!    language, unless the [`JudgeContext`] says declining is right;
-//! 8. **short** ([`Rule::TooLong`]): at most [`MAX_WORDS`] words — a spoken reply.
+//! 7. **not a near-echo** ([`Rule::NearEcho`]): no sentence of it says the user's request
+//!    again in other words. Of a request of three words or more, its content words (all but
+//!    the function words and fillers of [`LIGHT_WORDS`]) are counted; when there are two or
+//!    more, a sentence is a near-echo when it opens with the request's first content word as
+//!    written (the request's own verb or noun, not an answer's «Записал», "Timer"), repeats
+//!    at least [`NEAR_ECHO_SHARE`] of the request's content words — a word repeats a user's
+//!    word by being it or starting with it (`мореполнении` repeats `море`) — and adds no
+//!    content word of its own: «Расскажи коротко о мореполнении» to «Расскажи коротко про
+//!    море» fails; «Два плюс два будет четыре» to «Сколько будет два плюс два?» passes
+//!    (`четыре` is new), and so do «Включаю музыку» and "Timer set for five minutes";
+//! 8. **without a repeated sentence** ([`Rule::RepeatedSentence`]): no sentence of two
+//!    words or more is said twice (`You are a model. You are a model.`), and no run of three
+//!    words or more follows itself (`купить хлеб завтра купить хлеб завтра`): a model that
+//!    loops;
+//! 9. **made of words** ([`Rule::UnknownWord`]): every word of the reply's language is in
+//!    its dictionary — Hunspell's Russian one, or the American or British English one
+//!    (`judge/hunspell/`, each read once, when first needed: [`dictionary`]), so
+//!    `мореполнении` and `Ивануправления` fail and `modeler` passes. Words the dictionary
+//!    cannot judge pass: words with a digit, words of one letter, words in capitals (`ИИ`,
+//!    `NASA`), words of another script (the language rules' business), a capitalised word
+//!    inside a sentence (a name: `Киану`, `Tomb`) and, at a sentence's start, one followed
+//!    by another capitalised word (`Keanu Reeves`) or written so inside another sentence
+//!    (`Штирлиц долго смотрел… — догадался Штирлиц`), any word the user said or a form of
+//!    it (the same word but for its last three letters or fewer: `суперсемейка` after
+//!    `суперсемейку`), laughter (`хаха`, `hehe`) and the assistant's own few (`ок`,
+//!    `медиа`, `Porfiry`). A hyphenated word passes when its parts do, a possessive
+//!    (`Porfiry's`) when its stem does;
+//! 10. **not another intent's canned reply** ([`Rule::OtherIntent`]): it does not start with
+//!     a conversational reply of the message catalog (`Texts::talk_reply`, either language;
+//!     one of a single word only as the whole reply — «Пожалуйста!» opens many an answer;
+//!     of a reply that goes on with what the assistant can do, its opening of five words or
+//!     more) while the user's text says none of the intents that reply fits: «You're
+//!     welcome!» to «I feel sad», «Привет! Я Порфирий. Чем могу помочь?» to «У меня день
+//!     рождения!». The user's text says an intent when it holds one of the intent's cue
+//!     words ([`intents`]); intents without cues (an acknowledgement, the out-of-scope
+//!     decline: replies that fit any turn) are not checked;
+//! 11. **not the catch-all refusal where an answer is due** ([`Rule::Refusal`]): the message
+//!     catalog's phrase for a turn without an answer (`Texts::turn_no_reply`), in either
+//!     language, unless the [`JudgeContext`] says declining is right;
+//! 12. **short** ([`Rule::TooLong`]): at most [`MAX_WORDS`] words — a spoken reply.
 //!
-//! The debris rules (2, 4, 5) together are [`Rule::is_debris`].
+//! The debris rules (2, 4, 5) together are [`Rule::is_debris`]. Rules 7–10 judge sense rather
+//! than form; none needs a model. Rule 9's dictionaries cost memory and a first load (their
+//! figures: [`dictionary`]); everything else is string work on the reply. The reply gate
+//! (`agent/gate.rs`) applies the rules that hold sentence by sentence: the debris rules,
+//! the language, the echoes (6, 7), repeats (8) and unknown words (9).
+
+mod dictionary;
+mod intents;
+
+pub use dictionary::{
+    load as load_dictionary, prepare as prepare_dictionary, Dictionary, DictionaryError,
+    Loaded as LoadedDictionary,
+};
 
 use crate::{Lang, Texts};
 
@@ -102,6 +150,14 @@ pub enum Rule {
     Fragment,
     /// The user's words repeated.
     Echo,
+    /// A sentence that says the user's request again in other words.
+    NearEcho,
+    /// A sentence said twice, or a run of words that follows itself.
+    RepeatedSentence,
+    /// A word in no dictionary of the reply's language.
+    UnknownWord,
+    /// A conversational intent's canned reply to a turn that is not that intent.
+    OtherIntent,
     /// The catch-all refusal where an answer is due.
     Refusal,
     /// More than [`MAX_WORDS`] words.
@@ -110,7 +166,7 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule, in the order they are checked.
-    pub const ALL: [Rule; 13] = [
+    pub const ALL: [Rule; 17] = [
         Rule::Empty,
         Rule::TemplateLeftovers,
         Rule::CallWords,
@@ -122,6 +178,10 @@ impl Rule {
         Rule::ForeignWord,
         Rule::Fragment,
         Rule::Echo,
+        Rule::NearEcho,
+        Rule::RepeatedSentence,
+        Rule::UnknownWord,
+        Rule::OtherIntent,
         Rule::Refusal,
         Rule::TooLong,
     ];
@@ -140,6 +200,10 @@ impl Rule {
             Rule::ForeignWord => "foreign_word",
             Rule::Fragment => "fragment",
             Rule::Echo => "echo",
+            Rule::NearEcho => "near_echo",
+            Rule::RepeatedSentence => "repeated_sentence",
+            Rule::UnknownWord => "unknown_word",
+            Rule::OtherIntent => "other_intent",
             Rule::Refusal => "refusal",
             Rule::TooLong => "too_long",
         }
@@ -195,21 +259,26 @@ pub fn judge_reply(reply: &str, user_text: &str, lang: Lang, context: JudgeConte
     if !reply.chars().any(char::is_alphanumeric) {
         return Verdict::Fails(Rule::Empty);
     }
-    let checks: [(Rule, &dyn Fn() -> bool); 12] = [
+    let lang = user_lang(user_text, lang);
+    let checks: [(Rule, &dyn Fn() -> bool); 16] = [
         (Rule::TemplateLeftovers, &|| has_template_tag(reply)),
         (Rule::CallWords, &|| has_protocol_word(reply)),
         (Rule::RoleWords, &|| has_role_label(reply)),
         (Rule::Pipe, &|| reply.contains('|')),
         (Rule::PromptVocabulary, &|| has_prompt_vocabulary(&words)),
         (Rule::Recital, &|| is_recital(reply, context.shown)),
-        (Rule::WrongLanguage, &|| {
-            !in_language(reply, user_lang(user_text, lang))
-        }),
-        (Rule::ForeignWord, &|| {
-            has_foreign_word(reply, user_lang(user_text, lang))
-        }),
+        (Rule::WrongLanguage, &|| !in_language(reply, lang)),
+        (Rule::ForeignWord, &|| has_foreign_word(reply, lang)),
         (Rule::Fragment, &|| has_fragment(reply)),
         (Rule::Echo, &|| is_echo(reply, user_text)),
+        (Rule::NearEcho, &|| is_near_echo(reply, user_text)),
+        (Rule::RepeatedSentence, &|| has_repeated_sentence(reply)),
+        (Rule::UnknownWord, &|| {
+            unknown_word(reply, user_text, lang).is_some()
+        }),
+        (Rule::OtherIntent, &|| {
+            intents::other_intent(reply, user_text).is_some()
+        }),
         (Rule::Refusal, &|| context.answer_due && is_refusal(reply)),
         (Rule::TooLong, &|| words.len() > MAX_WORDS),
     ];
@@ -538,6 +607,170 @@ fn is_echo(reply: &str, user_text: &str) -> bool {
         .any(|s| longest_common_run(&words(s), &user) >= 3)
 }
 
+/// Of a request's content words, the share a sentence must repeat to be a near-echo
+/// ([`Rule::NearEcho`]).
+pub const NEAR_ECHO_SHARE: f64 = 0.7;
+
+/// The words that carry no content of a request or a reply: function words, question words,
+/// pronouns, auxiliaries and fillers, Russian then English, separated by spaces
+/// ([`Rule::NearEcho`]). Lower case, `ё` as `е`.
+pub const LIGHT_WORDS: &str = "\
+    а б без бы был была были было быть в вам вас вот во вы где да для до его ее ей если \
+    есть еще же за зачем и из или им их к как какая какие каким какой какое когда ко кто \
+    ладно ли мне мной меня мы на над нам нас не него нее нет ни но ну о об обо он она они \
+    оно от по под пожалуйста почему про с сейчас сколько со так там то тебе тебя тобой ты \
+    тут у уже хорошо чем что чтобы это этот эта эти я будет будут буду конечно можно давай \
+    окей ок \
+    a about all am an and any are as at be been but by can could did do does for from \
+    going got had has have he her here him his how i i'm if in is it it's its just let's \
+    me my no not now of ok okay on or our please she so some sure that that's the their \
+    them then there these they this those to up us was we well were what what's when where \
+    which who why will with would yes you you're your";
+
+/// Whether a sentence of `reply` says the request `user_text` again ([`Rule::NearEcho`]).
+fn is_near_echo(reply: &str, user_text: &str) -> bool {
+    let content = |text: &str| -> Vec<String> {
+        words(text)
+            .into_iter()
+            .map(|w| w.replace('ё', "е"))
+            .filter(|w| !LIGHT_WORDS.split_whitespace().any(|light| light == w))
+            .collect()
+    };
+    if words(user_text).len() < 3 {
+        return false;
+    }
+    let user = content(user_text);
+    // One content word («Hi, what can you do?») is said back by any greeting.
+    let Some(first) = user.first().filter(|_| user.len() >= 2) else {
+        return false;
+    };
+    // A reply's word repeats a user's word by being it or by starting with it.
+    let repeats = |u: &str, r: &str| r == u || (u.chars().count() >= 3 && r.starts_with(u));
+    sentences(reply).iter().any(|sentence| {
+        let said = content(sentence);
+        if said.first() != Some(first) {
+            return false;
+        }
+        let covered = user
+            .iter()
+            .filter(|u| said.iter().any(|r| repeats(u, r)))
+            .count();
+        let new = said
+            .iter()
+            .filter(|r| !user.iter().any(|u| repeats(u, r)))
+            .count();
+        new == 0 && covered as f64 >= NEAR_ECHO_SHARE * user.len() as f64
+    })
+}
+
+/// Whether a sentence of two words or more is said twice in `reply`, or a run of three
+/// words or more follows itself ([`Rule::RepeatedSentence`]).
+fn has_repeated_sentence(reply: &str) -> bool {
+    let mut said: Vec<String> = Vec::new();
+    for sentence in sentences(reply) {
+        let sentence = words(&sentence);
+        if sentence.len() < 2 {
+            continue;
+        }
+        let sentence = sentence.join(" ");
+        if said.contains(&sentence) {
+            return true;
+        }
+        said.push(sentence);
+    }
+    let all = words(reply);
+    (3..=all.len() / 2)
+        .any(|n| (0..=all.len() - 2 * n).any(|i| all[i..i + n] == all[i + n..i + 2 * n]))
+}
+
+/// The first word of `reply` that the dictionary of `lang` does not know and that the
+/// rule judges ([`Rule::UnknownWord`]).
+fn unknown_word(reply: &str, user_text: &str, lang: Lang) -> Option<String> {
+    let in_script = |c: char| match lang {
+        Lang::Ru => is_cyrillic(c),
+        Lang::En => is_latin(c),
+    };
+    let said: Vec<String> = words(user_text)
+        .into_iter()
+        .map(|w| w.replace('ё', "е"))
+        .collect();
+    let tokens = spoken_words(reply);
+    let capitalised = |w: &str| w.chars().next().is_some_and(char::is_uppercase);
+    // The reply's names: its capitalised words inside a sentence.
+    let names: Vec<&str> = tokens
+        .iter()
+        .filter(|(w, start)| !start && capitalised(w))
+        .map(|(w, _)| w.as_str())
+        .collect();
+    for (i, (word, sentence_start)) in tokens.iter().enumerate() {
+        let letters = word.chars().filter(|c| c.is_alphabetic()).count();
+        if letters < 2
+            || word.chars().any(|c| c.is_ascii_digit())
+            || !word.chars().filter(|c| c.is_alphabetic()).all(in_script)
+            || word
+                .chars()
+                .filter(|c| c.is_alphabetic())
+                .all(char::is_uppercase)
+        {
+            continue;
+        }
+        if capitalised(word) {
+            // A name: inside a sentence; at its start, followed by another capitalised word or
+            // written so inside another sentence.
+            let next_is_name = tokens.get(i + 1).is_some_and(|(next, _)| capitalised(next));
+            if !sentence_start || next_is_name || names.contains(&word.as_str()) {
+                continue;
+            }
+        }
+        let lower = word.to_lowercase().replace('ё', "е");
+        if said.iter().any(|s| dictionary::same_word(s, &lower)) {
+            continue;
+        }
+        if !dictionary::knows(lang, word) {
+            return Some(word.clone());
+        }
+    }
+    None
+}
+
+/// The words of `text` as written — runs of letters, digits and apostrophes (`’` as `'`),
+/// with inner hyphens (`что-нибудь`) — each with whether it opens a sentence (the text's
+/// start, or after `.`, `!`, `?`, `…` or a line break).
+fn spoken_words(text: &str) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut sentence_start = true;
+    let mut current_starts = true;
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let inner_hyphen = c == '-'
+            && !current.is_empty()
+            && chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
+        if c.is_alphanumeric() || c == '\'' || c == '’' || inner_hyphen {
+            if current.is_empty() {
+                current_starts = sentence_start;
+            }
+            current.push(if c == '’' { '\'' } else { c });
+            continue;
+        }
+        if !current.is_empty() {
+            out.push((
+                std::mem::take(&mut current).trim_matches('\'').to_string(),
+                current_starts,
+            ));
+            sentence_start = false;
+        }
+        if matches!(c, '.' | '!' | '?' | '…' | '\n') {
+            sentence_start = true;
+        }
+    }
+    if !current.is_empty() {
+        out.push((current.trim_matches('\'').to_string(), current_starts));
+    }
+    out.retain(|(w, _)| !w.is_empty());
+    out
+}
+
 /// The length of the longest run of consecutive words `a` and `b` share.
 fn longest_common_run(a: &[String], b: &[String]) -> usize {
     let mut best = 0;
@@ -559,19 +792,44 @@ mod tests {
     use super::*;
     use crate::Intent;
 
+    /// What a person says for the intent named `name` (its canned replies answer it).
+    fn said_for(name: &str, lang: Lang) -> &'static str {
+        match (lang, name) {
+            (Lang::Ru, "how-are-you") => "Как дела?",
+            (Lang::Ru, "thanks") => "Спасибо!",
+            (Lang::Ru, "farewell") => "Пока!",
+            (Lang::Ru, "joke") => "Расскажи анекдот",
+            (Lang::Ru, "feeling") => "Мне сегодня грустно",
+            (Lang::Ru, "good-news") => "Я сдал экзамен!",
+            (Lang::Ru, "compliment") => "Ты молодец",
+            (Lang::Ru, "insult") => "Ты тупой",
+            (Lang::Ru, "hear-me") => "Ты меня слышишь?",
+            (Lang::Ru, "laughter") => "Ахаха",
+            (Lang::Ru, _) => "Привет, что ты умеешь?",
+            (Lang::En, "how-are-you") => "How are you?",
+            (Lang::En, "thanks") => "Thanks!",
+            (Lang::En, "farewell") => "Bye!",
+            (Lang::En, "joke") => "Tell me a joke",
+            (Lang::En, "feeling") => "I feel sad today",
+            (Lang::En, "good-news") => "I passed my exam!",
+            (Lang::En, "compliment") => "You're brilliant",
+            (Lang::En, "insult") => "You're useless",
+            (Lang::En, "hear-me") => "Can you hear me?",
+            (Lang::En, "laughter") => "Haha",
+            (Lang::En, _) => "Hi, what can you do?",
+        }
+    }
+
     #[test]
     fn every_conversational_reply_of_the_catalog_is_acceptable() {
         for lang in [Lang::Ru, Lang::En] {
             let t = Texts::new(lang);
-            let user = match lang {
-                Lang::Ru => "Привет, что ты умеешь?",
-                Lang::En => "Hi, what can you do?",
-            };
             let caps = t.capabilities(&[match lang {
                 Lang::Ru => "записывать, показывать и удалять заметки",
                 Lang::En => "take, list and delete notes",
             }]);
             for intent in Intent::ALL {
+                let user = said_for(intent.name(), lang);
                 for v in 0..3 {
                     let reply = t.talk_reply(intent, v, &caps);
                     assert!(!reply.contains('{'), "{reply}");
@@ -894,16 +1152,27 @@ mod tests {
 
     #[test]
     fn long_replies_fail() {
-        let long = "Слово ".repeat(MAX_WORDS + 1);
-        fails(Rule::TooLong, &[(long.trim(), "Расскажи", Lang::Ru)]);
-        let fine = "Слово ".repeat(MAX_WORDS);
-        assert!(verdict(fine.trim(), "Расскажи", Lang::Ru).is_acceptable());
+        // Words and numbers in turn: no run of words follows itself.
+        let said = |n: usize| -> String {
+            let words: Vec<String> = (0..n)
+                .map(|i| match i % 2 {
+                    0 => "слово".to_string(),
+                    _ => i.to_string(),
+                })
+                .collect();
+            words.join(" ")
+        };
+        fails(
+            Rule::TooLong,
+            &[(&said(MAX_WORDS + 1), "Расскажи", Lang::Ru)],
+        );
+        assert!(verdict(&said(MAX_WORDS), "Расскажи", Lang::Ru).is_acceptable());
     }
 
     #[test]
     fn rules_have_names_and_kinds() {
         let names: Vec<&str> = Rule::ALL.iter().map(|r| r.name()).collect();
-        assert_eq!(names.len(), 13);
+        assert_eq!(names.len(), 17);
         assert!(names.contains(&"wrong_language") && names.contains(&"too_long"));
         assert!(Rule::ForeignWord.is_debris() && !Rule::Echo.is_debris());
         assert_eq!(
@@ -911,5 +1180,198 @@ mod tests {
             serde_json::json!({"verdict": "fails", "rule": "echo"})
         );
         assert_eq!(Verdict::Fails(Rule::Pipe).rule(), Some(Rule::Pipe));
+    }
+
+    #[test]
+    fn near_echoes_fail() {
+        use Lang::{En, Ru};
+        fails(
+            Rule::NearEcho,
+            &[
+                (
+                    "Расскажи коротко о мореполнении",
+                    "Расскажи коротко про море",
+                    Ru,
+                ),
+                (
+                    "Хорошо, найди рецепт блинов.",
+                    "Найди мне рецепт блинов",
+                    Ru,
+                ),
+                ("Tell me about the seas.", "Tell me about the sea", En),
+                (
+                    "Sure! The sky is blue. Let me think.",
+                    "Why is the sky so blue?",
+                    En,
+                ),
+            ],
+        );
+        // Answers that restate the request in their own words, or add to it, pass.
+        for (reply, user, lang) in [
+            (
+                "Два плюс два будет четыре.",
+                "Сколько будет два плюс два?",
+                Ru,
+            ),
+            ("Включаю музыку.", "Включи музыку, пожалуйста", Ru),
+            ("Записал: купить хлеб.", "Запиши купить хлеб", Ru),
+            (
+                "Небо голубое из-за рассеяния света.",
+                "Почему небо голубое?",
+                Ru,
+            ),
+            (
+                "Timer set for five minutes.",
+                "Set a timer for five minutes",
+                En,
+            ),
+            ("Playing some jazz.", "Play some jazz", En),
+            ("It's 10:00.", "What time is it?", En),
+            ("Доброе утро! Чем помочь?", "Доброе утро, Порфирий", Ru),
+        ] {
+            assert_eq!(
+                verdict(reply, user, lang),
+                Verdict::Acceptable,
+                "{reply:?} to {user:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn repeated_sentences_fail() {
+        use Lang::{En, Ru};
+        fails(
+            Rule::RepeatedSentence,
+            &[
+                ("You are a model. You are a model.", "Who am I?", En),
+                (
+                    "Сейчас десять утра. Хорошего дня! Сейчас десять утра.",
+                    "Который час?",
+                    Ru,
+                ),
+                (
+                    "Купить хлеб завтра купить хлеб завтра",
+                    "Что в заметках?",
+                    Ru,
+                ),
+            ],
+        );
+        for (reply, user, lang) in [
+            ("Да. Да.", "Ты тут?", Ru),
+            (
+                "1. купить хлеб\n2. купить хлеб и молоко",
+                "Что в заметках?",
+                Ru,
+            ),
+            ("Нет, нет, всё хорошо.", "Что-то случилось?", Ru),
+            ("Ha! Ha! Good one.", "Knock knock", En),
+        ] {
+            assert_eq!(
+                verdict(reply, user, lang),
+                Verdict::Acceptable,
+                "{reply:?} to {user:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn words_in_no_dictionary_fail() {
+        use Lang::{En, Ru};
+        fails(
+            Rule::UnknownWord,
+            &[
+                ("Я знаю про мореполнении.", "Что ты знаешь?", Ru),
+                ("Ивануправления нет дома.", "Где Иван?", Ru),
+                ("Это хорошая модэль.", "Какая модель?", Ru),
+                ("The weather is sunnyful today.", "How's the weather?", En),
+                ("I am a modelerer.", "Who are you?", En),
+            ],
+        );
+        assert_eq!(
+            unknown_word("Я знаю про мореполнении.", "Что ты знаешь?", Ru).as_deref(),
+            Some("мореполнении")
+        );
+        // Real words, names, numbers, brands, the user's own words and the assistant's pass.
+        for (reply, user, lang) in [
+            ("A modeler builds models.", "What is a modeler?", En),
+            ("Сейчас 10:00, суббота, 22 августа.", "Который час?", Ru),
+            (
+                "Матрица (1999): фантастика, 136 мин, в главной роли Киану Ривз.",
+                "Расскажи о фильме",
+                Ru,
+            ),
+            (
+                "Keanu Reeves starred in it.",
+                "Who starred in The Matrix?",
+                En,
+            ),
+            ("Смотрите на iPhone или YouTube.", "Где посмотреть?", Ru),
+            ("Записал: купить кефирчик.", "Запиши: купить кефирчик", Ru),
+            ("Porfiry here. I'm listening.", "Hello?", En),
+            ("Ок, сделаю что-нибудь по-русски.", "Сделай", Ru),
+            ("ИИ — это искусственный интеллект.", "Что такое ИИ?", Ru),
+            ("I'd say it's well-known, isn't it?", "Is it famous?", En),
+            ("Привет! Я Порфирий.", "Привет!", Ru),
+        ] {
+            assert_eq!(
+                verdict(reply, user, lang),
+                Verdict::Acceptable,
+                "{reply:?} to {user:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn another_intents_canned_reply_fails() {
+        use Lang::{En, Ru};
+        let ru = Texts::new(Ru);
+        let en = Texts::new(En);
+        let greeting = ru.talk_reply(Intent::Greeting, 0, "");
+        assert_eq!(greeting, "Привет! Я Порфирий. Чем могу помочь?");
+        fails(
+            Rule::OtherIntent,
+            &[
+                ("You're welcome!", "I feel sad", En),
+                (greeting.as_str(), "У меня день рождения!", Ru),
+                ("Goodbye!", "What time is it now?", En),
+                ("До свидания! Хорошего дня.", "Покажи заметки", Ru),
+                ("Пожалуйста!", "Покажи заметки", Ru),
+            ],
+        );
+        let joke = en.talk_reply(Intent::Joke, 0, "");
+        assert_eq!(
+            verdict(&joke, "Set a timer", En),
+            Verdict::Fails(Rule::OtherIntent)
+        );
+        // The intent's own turn, an opening of one word, an acknowledgement and the decline
+        // pass.
+        let caps = ru.capabilities(&[]);
+        for (reply, user, lang) in [
+            (greeting.clone(), "Привет!", Ru),
+            (greeting.clone(), "Как тебя зовут?", Ru),
+            ("You're welcome!".to_string(), "Thanks a lot", En),
+            (
+                "Пожалуйста! Вот ваши заметки.".to_string(),
+                "Покажи заметки",
+                Ru,
+            ),
+            ("Хорошо.".to_string(), "Я иду в магазин", Ru),
+            (
+                ru.talk_reply(Intent::OutOfScope, 0, &caps),
+                "Вызови такси",
+                Ru,
+            ),
+            (ru.talk_reply(Intent::Identity, 0, &caps), "Привет!", Ru),
+        ] {
+            let context = JudgeContext {
+                answer_due: true,
+                shown: false,
+            };
+            assert_eq!(
+                judge_reply(&reply, user, lang, context),
+                Verdict::Acceptable,
+                "{reply:?} to {user:?}"
+            );
+        }
     }
 }

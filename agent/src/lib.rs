@@ -104,7 +104,8 @@ pub use diag::{Diagnostic, Loaded, Problem, Severity};
 pub use guidance::{Guidance, Route, RouteExample, Technique, UnknownTechnique, ASK_MARGIN};
 pub use intent::{Intent, Operation};
 pub use judge::{
-    declines, is_refusal, judge_reply, user_lang, JudgeContext, Rule, Verdict, MAX_WORDS,
+    declines, is_refusal, judge_reply, load_dictionary, prepare_dictionary, user_lang, Dictionary,
+    DictionaryError, JudgeContext, LoadedDictionary, Rule, Verdict, MAX_WORDS,
 };
 pub use load::{MAX_FILE_BYTES, MAX_FLOW_OPENINGS};
 pub use messages::{AnswerTranscript, ArgProblem, Lang, Texts, UnknownLang};

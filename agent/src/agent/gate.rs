@@ -1,9 +1,9 @@
 //! The reply gate ([`Technique::ReplyGate`](crate::Technique::ReplyGate)): a generated
 //! plain reply reaches the user sentence by sentence, each released only when the reply so
-//! far passes the judge's rules about debris, language and echo ([`judge_reply`]). The
-//! first sentence that fails closes the gate: it and everything after it are held back.
-//! Text-to-speech speaks whole sentences, so holding a sentence until it ends costs a spoken
-//! reply nothing.
+//! far passes the judge's rules about debris, language, echoes, repeats and unknown words
+//! ([`judge_reply`], [`gate_rule`]). The first sentence that fails closes the gate: it and
+//! everything after it are held back. Text-to-speech speaks whole sentences, so holding a
+//! sentence until it ends costs a spoken reply nothing.
 
 use crate::judge::{judge_reply, JudgeContext, Rule, Verdict};
 use crate::messages::Lang;
@@ -102,8 +102,16 @@ impl<'a> ReplyGate<'a> {
 }
 
 /// The rule a reply breaks that the gate refuses: debris ([`Rule::is_debris`]), the wrong
-/// language, an echo of the user's words. Length, the refusal and emptiness are not the
-/// gate's: the sentence cap bounds length and the refusal is the agent's own phrase.
+/// language, an echo or a near-echo of the user's words, a repeated sentence, a word in no
+/// dictionary. Each of these is judged on sentences that have ended, so a reply's beginning
+/// breaks it only where the whole reply would: the gate judges the reply sentence by
+/// sentence, and a sentence that fails stays failed whatever follows it.
+///
+/// Not the gate's: length (the sentence cap bounds it), the refusal (the agent's own
+/// phrase), emptiness, and another intent's canned reply ([`Rule::OtherIntent`]) — whether a
+/// reply *is* a canned one is known only at its end («Пожалуйста!» alone answers thanks;
+/// «Пожалуйста! Вот ваши заметки.» answers a request), and the agent's canned replies do not
+/// pass the gate anyway.
 pub(crate) fn gate_rule(reply: &str, user_text: &str, lang: Lang) -> Option<Rule> {
     let context = JudgeContext {
         answer_due: false,
@@ -112,7 +120,16 @@ pub(crate) fn gate_rule(reply: &str, user_text: &str, lang: Lang) -> Option<Rule
     match judge_reply(reply, user_text, lang, context) {
         Verdict::Acceptable => None,
         Verdict::Fails(rule) => {
-            (rule.is_debris() || matches!(rule, Rule::WrongLanguage | Rule::Echo)).then_some(rule)
+            let gated = rule.is_debris()
+                || matches!(
+                    rule,
+                    Rule::WrongLanguage
+                        | Rule::Echo
+                        | Rule::NearEcho
+                        | Rule::RepeatedSentence
+                        | Rule::UnknownWord
+                );
+            gated.then_some(rule)
         }
     }
 }
@@ -160,6 +177,39 @@ mod tests {
         let (out, rule) = run("Как у тебя дела сегодня?", &["Hello, how are you?"]);
         assert_eq!(out, "");
         assert_eq!(rule, Some(Rule::WrongLanguage));
+    }
+
+    #[test]
+    fn a_repeated_sentence_is_held_back_after_its_first_time() {
+        let (out, rule) = run(
+            "Кто я?",
+            &["Вы пользователь. ", "Вы пользователь. ", "Вот так."],
+        );
+        assert_eq!(out, "Вы пользователь.");
+        assert_eq!(rule, Some(Rule::RepeatedSentence));
+    }
+
+    #[test]
+    fn a_word_in_no_dictionary_is_held_back() {
+        let (out, rule) = run(
+            "Расскажи коротко про море",
+            &["Море большое. ", "Ивануправления нет."],
+        );
+        assert_eq!(out, "Море большое.");
+        assert_eq!(rule, Some(Rule::UnknownWord));
+        let (out, rule) = run(
+            "Расскажи коротко про море",
+            &["Расскажи коротко о мореполнении."],
+        );
+        assert_eq!(out, "");
+        assert_eq!(rule, Some(Rule::NearEcho));
+    }
+
+    #[test]
+    fn a_reply_opening_like_a_canned_one_passes() {
+        let (out, rule) = run("Покажи заметки", &["Пожалуйста! ", "Вот ваши заметки."]);
+        assert_eq!(out, "Пожалуйста! Вот ваши заметки.");
+        assert_eq!(rule, None);
     }
 
     #[test]
