@@ -233,6 +233,22 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
         return None;
     }
     let thanks = has(THANKS);
+    // A feeling and good news, praise and an insult, are told apart by their words where
+    // the nearest examples mix them up ("I passed my driving test" came nearest to a
+    // feeling, «Ты лучший помощник» to an insult); a short rude word routed to a task no
+    // tool does is an insult («Заткнись»).
+    let sad = stem(SAD) && !stem(GLAD);
+    let glad = stem(GLAD) && !stem(SAD);
+    let praises = stem(PRAISE) && !stem(INSULTS);
+    let scolds = stem(INSULTS) && !stem(PRAISE);
+    let intent = match intent {
+        Intent::Feeling if glad => Intent::GoodNews,
+        Intent::GoodNews if sad => Intent::Feeling,
+        Intent::Insult if praises => Intent::Compliment,
+        Intent::Compliment if scolds => Intent::Insult,
+        Intent::OutOfScope if scolds && words.len() <= 3 => Intent::Insult,
+        other => other,
+    };
     let refined = match intent {
         Intent::Thanks | Intent::Acknowledgement | Intent::Greeting | Intent::HowAreYou
             if has(FAREWELLS) =>
@@ -278,13 +294,17 @@ const SPEAKER: &[&str] = &[
     "мои", "моё", "мое", "мы", "нас", "нам",
 ];
 
-/// Stems of praise said without a pronoun ("good job", «отличная работа»).
+/// Stems of praise ("good job", «отличная работа», «ты лучший»).
 const PRAISE: &[&str] = &[
     "молод",
     "умниц",
     "отличн",
     "класс",
     "супер",
+    "лучш",
+    "умн",
+    "смешн",
+    "замечат",
     "job",
     "work",
     "done",
@@ -292,6 +312,88 @@ const PRAISE: &[&str] = &[
     "amazing",
     "brilliant",
     "awesome",
+    "best",
+    "smart",
+    "funny",
+    "clever",
+];
+
+/// Stems of a trouble or a low mood (both languages).
+const SAD: &[&str] = &[
+    "грус",
+    "плох",
+    "тоск",
+    "одино",
+    "устал",
+    "вымота",
+    "умер",
+    "умерл",
+    "погиб",
+    "болит",
+    "болен",
+    "заболел",
+    "ужасн",
+    "скучн",
+    "волну",
+    "пережива",
+    "боюсь",
+    "страш",
+    "нерв",
+    "потерял",
+    "sad",
+    "down",
+    "tired",
+    "lonely",
+    "died",
+    "dead",
+    "passed",
+    "sick",
+    "cold",
+    "ill",
+    "awful",
+    "terrible",
+    "bad",
+    "bored",
+    "nervous",
+    "worried",
+    "anxious",
+    "stress",
+    "scared",
+    "afraid",
+    "lost",
+    "miss",
+    "hurt",
+    "upset",
+    "depress",
+];
+
+/// Stems of good news about oneself (both languages).
+const GLAD: &[&str] = &[
+    "взяли",
+    "сдал",
+    "выхожу",
+    "женюсь",
+    "родил",
+    "повыс",
+    "выиграл",
+    "поступил",
+    "защитил",
+    "рожден",
+    "исполнил",
+    "счастлив",
+    "рад",
+    "happy",
+    "birthday",
+    "got",
+    "married",
+    "engaged",
+    "won",
+    "promoted",
+    "baby",
+    "turning",
+    "turned",
+    "celebrat",
+    "finished",
 ];
 
 /// Stems of rude words (both languages).
@@ -582,6 +684,35 @@ mod tests {
         assert_eq!(
             refine(Intent::Acknowledgement, "Покажи, хорошо"),
             Some((Intent::Acknowledgement, false))
+        );
+    }
+
+    #[test]
+    fn a_feeling_and_good_news_praise_and_insults_are_told_apart_by_their_words() {
+        let refined = |i, t| refine(i, t).map(|(i, _)| i);
+        assert_eq!(
+            refined(Intent::Feeling, "Меня взяли на работу!"),
+            Some(Intent::GoodNews)
+        );
+        assert_eq!(
+            refined(Intent::GoodNews, "Я потерял кошелёк"),
+            Some(Intent::Feeling)
+        );
+        assert_eq!(
+            refined(Intent::Insult, "Ты лучший помощник"),
+            Some(Intent::Compliment)
+        );
+        assert_eq!(
+            refined(Intent::OutOfScope, "Заткнись"),
+            Some(Intent::Insult)
+        );
+        assert_eq!(
+            refined(Intent::Feeling, "I feel sad"),
+            Some(Intent::Feeling)
+        );
+        assert_eq!(
+            refined(Intent::OutOfScope, "Order a pizza"),
+            Some(Intent::OutOfScope)
         );
     }
 
