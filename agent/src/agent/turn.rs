@@ -10,7 +10,8 @@ use super::{
 use crate::call_line::{parse_output_as, RepeatGuard, VisibleTextFilter};
 use crate::guidance::{
     arithmetic_question, calendar_question, day_question, only_no, routed_head, say_arithmetic,
-    say_calendar, say_day, say_units, unit_question, yes_or_no, FillQuestion, Route, Technique,
+    say_calendar, say_day, say_units, tells_user_who_they_are, unit_question, yes_or_no,
+    FillQuestion, Route, Technique,
 };
 use crate::judge::{judge_reply, user_lang, JudgeContext};
 use crate::messages::Texts;
@@ -389,8 +390,9 @@ impl Agent {
                 ) && !parse_output_as(syntax, &g.text).has_calls());
                 let lang = user_lang(head, shared.config.lang);
                 let rejected = plain
-                    && !judge_reply(streamed.trim(), user_text, lang, JudgeContext::default())
-                        .is_acceptable();
+                    && (!judge_reply(streamed.trim(), user_text, lang, JudgeContext::default())
+                        .is_acceptable()
+                        || tells_user_who_they_are(streamed.trim(), user_text));
                 if rejected {
                     declined = shared.honest_decline(s, user_text);
                 }

@@ -97,6 +97,32 @@ pub(crate) fn is_question(text: &str) -> bool {
         .is_some_and(|w| OPENERS.contains(&w.as_str()))
 }
 
+/// Whether `reply` tells the user who they are ("You are a model.", «Ты — Лиза, голосовой
+/// помощник.») while `user_text` says nothing of the user: a base model recites the frame
+/// of its prompt («Ты — Порфирий…») instead of answering ([`super::Technique::HonestDecline`]
+/// rejects such a reply).
+pub(crate) fn tells_user_who_they_are(reply: &str, user_text: &str) -> bool {
+    let words = |t: &str| -> Vec<String> {
+        t.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+            .filter(|w| !w.is_empty())
+            .map(|w| w.to_lowercase().replace('’', "'"))
+            .collect()
+    };
+    let reply = words(reply);
+    let user = words(user_text);
+    const SELF: &[&str] = &[
+        "i", "i'm", "me", "my", "myself", "я", "мне", "меня", "мой", "моя", "мои", "моё", "мое",
+    ];
+    if user.iter().any(|w| SELF.contains(&w.as_str())) {
+        return false;
+    }
+    match reply.as_slice() {
+        [first, second, ..] if first == "you" && second == "are" => true,
+        [first, ..] => matches!(first.as_str(), "you're" | "ты" | "вы"),
+        [] => false,
+    }
+}
+
 /// The transcript `question` is asked in, in the language of `texts`: the worked exchanges,
 /// the conversation's `earlier` question and its answer when the question goes on from one
 /// («Какого цвета небо?» — «Голубое.» — «А трава?»), then the question. The answer's label
@@ -152,6 +178,26 @@ mod tests {
         ] {
             assert!(!is_question(text), "{text}");
         }
+    }
+
+    #[test]
+    fn a_reply_telling_the_user_who_they_are_is_told_apart() {
+        assert!(tells_user_who_they_are(
+            "You are a modeler.",
+            "What's the capital of Canada?"
+        ));
+        assert!(tells_user_who_they_are(
+            "Ты — Лиза, голосовой помощник.",
+            "Кто нарисовал «Мону Лизу»?"
+        ));
+        assert!(!tells_user_who_they_are(
+            "You are welcome.",
+            "Am I doing this right?"
+        ));
+        assert!(!tells_user_who_they_are(
+            "Ottawa.",
+            "What's the capital of Canada?"
+        ));
     }
 
     #[test]

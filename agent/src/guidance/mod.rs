@@ -47,7 +47,7 @@ mod words;
 pub use route::{Route, RouteExample};
 pub use technique::{Technique, UnknownTechnique};
 
-pub(crate) use answers::{answer_prefix, is_question, transcript};
+pub(crate) use answers::{answer_prefix, is_question, tells_user_who_they_are, transcript};
 pub(crate) use arithmetic::{arithmetic_question, say as say_arithmetic};
 pub(crate) use ask::{only_no, yes_or_no};
 pub(crate) use calendar::{calendar_question, say as say_calendar};

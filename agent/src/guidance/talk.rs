@@ -213,7 +213,16 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
         Intent::Identity | Intent::Capabilities => {
             (has(SECOND_PERSON) || stem(ABOUT_YOU)) && !of_you
         }
-        Intent::HowAreYou => has(SECOND_PERSON) || stem(ABOUT_YOU) || has(HOW_ARE_THINGS),
+        // How the assistant is, asked by the formula: "how old are you", "do you have
+        // feelings" ask something else.
+        Intent::HowAreYou => {
+            has(HOW_ARE_THINGS)
+                || stem(ABOUT_YOU)
+                || (has(&["how", "как"]) && has(SECOND_PERSON) && !has(NOT_HOW))
+        }
+        // A question of fact is no task: «Какая столица Канады?», "What should I cook
+        // tonight?" are not declined as requests no tool does (the weather is one).
+        Intent::OutOfScope => !opens_with_question_word(&words) || stem(TASK_QUESTIONS),
         Intent::Joke => stem(JOKE) && !stem(WATCHING) && !of_you,
         Intent::Greeting => (!asks || has(GREETING_WORDS) || stem(GREETING_STEMS)) && !wants,
         // A reaction or a leave-taking wants nothing: "I'd quite like to see a western" is
@@ -473,7 +482,73 @@ const SECOND_PERSON: &[&str] = &[
 const ABOUT_YOU: &[&str] = &["представ", "умееш", "можеш", "поживаеш", "introduce"];
 
 /// How-are-you words without a pronoun («Как дела?», "How's it going?").
-const HOW_ARE_THINGS: &[&str] = &["дела", "делишки", "going", "doing"];
+const HOW_ARE_THINGS: &[&str] = &[
+    "дела",
+    "делишки",
+    "поживаешь",
+    "поживаете",
+    "настроение",
+    "going",
+    "doing",
+    "been",
+    "alright",
+    "okay",
+];
+
+/// Words after "how" that ask something else than how the assistant is ("how old are
+/// you", «как тебя зовут»).
+const NOT_HOW: &[&str] = &[
+    "old",
+    "long",
+    "many",
+    "much",
+    "far",
+    "зовут",
+    "называть",
+    "звать",
+    "лет",
+];
+
+/// Words a question opens with (after «а», "so"…) that ask for a fact, not a task.
+const QUESTION_OPENERS: &[&str] = &[
+    "кто",
+    "что",
+    "какой",
+    "какая",
+    "какое",
+    "какие",
+    "каких",
+    "сколько",
+    "где",
+    "когда",
+    "почему",
+    "зачем",
+    "как",
+    "чему",
+    "при",
+    "who",
+    "what",
+    "what's",
+    "whats",
+    "which",
+    "where",
+    "when",
+    "why",
+    "how",
+];
+
+/// Stems of the questions that ask for what a tool would look up (the weather): a task no
+/// tool does, declined as one.
+const TASK_QUESTIONS: &[&str] = &["погод", "прогноз", "weather", "forecast"];
+
+/// Whether `words` (lower case) open, after a lead-in («а», "so", "and"), with a question
+/// word of fact ([`QUESTION_OPENERS`]).
+fn opens_with_question_word(words: &[String]) -> bool {
+    words
+        .iter()
+        .find(|w| !["а", "и", "ну", "and", "so", "ok", "okay"].contains(&w.as_str()))
+        .is_some_and(|w| QUESTION_OPENERS.contains(&w.as_str()))
+}
 
 /// Greeting words (both languages), whole: what a greeting that asks says
 /// ("Hey, you there?").
@@ -714,6 +789,37 @@ mod tests {
             refined(Intent::OutOfScope, "Order a pizza"),
             Some(Intent::OutOfScope)
         );
+    }
+
+    #[test]
+    fn how_the_assistant_is_is_asked_by_the_formula_and_a_fact_is_no_task() {
+        for text in [
+            "How old are you?",
+            "Do you have feelings?",
+            "Как тебя зовут?",
+        ] {
+            assert_eq!(refine(Intent::HowAreYou, text), None, "{text}");
+        }
+        for text in [
+            "How are you?",
+            "Как дела?",
+            "Как поживаешь?",
+            "Good evening, how are you?",
+            "How's it going?",
+            "Как ты?",
+        ] {
+            assert!(refine(Intent::HowAreYou, text).is_some(), "{text}");
+        }
+        for text in ["Какая столица Канады?", "What should I cook tonight?"] {
+            assert_eq!(refine(Intent::OutOfScope, text), None, "{text}");
+        }
+        for text in [
+            "Order a pizza",
+            "What will the weather be like tomorrow?",
+            "Can you call a taxi?",
+        ] {
+            assert!(refine(Intent::OutOfScope, text).is_some(), "{text}");
+        }
     }
 
     #[test]
