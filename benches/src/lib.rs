@@ -45,8 +45,8 @@ pub use cancel::{
     HANG_AFTER, PROMPT_TOKENS,
 };
 pub use contention::{
-    contention_table, run_contention, Condition, ConditionReport, ContentionBench, ContentionReport,
-    CONTENTION_HANG_AFTER, DEFAULT_CONDITIONS,
+    contention_table, run_contention, Condition, ConditionReport, ContentionBench,
+    ContentionReport, CONTENTION_HANG_AFTER, DEFAULT_CONDITIONS,
 };
 pub use dialogue::{builtin_dir, Dialogue, ScriptedTurn, BUILTIN_DIALOGUE};
 pub use engine::{

@@ -99,9 +99,9 @@ impl<'m> Embedder<'m> {
         file: Option<PathBuf>,
         abort: &'m (dyn Fn() -> bool + Sync + 'm),
     ) -> Result<Self, EngineError> {
-        let threads = i32::try_from(threads_now.max(1)).unwrap_or(1).min(
-            i32::try_from(threads.max(1)).unwrap_or(1),
-        );
+        let threads = i32::try_from(threads_now.max(1))
+            .unwrap_or(1)
+            .min(i32::try_from(threads.max(1)).unwrap_or(1));
         let n = BATCH_TOKENS as u32;
         let params = LlamaContextParams::default()
             .with_n_ctx(NonZeroU32::new(n))

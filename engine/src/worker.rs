@@ -69,8 +69,8 @@ use crate::idle::{AheadBook, IdleQueue};
 use crate::kv::KvBook;
 use crate::params::{allowed_cpus, fit_threads, EngineParams, KvType};
 use crate::prompt::{self, RenderedPrompt, ReplyMemo, TokenCache};
-use crate::threads::ThreadChooser;
 use crate::sampling::llama::PickBuffers;
+use crate::threads::ThreadChooser;
 use crate::wire::{CacheReport, Command, Event, ModelInfo, SeqReport, TrimLevel, TrimReport};
 
 /// Replies whose sampled tokens are remembered ([`ReplyMemo`]).

@@ -1,6 +1,6 @@
 //! The JNI exports of the assistant in `app.porfiry.core.PorfiryNative`: `open`, `create`,
 //! `createScripted`, then calls on a handle (`registerToolset`, `send`, `hearPartial`, `cancel`,
-//! `delivered`, `endSession`, `close`, `prompt`, `stats`, `cacheReport`).
+//! `delivered`, `endSession`, `close`, `prompt`, `stats`, `cacheReport`, `trim`).
 //!
 //! Every export runs through [`export`] (the error and panic policy of `boundary.rs`). The
 //! bodies only convert arguments (`args.rs`) and call the runtime
@@ -308,6 +308,30 @@ pub extern "system" fn Java_app_porfiry_core_PorfiryNative_stats<'c>(
 ) -> JString<'c> {
     on_assistant(env, handle, |env, assistant| {
         Ok(JString::from_str(env, assistant.stats()?.to_string())?)
+    })
+}
+
+/// `String trim(long handle, int level)`: give memory back for one of Android's
+/// `onTrimMemory` levels (`porfiry_runtime::TrimLevel::from_android`: below 10 nothing, 10 the
+/// caches, 15 and above the whole chat context). Returns what was released as JSON
+/// (`sessions`, `context`, `embedder`, `heads`), `"null"` when nothing was asked for, the
+/// model keeps no memory to give (a scripted model) or the trim waits behind a turn for
+/// longer than two seconds (it still happens). Blocks up to those two seconds: call it off
+/// the main thread.
+#[no_mangle]
+pub extern "system" fn Java_app_porfiry_core_PorfiryNative_trim<'c>(
+    env: EnvUnowned<'c>,
+    _class: JClass<'c>,
+    handle: jlong,
+    level: jint,
+) -> JString<'c> {
+    on_assistant(env, handle, |env, assistant| {
+        let report = match porfiry_runtime::TrimLevel::from_android(level) {
+            Some(level) => assistant.trim(level, std::time::Duration::from_secs(2))?,
+            None => None,
+        };
+        let report = report.unwrap_or(serde_json::Value::Null);
+        Ok(JString::from_str(env, report.to_string())?)
     })
 }
 

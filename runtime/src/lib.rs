@@ -59,6 +59,7 @@ pub use open::{
 /// The catalog of skills and protocols (`porfiry-catalog`), for hosts that show or edit it
 /// (the bridge's catalog calls for the app's settings screen).
 pub use porfiry_catalog as catalog;
+pub use porfiry_engine::{TrimLevel, TrimReport};
 /// Progress reporting of model fetches, for hosts (from `porfiry-models`).
 pub use porfiry_models::{NoProgress, Progress, StderrProgress};
 pub use protocol_tools::{CatalogRunHook, ProtocolExecutor, DECISION_NOTE_TOOL, INDEX_LIMIT};

@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 use porfiry_agent::{
     Agent, AgentEvent, CancelToken, ExecutorTarget, Model, Prompt, Texts, ToolExecutor, TurnOutcome,
 };
-use porfiry_engine::{CacheReport, Engine, EngineModel, HeadReport};
+use porfiry_engine::{
+    CacheReport, Engine, EngineModel, EngineStopper, HeadReport, TrimLevel, TrimReport,
+};
 
 use crate::error::RuntimeError;
 use crate::host_tools::{HostCall, TimedExecutor, ToolCounters};
@@ -233,5 +235,24 @@ impl Runtime {
             Some(e) => Ok(Some(e.cache_report()?)),
             None => Ok(None),
         }
+    }
+
+    /// Give memory back ([`TrimLevel`]): the engine's caches, or its whole chat context
+    /// (every session's KV; a session's next turn prefills its history again, the static
+    /// head restored from its snapshot). `None` when the model is not the engine.
+    ///
+    /// # Errors
+    /// What the engine reports (its worker is gone).
+    pub fn trim(&self, level: TrimLevel) -> Result<Option<TrimReport>, RuntimeError> {
+        match self.backend.engine() {
+            Some(e) => Ok(Some(e.trim(level)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// A handle that stops the engine's work from another thread (a closing host), when the
+    /// model is the engine.
+    pub fn stopper(&self) -> Option<EngineStopper> {
+        self.backend.engine().map(Engine::stopper)
     }
 }

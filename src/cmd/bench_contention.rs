@@ -109,9 +109,11 @@ pub fn run(a: ContentionArgs) -> anyhow::Result<ExitCode> {
             a.threads
                 .map_or_else(|| "auto".to_owned(), |t| t.to_string())
         });
-        vec![porfiry_bench::run_contention(&bench, &label, &mut |line| {
-            eprintln!("{line}")
-        })?]
+        vec![porfiry_bench::run_contention(
+            &bench,
+            &label,
+            &mut |line| eprintln!("{line}"),
+        )?]
     } else {
         let mut reports = Vec::new();
         for s in settings(&a)? {

@@ -42,6 +42,8 @@ const HELP: &str = "/session NAME  switch to (or create) a session\n\
 /stats         token counts and speeds of the last turn, KV memory per session\n\
 /prompt        show the current system prompt\n\
 /request       show the next request as the model will see it (after any compaction)\n\
+/trim [all]    give memory back: the caches, or (all) also every session's KV (the next turn\n\
+               prefills its history again); resident memory before and after\n\
 /quit          leave (also Ctrl-D)\n\
 Ctrl-C cancels the reply being generated.";
 
@@ -121,6 +123,31 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         Ok(Some(c)) => println!("{}", cache_lines(&c)),
                         Ok(None) => {}
                         Err(e) => eprintln!("cache report: {e}"),
+                    }
+                }
+                "trim" => {
+                    let level = match rest {
+                        "" | "caches" => porfiry_runtime::TrimLevel::Caches,
+                        "all" => porfiry_runtime::TrimLevel::All,
+                        other => {
+                            println!("/trim takes nothing, `caches` or `all`, not {other:?}");
+                            continue;
+                        }
+                    };
+                    let before = porfiry_bench::status_kb("VmRSS:");
+                    match host.runtime.trim(level) {
+                        Ok(Some(r)) => println!(
+                            "trimmed: {} session(s)' KV, chat context {}, embedding context {}, \
+                             {} head(s) from memory; resident {} MB → {} MB",
+                            r.sessions,
+                            if r.context { "released" } else { "kept" },
+                            if r.embedder { "released" } else { "not in use" },
+                            r.heads,
+                            before / 1024,
+                            porfiry_bench::status_kb("VmRSS:") / 1024
+                        ),
+                        Ok(None) => println!("nothing to trim: the model is not the engine"),
+                        Err(e) => eprintln!("trim: {e}"),
                     }
                 }
                 "prompt" => println!("{}", host.runtime.prompt(&session).text()),

@@ -199,7 +199,9 @@ impl Worker<'_> {
             if stop.is_none() {
                 match self.decode(seq, &prompt[batch])? {
                     Decoded::Done => batch_done = Instant::now(),
-                    Decoded::Aborted => stop = Some(abort_reason(limits, cancel, self.watch.closing())?),
+                    Decoded::Aborted => {
+                        stop = Some(abort_reason(limits, cancel, self.watch.closing())?)
+                    }
                 }
             }
             if let Some(stop) = stop {

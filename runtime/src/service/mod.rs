@@ -69,6 +69,9 @@ pub struct Service {
     shared: Arc<Shared>,
     next_turn: AtomicU64,
     policy: ServicePolicy,
+    /// Stops the engine's decodes at close (a hint's embedding, idle work), when the model
+    /// is the engine.
+    stopper: Option<porfiry_engine::EngineStopper>,
 }
 
 impl std::fmt::Debug for Service {
@@ -100,6 +103,7 @@ impl Service {
         policy: ServicePolicy,
     ) -> Result<Self, ServiceError> {
         let (tx, rx) = unbounded();
+        let stopper = runtime.stopper();
         let shared = Arc::new(Shared {
             pending: Mutex::new(Vec::new()),
             counters: Counters::default(),
@@ -121,6 +125,7 @@ impl Service {
             shared,
             next_turn: AtomicU64::new(1),
             policy,
+            stopper,
         })
     }
 
@@ -323,6 +328,24 @@ impl Service {
         Ok(rx.recv_timeout(PROMPT_WAIT).ok().flatten())
     }
 
+    /// Give memory back when the system asks ([`porfiry_engine::TrimLevel`]; Android's
+    /// `onTrimMemory` through [`porfiry_engine::TrimLevel::from_android`]). Queued like the
+    /// other jobs (after the turns queued before it); waits for it at most `wait` and returns
+    /// what was released as JSON (`sessions`, `context`, `embedder`, `heads`), `None` when
+    /// the model is not the engine or the wait ran out (the trim still happens).
+    ///
+    /// # Errors
+    /// [`ServiceError::Closed`].
+    pub fn trim(
+        &self,
+        level: porfiry_engine::TrimLevel,
+        wait: Duration,
+    ) -> Result<Option<Value>, ServiceError> {
+        let (tx, rx) = bounded(1);
+        self.enqueue(ServiceJob::Trim { level, reply: tx })?;
+        Ok(rx.recv_timeout(wait).ok().flatten())
+    }
+
     /// Statistics as JSON: `model` (the `info` given to [`Service::start`]), `turns`,
     /// `cancelled`, `failed`, `listener_errors`, `tool_timeouts`, `tool_failures`,
     /// `sessions_ended`, `end_session_failures`, `queued` (turns queued or running) and
@@ -363,6 +386,11 @@ impl Service {
         self.shared.closing.store(true, Ordering::SeqCst);
         for p in lock(&self.shared.pending).iter() {
             p.cancel.cancel();
+        }
+        // Every decode in flight stops now (a hint's embedding or idle-time work is armed by no
+        // turn's cancel), and every one the queued jobs would start.
+        if let Some(stopper) = &self.stopper {
+            stopper.stop();
         }
         // Every job was queued before this point, so Shutdown comes after all of them.
         let _ = tx.send(ServiceJob::Shutdown);

@@ -77,6 +77,10 @@ pub(super) enum ServiceJob {
     CacheReport {
         reply: Sender<Option<Value>>,
     },
+    Trim {
+        level: porfiry_engine::TrimLevel,
+        reply: Sender<Option<Value>>,
+    },
     Shutdown,
 }
 

@@ -65,6 +65,14 @@ pub(super) fn worker_loop(mut runtime: Runtime, rx: Receiver<ServiceJob>, shared
                     .and_then(|r| serde_json::to_value(r).ok());
                 let _ = reply.send(report);
             }
+            ServiceJob::Trim { level, reply } => {
+                let report = catch_unwind(AssertUnwindSafe(|| runtime.trim(level)))
+                    .ok()
+                    .and_then(Result::ok)
+                    .flatten()
+                    .and_then(|r| serde_json::to_value(r).ok());
+                let _ = reply.send(report);
+            }
             ServiceJob::Turn {
                 id,
                 session,

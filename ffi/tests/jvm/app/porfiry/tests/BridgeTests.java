@@ -539,6 +539,8 @@ public final class BridgeTests {
         Check.eq(first, messages(send(h, "other", "пять")), "another session is a conversation of its own");
         Check.eq("1", Check.json(PorfiryNative.stats(h), "sessions_ended"), "counted");
         Check.eq("null", PorfiryNative.cacheReport(h), "a scripted model keeps no KV cache");
+        Check.eq("null", PorfiryNative.trim(h, 80), "a scripted model has no memory to give back");
+        Check.eq("null", PorfiryNative.trim(h, 5), "a moderate level asks for nothing");
         PorfiryNative.endSession(h, "never-used");
         Check.throwsA(IllegalArgumentException.class, () -> PorfiryNative.endSession(h, null), "null session");
         Check.throwsA(IllegalArgumentException.class, () -> PorfiryNative.endSession(h, ""), "empty session");
@@ -546,6 +548,7 @@ public final class BridgeTests {
         Check.throwsA(IllegalStateException.class, () -> PorfiryNative.endSession(h, "s"), "after close");
         Check.throwsA(IllegalStateException.class, () -> PorfiryNative.endSession(987654321L, "s"), "bad handle");
         Check.throwsA(IllegalStateException.class, () -> PorfiryNative.cacheReport(h), "cache report after close");
+        Check.throwsA(IllegalStateException.class, () -> PorfiryNative.trim(h, 80), "trim after close");
     }
 
     static void openTakesJsonOptions() throws Exception {
@@ -1066,6 +1069,15 @@ public final class BridgeTests {
         int reused3 = Integer.parseInt(Check.json(r3.done, "reused_tokens"));
         Check.isTrue(reused3 > 0 && reused3 <= head, "the next turn reuses only the head: " + r3.done);
         Check.eq("1", Check.json(a.stats(), "sessions_ended"), "counted");
+        // The system asks for memory (the app out of sight): every session's KV goes, and the
+        // next turn of the session prefills its history and answers.
+        String trimmed = a.trim(20);
+        Check.eq("true", Check.json(trimmed, "context"), "the chat context was released: " + trimmed);
+        Check.eq("0", Check.json(a.cacheReport(), "used"), "nothing is held after the trim");
+        Recorder r4 = send(a.handle(), "s", "Спасибо!");
+        r4.await(300);
+        Check.eq(null, r4.error, "error after a trim");
+        Check.isTrue(!r4.pieces.isEmpty(), "the trimmed session answers: " + r4.done);
         System.out.println("gemma: head " + head + " tokens; cache before endSession " + before + ", after " + after
                 + "; turn after endSession: " + r3.done);
         a.close();

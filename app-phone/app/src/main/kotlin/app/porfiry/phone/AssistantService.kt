@@ -95,6 +95,19 @@ class AssistantService : Service() {
 
     override fun onStartCommand(intent: Intent?, flags: Int, startId: Int): Int = START_STICKY
 
+    /** The system runs low on memory: the assistant gives back what it can rebuild. */
+    override fun onTrimMemory(level: Int) {
+        super.onTrimMemory(level)
+        val a = assistant ?: return
+        loader.execute {
+            try {
+                a.trim(level)
+            } catch (e: IllegalStateException) {
+                // Closed meanwhile: nothing left to trim.
+            }
+        }
+    }
+
     override fun onDestroy() {
         voiceIn?.destroy()
         voiceOut?.shutdown()

@@ -79,6 +79,11 @@ public final class Assistant implements AutoCloseable {
         return PorfiryNative.cacheReport(handle);
     }
 
+    /** See {@link PorfiryNative#trim}. */
+    public String trim(int level) {
+        return PorfiryNative.trim(handle, level);
+    }
+
     /** See {@link PorfiryNative#close}. */
     @Override
     public void close() {

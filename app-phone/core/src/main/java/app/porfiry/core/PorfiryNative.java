@@ -147,6 +147,19 @@ public final class PorfiryNative {
      */
     public static native String cacheReport(long handle);
 
+    /**
+     * Gives memory back for one of Android's {@code ComponentCallbacks2.onTrimMemory} levels:
+     * below {@code TRIM_MEMORY_RUNNING_LOW} (10) nothing; at 10 the caches (the embedding
+     * context, prepared heads kept in memory); at {@code TRIM_MEMORY_RUNNING_CRITICAL} (15) and
+     * above — the app out of sight included — also the chat context with every session's KV (a
+     * session's next turn prefills its history again; the static head comes back from its
+     * snapshot). Returns what was released as JSON ({@code sessions}, {@code context},
+     * {@code embedder}, {@code heads}), {@code "null"} when nothing was asked for or released, or
+     * when the trim waits behind a turn for more than two seconds (it still happens). Blocks up
+     * to those two seconds: call it off the main thread.
+     */
+    public static native String trim(long handle, int level);
+
     // -----------------------------------------------------------------------------------------
     // The catalog of skills and protocols (the settings screen). These calls need no model and
     // no assistant: a catalog is its own handle over one SQLite file. Every handle of the same
