@@ -256,6 +256,10 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
         Intent::Insult if praises => Intent::Compliment,
         Intent::Compliment if scolds => Intent::Insult,
         Intent::OutOfScope if scolds && words.len() <= 3 => Intent::Insult,
+        Intent::Identity if stem(HEARING) => Intent::HearMe,
+        Intent::Greeting if praises && !has(GREETING_WORDS) && !stem(GREETING_STEMS) => {
+            Intent::Compliment
+        }
         other => other,
     };
     let refined = match intent {
@@ -355,7 +359,7 @@ const SAD: &[&str] = &[
     "lonely",
     "died",
     "dead",
-    "passed",
+    "away",
     "sick",
     "cold",
     "ill",
@@ -403,6 +407,7 @@ const GLAD: &[&str] = &[
     "turned",
     "celebrat",
     "finished",
+    "passed",
 ];
 
 /// Stems of rude words (both languages).
