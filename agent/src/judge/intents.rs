@@ -4,7 +4,9 @@
 //! Whether the user's text *is* an intent is decided without a model, by its cue words
 //! ([`cues`]): the words a person says that intent with, in both languages. A cue matches
 //! whole words in order (`как дела`); a cue word ending in `*` matches any word starting so
-//! (`спасиб*`: спасибо, спасибки). The user's words are compared in lower case, `ё` as `е`.
+//! (`спасиб*`: спасибо, спасибки); a cue starting with `?` matches only in a question (a
+//! text with a `?`: `?тебе` — «Тебе снятся сны?» asks about the assistant). The user's words
+//! are compared in lower case, `ё` as `е`.
 //! Cues only decide where a canned reply was given, so a cue list errs wide: a missing cue
 //! fails a right reply, an extra one only lets a wrong one through.
 
@@ -187,6 +189,14 @@ pub fn cues(name: &str) -> &'static [&'static str] {
             "машина",
             "ии",
             "искусственн*",
+            "?ты",
+            "?тебя",
+            "?тебе",
+            "?твой",
+            "?твоя",
+            "?твое",
+            "?твои",
+            "?твоего",
             "who are you",
             "who're you",
             "who is this",
@@ -216,6 +226,9 @@ pub fn cues(name: &str) -> &'static [&'static str] {
             "machine",
             "computer",
             "person",
+            "?you",
+            "?your",
+            "?you're",
             "name",
             "porfiry",
             "порфири*",
@@ -283,6 +296,20 @@ pub fn cues(name: &str) -> &'static [&'static str] {
             "смерт*",
             "похорон*",
             "паршиво",
+            "волну*",
+            "потерял*",
+            "потеря*",
+            "нервн*",
+            "нервнича*",
+            "беспоко*",
+            "злюсь",
+            "обидел*",
+            "поссорил*",
+            "расстал*",
+            "уволили",
+            "проблем*",
+            "не получается",
+            "не могу",
             "не в духе",
             "sad",
             "tired",
@@ -310,6 +337,14 @@ pub fn cues(name: &str) -> &'static [&'static str] {
             "lost",
             "miss",
             "down",
+            "worr*",
+            "nervous",
+            "fired",
+            "broke up",
+            "angry",
+            "mad",
+            "problem*",
+            "can't",
         ],
         "good-news" => &[
             "поздрав*",
@@ -331,6 +366,11 @@ pub fn cues(name: &str) -> &'static [&'static str] {
             "праздни*",
             "отпуск*",
             "купил*",
+            "взяли",
+            "приняли",
+            "исполнил*",
+            "исполня*",
+            "свадьб*",
             "защитил*",
             "диплом*",
             "экзамен*",
@@ -351,6 +391,10 @@ pub fn cues(name: &str) -> &'static [&'static str] {
             "celebrat*",
             "finished",
             "exam*",
+            "hired",
+            "accepted",
+            "turned",
+            "new",
         ],
         "compliment" => &[
             "умни*",
@@ -366,6 +410,13 @@ pub fn cues(name: &str) -> &'static [&'static str] {
             "гений",
             "люблю",
             "нравишься",
+            "умн*",
+            "смешн*",
+            "красив*",
+            "мил*",
+            "прикольн*",
+            "здорово",
+            "нравлюсь",
             "замечательн*",
             "прекрасн*",
             "чудесн*",
@@ -384,6 +435,13 @@ pub fn cues(name: &str) -> &'static [&'static str] {
             "nice",
             "genius",
             "helpful",
+            "funny",
+            "cute",
+            "kind",
+            "sweet",
+            "beautiful",
+            "wonderful",
+            "perfect",
         ],
         "insult" => &[
             "дур*",
@@ -403,6 +461,10 @@ pub fn cues(name: &str) -> &'static [&'static str] {
             "заткнись",
             "бред*",
             "чушь",
+            "беси*",
+            "ненави*",
+            "раздража*",
+            "достал*",
             "stupid",
             "dumb",
             "idiot*",
@@ -418,6 +480,8 @@ pub fn cues(name: &str) -> &'static [&'static str] {
             "shut up",
             "nonsense",
             "rubbish",
+            "annoy*",
+            "irritat*",
             "bad",
         ],
         "hear-me" => &[
@@ -460,9 +524,14 @@ pub fn cues(name: &str) -> &'static [&'static str] {
 }
 
 /// Whether the user's `words` (lower case, `ё` as `е`) say one of the cues of the intent
-/// named `name`.
-fn says(words: &[String], name: &str) -> bool {
+/// named `name`; `question`: the user's text asks (has a `?`).
+fn says(words: &[String], question: bool, name: &str) -> bool {
     cues(name).iter().any(|cue| {
+        let cue = match cue.strip_prefix('?') {
+            Some(_) if !question => return false,
+            Some(asked) => asked,
+            None => cue,
+        };
         let cue: Vec<&str> = cue.split(' ').collect();
         words.windows(cue.len()).any(|window| {
             window
@@ -538,13 +607,16 @@ fn normalized(text: &str) -> Vec<String> {
 pub fn other_intent(reply: &str, user_text: &str) -> Option<Intent> {
     let reply = normalized(reply);
     let user = normalized(user_text);
+    let question = user_text.contains('?');
     canned()
         .iter()
         .find(|c| {
             reply.starts_with(&c.words)
                 && (c.words.len() >= SHORT_CANNED || (c.whole && reply.len() == c.words.len()))
-                && !says(&user, c.intent.name())
-                && !also_fits(c.intent.name()).iter().any(|i| says(&user, i))
+                && !says(&user, question, c.intent.name())
+                && !also_fits(c.intent.name())
+                    .iter()
+                    .any(|i| says(&user, question, i))
         })
         .map(|c| c.intent)
 }
@@ -555,7 +627,8 @@ mod tests {
 
     #[test]
     fn cues_say_the_intent() {
-        let said = |text: &str, intent: Intent| says(&normalized(text), intent.name());
+        let said =
+            |text: &str, intent: Intent| says(&normalized(text), text.contains('?'), intent.name());
         assert!(said("Привет! Как тебя зовут?", Intent::Greeting));
         assert!(said("Привет! Как тебя зовут?", Intent::Identity));
         assert!(said("Доброе утро", Intent::Greeting));
@@ -570,6 +643,9 @@ mod tests {
         // Whole words: «hi» is not in «this», «пока» not in «покажи».
         assert!(!said("What is this?", Intent::Greeting));
         assert!(!said("Покажи заметки", Intent::Farewell));
+        // A question about the assistant is about who it is; a statement is not.
+        assert!(said("Тебе снятся сны?", Intent::Identity));
+        assert!(!said("Я тебе верю", Intent::Identity));
     }
 
     #[test]
