@@ -236,7 +236,6 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
         // A feeling or news of the user's own is told, not asked: "do you have feelings"
         // is about the assistant.
         Intent::Feeling | Intent::GoodNews => !asks && !wants && has(SPEAKER),
-        _ => true,
     };
     if !needs {
         return None;
