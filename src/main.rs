@@ -64,7 +64,11 @@ enum Command {
     Eval(cmd::eval::Args),
 }
 
+/// When the process started (as close to it as `main` gets): cold-start figures count from it.
+pub static PROCESS_START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
 fn main() -> ExitCode {
+    PROCESS_START.get_or_init(std::time::Instant::now);
     let cli = Cli::parse();
     init_logs(cli.verbose);
     let result = match cli.command {

@@ -132,11 +132,15 @@ pub struct ContentionReport {
     pub conditions: Vec<ConditionReport>,
 }
 
-/// CPU-bound processes, stopped when dropped.
-struct Busy(Vec<Child>);
+/// CPU-bound processes (`sh` loops), stopped when dropped.
+pub struct Busy(Vec<Child>);
 
 impl Busy {
-    fn start(n: usize) -> Result<Self, BenchError> {
+    /// Start `n` of them.
+    ///
+    /// # Errors
+    /// A process cannot be started.
+    pub fn start(n: usize) -> Result<Self, BenchError> {
         let mut children = Vec::with_capacity(n);
         for _ in 0..n {
             let child = Command::new("sh")

@@ -45,7 +45,7 @@ pub use cancel::{
     HANG_AFTER, PROMPT_TOKENS,
 };
 pub use contention::{
-    contention_table, run_contention, Condition, ConditionReport, ContentionBench,
+    contention_table, run_contention, Busy, Condition, ConditionReport, ContentionBench,
     ContentionReport, CONTENTION_HANG_AFTER, DEFAULT_CONDITIONS,
 };
 pub use dialogue::{builtin_dir, Dialogue, ScriptedTurn, BUILTIN_DIALOGUE};

@@ -89,7 +89,8 @@ pub(crate) struct Embedder<'m> {
 
 impl<'m> Embedder<'m> {
     /// A context of `model` for embeddings, on its own pools of `threads` threads when
-    /// `thread_pool` (as the chat context), computing on `threads_now` of them; `file` keeps
+    /// `thread_pool` (as the chat context), computing on `threads_now` of them (the chat
+    /// context's batch threads); `file` keeps
     /// the vectors across runs; `abort` is llama.cpp's abort callback for it (the worker's).
     pub(crate) fn new(
         model: &'m LlamaModel,

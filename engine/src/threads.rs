@@ -10,8 +10,9 @@
 //! threads of ggml's pool and 5.1 s on one thread. One thread has no barrier to wait at.
 //!
 //! So the engine treats the thread count as a choice between two arms — all the threads it
-//! may use, or one — and measures both on the one-token decodes of replies (the steps whose
-//! time is all barrier-bound compute): each arm keeps a moving average of its step time, the
+//! may use, or one — and measures both: one chooser on the one-token decodes of replies,
+//! another on batches (prefill, work ahead; their time per token), since the two suffer
+//! differently. Each arm keeps a moving average of its step time, the
 //! faster one is used, and the other is tried again for a few steps after a while (sooner
 //! after the choice changed, up to [`MAX_INTERVAL`] steps while it holds). A step on the arm
 //! in use that takes [`SWITCH_RATIO`] times the other arm's average switches at once, so a
@@ -19,13 +20,16 @@
 
 /// Steps an arm is tried for when it is explored.
 pub(crate) const PROBE_STEPS: u32 = 3;
+/// Steps on the first arm before the other is tried for the first time: early, so a
+/// process that starts on a busy machine (or answers in a few words) learns both soon.
+pub(crate) const FIRST_TRY: u32 = 4;
 /// Steps on the chosen arm before the other is tried again, right after a change.
 pub(crate) const MIN_INTERVAL: u32 = 32;
 /// Most steps between tries while the choice holds (the interval doubles each time a try
 /// confirms it).
 pub(crate) const MAX_INTERVAL: u32 = 512;
 /// A step on the arm in use this many times slower than the other arm's average switches
-/// at once.
+/// at once; this many times slower than its own average, the other arm is tried at once.
 pub(crate) const SWITCH_RATIO: f64 = 2.0;
 /// Weight of a new step in an arm's moving average.
 const ALPHA: f64 = 0.3;
@@ -62,7 +66,7 @@ impl ThreadChooser {
             arms: Vec::new(),
             current: 0,
             probing: None,
-            explore_in: MIN_INTERVAL,
+            explore_in: FIRST_TRY,
             interval: MIN_INTERVAL,
         };
         c.set_max(max);
@@ -73,12 +77,6 @@ impl ThreadChooser {
     pub(crate) fn threads(&self) -> u32 {
         let arm = self.probing.map_or(self.current, |(a, _)| a);
         self.arms.get(arm).map_or(1, |a| a.threads)
-    }
-
-    /// Whether one thread is chosen while more are allowed (prompt batches then use one
-    /// thread too).
-    pub(crate) fn on_one_of_several(&self) -> bool {
-        self.arms.len() > 1 && self.threads() == 1
     }
 
     /// The most threads allowed now (the CPUs the process may run on). A change keeps
@@ -111,7 +109,7 @@ impl ThreadChooser {
         self.current = 0;
         self.probing = None;
         self.interval = MIN_INTERVAL;
-        self.explore_in = MIN_INTERVAL;
+        self.explore_in = FIRST_TRY;
     }
 
     /// A one-token decode on [`ThreadChooser::threads`] took `ms`.
@@ -121,6 +119,7 @@ impl ThreadChooser {
         }
         let in_use = self.probing.map_or(self.current, |(a, _)| a);
         let other = 1 - in_use;
+        let own = self.arms[in_use].step_ms;
         // A try measures the present: its first step replaces what the arm did long ago.
         let fresh = matches!(self.probing, Some((_, PROBE_STEPS)));
         let arm = &mut self.arms[in_use];
@@ -138,11 +137,12 @@ impl ThreadChooser {
                 let sudden = self.arms[other]
                     .step_ms
                     .is_some_and(|o| ms > SWITCH_RATIO * o);
+                let slowed = own.is_some_and(|m| ms > SWITCH_RATIO * m);
                 if sudden {
                     self.current = other;
                     self.interval = MIN_INTERVAL;
                     self.explore_in = MIN_INTERVAL;
-                } else if self.explore_in <= 1 {
+                } else if slowed || self.explore_in <= 1 {
                     self.probing = Some((other, PROBE_STEPS));
                 } else {
                     self.explore_in -= 1;
@@ -189,7 +189,7 @@ mod tests {
         let used = run(&mut c, 4_000, |t| if t == 2 { 14.0 } else { 21.0 });
         let on_one = used.iter().filter(|t| **t == 1).count();
         assert_eq!(c.threads(), 2);
-        // Tries at 32, 64, 128, 256, 512, 512… steps apart, three steps each.
+        // Tries after 4, then 64, 128, 256, 512, 512… steps apart, three steps each.
         assert!(on_one <= 3 * 12, "{on_one} steps on one thread");
         assert!(on_one >= 3 * 5, "it keeps trying: {on_one}");
     }
@@ -212,13 +212,29 @@ mod tests {
     }
 
     #[test]
+    fn a_process_that_starts_on_a_busy_machine_learns_within_a_short_reply() {
+        let mut c = ThreadChooser::new(2);
+        let used = run(&mut c, 12, |t| if t == 2 { 300.0 } else { 40.0 });
+        assert_eq!(c.threads(), 1, "{used:?}");
+        assert!(used[8..].iter().all(|t| *t == 1), "{used:?}");
+    }
+
+    #[test]
+    fn a_sudden_slowdown_tries_the_other_arm_at_once() {
+        let mut c = ThreadChooser::new(2);
+        // Quiet long enough that the next scheduled try is far off.
+        run(&mut c, 300, |t| if t == 2 { 14.0 } else { 21.0 });
+        let used = run(&mut c, 8, |t| if t == 2 { 100.0 } else { 30.0 });
+        assert_eq!(c.threads(), 1, "{used:?}");
+    }
+
+    #[test]
     fn one_allowed_cpu_means_one_thread_and_nothing_to_try() {
         let mut c = ThreadChooser::new(4);
         run(&mut c, 50, |t| 10.0 / f64::from(t));
         c.set_max(1);
         assert_eq!(c.threads(), 1);
         assert_eq!(run(&mut c, 100, |_| 5.0), vec![1; 100]);
-        assert!(!c.on_one_of_several());
         c.set_max(2);
         assert_eq!(c.threads(), 2, "more CPUs again: all of them first");
     }

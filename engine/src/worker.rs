@@ -388,10 +388,11 @@ struct Worker<'m> {
     /// Threads the contexts compute on now: [`Worker::threads`] fitted to the CPUs the
     /// process may run on ([`Worker::fit_threads`]) and chosen by what they achieve.
     threads_now: (u32, u32),
-    /// Chooses between all the allowed threads and one ([`ThreadChooser`]).
+    /// Chooses the threads of one-token decodes between all the allowed ones and one
+    /// ([`ThreadChooser`]), by their step times.
     chooser: ThreadChooser,
-    /// Threads for prompt batches fitted to the allowed CPUs.
-    batch_max: u32,
+    /// The same for batches (prefill, work ahead, embeddings), by their time per token.
+    batch_chooser: ThreadChooser,
     /// Whether the context computes on attached thread pools (the embedder's then too).
     thread_pool: bool,
     /// What llama.cpp's abort callback checks (the request being served).
@@ -490,7 +491,7 @@ impl<'m> Worker<'m> {
             threads: (threads, threads_batch),
             threads_now: (threads, threads_batch),
             chooser: ThreadChooser::new(threads),
-            batch_max: threads_batch,
+            batch_chooser: ThreadChooser::new(threads_batch),
             thread_pool,
             watch: links.watch,
             links,
@@ -688,7 +689,7 @@ impl Worker<'_> {
                 self.embedder.insert(Embedder::new(
                     self.model,
                     self.threads.0,
-                    self.threads_now.0,
+                    self.threads_now.1,
                     self.thread_pool,
                     file,
                     self.links.abort,
@@ -705,7 +706,8 @@ impl Worker<'_> {
     fn fit_threads(&mut self) {
         let allowed = allowed_cpus();
         self.chooser.set_max(fit_threads(self.threads.0, allowed));
-        self.batch_max = fit_threads(self.threads.1, allowed);
+        self.batch_chooser
+            .set_max(fit_threads(self.threads.1, allowed));
         self.apply_threads();
     }
 
@@ -718,22 +720,26 @@ impl Worker<'_> {
         }
     }
 
-    /// Compute on the chooser's threads (prompt batches on all the allowed ones, or on one
-    /// when the chooser chose one of several).
+    /// A batch decode took `ms_per_token` a token: the batch chooser learns.
+    pub(super) fn observe_batch(&mut self, ms_per_token: f64) {
+        let before = self.batch_chooser.threads();
+        self.batch_chooser.observe_step(ms_per_token);
+        if self.batch_chooser.threads() != before {
+            self.apply_threads();
+        }
+    }
+
+    /// Compute on the choosers' threads.
     fn apply_threads(&mut self) {
         let decode = self.chooser.threads();
-        let batch = if self.chooser.on_one_of_several() {
-            1
-        } else {
-            self.batch_max
-        };
+        let batch = self.batch_chooser.threads();
         let now = (decode, batch);
         if now == self.threads_now {
             return;
         }
         set_threads(&self.ctx, now.0, now.1);
         if let Some(e) = &self.embedder {
-            e.set_threads(now.0);
+            e.set_threads(now.1);
         }
         self.threads_now = now;
     }

@@ -44,6 +44,9 @@ pub struct OpenReport {
     pub catalog: Option<Result<PathBuf, String>>,
     /// The static head: what preparing it did, or why it could not be prepared.
     pub head: Result<HeadReport, String>,
+    /// Wall time of the warm-up, ms: the head prepared and routing's example requests
+    /// embedded (read from their file beside the snapshots after the first run).
+    pub warm_up_ms: f64,
     /// The data directory refused a probe write (read-only, full…): what that costs. The
     /// runtime works without it; the host shows this once ([`UnwritableData`]'s `Display`).
     pub unwritable_data: Option<UnwritableData>,
@@ -320,11 +323,13 @@ impl Runtime {
             }
             _ => None,
         };
+        let warm_up = std::time::Instant::now();
         let head = match runtime.warm_up() {
             Ok(Some(h)) => Ok(h),
             Ok(None) => Err("the model keeps no head".to_string()),
             Err(e) => Err(e.to_string()),
         };
+        let warm_up_ms = warm_up.elapsed().as_secs_f64() * 1e3;
         let info = runtime
             .engine()
             .map(|e| e.info().clone())
@@ -340,6 +345,7 @@ impl Runtime {
             data_dir,
             catalog,
             head,
+            warm_up_ms,
             unwritable_data,
         };
         Ok((runtime, report))

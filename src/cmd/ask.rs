@@ -202,6 +202,15 @@ pub struct Host {
     pub cancel: CancelToken,
     /// The model as the user named it (id or path).
     pub model_label: String,
+    /// Cold-start figures: what opening took, counted from the process's start.
+    pub startup: serde_json::Value,
+}
+
+/// Milliseconds since the process started ([`crate::PROCESS_START`]).
+fn since_start_ms() -> f64 {
+    crate::PROCESS_START
+        .get()
+        .map_or(0.0, |t| t.elapsed().as_secs_f64() * 1e3)
 }
 
 impl Host {
@@ -254,7 +263,17 @@ impl Host {
         if !agent.no_catalog {
             config.catalog = Some(config.data_dir().join(porfiry_runtime::CATALOG_FILE));
         }
+        let open_at = since_start_ms();
         let (mut runtime, mut report) = Runtime::open(&config, &StderrProgress::new())?;
+        let head_ms = report.head.as_ref().map_or(0.0, |h| h.ms);
+        let startup = serde_json::json!({
+            "open_at_ms": open_at,
+            "load_ms": report.info.load_ms,
+            "head_ms": head_ms,
+            "head_source": report.head.as_ref().ok().map(|h| h.source),
+            "routes_ms": (report.warm_up_ms - head_ms).max(0.0),
+            "ready_at_ms": since_start_ms(),
+        });
         if let Some(stand_ins) = stand_ins {
             stand_ins.check(runtime.agent().toolsets())?;
             stand_ins.register(&mut runtime);
@@ -355,6 +374,7 @@ impl Host {
             runtime,
             cancel: CancelToken::new(),
             model_label: report.model,
+            startup,
         })
     }
 
@@ -396,7 +416,10 @@ impl Host {
                 eprintln!("{}", dim("(cancelled)"));
             }
         }
-        Ok(TurnReport { turn })
+        Ok(TurnReport {
+            turn,
+            answered_at_ms: since_start_ms(),
+        })
     }
 }
 
@@ -456,6 +479,8 @@ pub fn dim(text: &str) -> String {
 pub struct TurnReport {
     /// The runtime's account of the turn (outcome and figures).
     pub turn: Turn,
+    /// When the turn ended, ms since the process started.
+    pub answered_at_ms: f64,
 }
 
 impl TurnReport {
@@ -492,6 +517,8 @@ impl TurnReport {
             "tool_replies": o.tool_replies,
             "shown": o.shown,
             "stats": self.turn.stats,
+            "startup": &host.startup,
+            "answered_at_ms": self.answered_at_ms,
             "generations": o.generations.iter().map(|g| serde_json::json!({
                 "stop": g.stop,
                 "discarded": g.discarded,

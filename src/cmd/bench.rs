@@ -65,6 +65,11 @@ enum Action {
     /// thread settings side by side (each in a child process), `--build LABEL=PATH` another
     /// build (llama.cpp without OpenMP).
     Contention(super::bench_contention::ContentionArgs),
+    /// The cold start, one fresh `porfiry ask` process per row, quiet and under load: model
+    /// loaded, head prepared, routing's examples ready, first answer, counted from the
+    /// process's start; the first run on an empty data folder (the first run ever), the
+    /// others on what it kept.
+    Cold(super::bench_cold::ColdArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -284,6 +289,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Action::Dialogue(a) => dialogue(a),
         Action::Voice(a) => super::bench_voice::run(a),
         Action::Contention(a) => super::bench_contention::run(a),
+        Action::Cold(a) => super::bench_cold::run(a),
         Action::Soak(a) => {
             let report =
                 porfiry_bench::run_soak(a.model.as_deref(), a.turns, a.ctx, a.threads, &mut |t| {

@@ -6,6 +6,7 @@ use anyhow::Context;
 
 pub mod ask;
 pub mod bench;
+pub mod bench_cold;
 pub mod bench_contention;
 pub mod bench_voice;
 pub mod catalog;

@@ -62,6 +62,7 @@ impl Worker<'_> {
                 .add(LlamaToken(*t), pos, &[seq], i == last)
                 .map_err(|e| EngineError::Decode(e.to_string()))?;
         }
+        let started = std::time::Instant::now();
         let decoded = {
             let _gate = compute_guard();
             self.ctx.decode(&mut self.batch)
@@ -69,6 +70,10 @@ impl Worker<'_> {
         end_of_abort();
         match decoded {
             Ok(()) => {
+                if tokens.len() > 1 {
+                    let ms = started.elapsed().as_secs_f64() * 1e3;
+                    self.observe_batch(ms / tokens.len() as f64);
+                }
                 self.book.extend(seq, tokens);
                 Ok(Decoded::Done)
             }
