@@ -144,11 +144,14 @@ impl Runtime {
 
     /// Prepares the static head every new session starts with (restored from its snapshot
     /// when the engine keeps one). With the engine, says what it did; other models get the
-    /// hint and report nothing.
+    /// hint and report nothing. Loads the judge's dictionary of the default language too.
     ///
     /// # Errors
     /// What the model reports; the runtime works the same without a prepared head.
     pub fn warm_up(&mut self) -> Result<Option<HeadReport>, RuntimeError> {
+        // The judge's dictionary of the default language (the reply gate's rules), loaded
+        // now rather than by the first reply it judges.
+        porfiry_agent::prepare_dictionary(self.agent.config().lang);
         match &mut self.backend {
             Backend::Engine(m) => {
                 let view = self.agent.head_view();
