@@ -181,12 +181,19 @@ pub(crate) fn set_embeddings(ctx: &LlamaContext<'_>, on: bool) -> bool {
     true
 }
 
+/// How long a pool thread polls for the next graph before it sleeps (ggml's level, 0–100;
+/// its default 50 is about 6.5 million rounds): 0, sleep at once. A thread the chooser left
+/// out of a graph (`crate::threads`) or one between tokens would otherwise spin beside the
+/// threads that compute — on a busy phone, on the same cores. Waking a sleeping thread costs
+/// a futex call per graph (one per token), nothing next to a token's compute.
+const POOL_POLL: u32 = 0;
+
 /// ggml's persistent CPU thread pools, attached to one context ([`ThreadPools::attach`]).
 ///
 /// Without them (llama-cpp-2 0.1.160 does not attach any) ggml starts the compute threads
 /// for every graph — every decoded token — and joins them at its end. llama-bench and
-/// llama-server attach a pool whose threads stay and poll briefly for the next graph
-/// (`poll` 50, llama.cpp's default) before they sleep; so do we. A second pool for batches
+/// llama-server attach a pool whose threads stay and poll for the next graph (`poll` 50,
+/// llama.cpp's default) before they sleep; ours stay and sleep at once ([`POOL_POLL`]). A second pool for batches
 /// (prefill) is made only when its thread count differs from the decode pool's.
 pub(crate) struct ThreadPools {
     decode: NonNull<llama_cpp_sys_2::ggml_threadpool>,
@@ -199,10 +206,11 @@ impl ThreadPools {
     pub(crate) fn new(decode: u32, batch: u32) -> Option<Self> {
         let make = |n: u32| {
             // SAFETY: the params are initialised by ggml for `n` threads (all CPUs allowed,
-            // normal priority, poll 50); ggml_threadpool_new reads them and returns an owned
-            // pool or null.
+            // normal priority), poll set to 0; ggml_threadpool_new reads them and returns an
+            // owned pool or null.
             unsafe {
                 let mut p = llama_cpp_sys_2::ggml_threadpool_params_default(n.max(1) as c_int);
+                p.poll = POOL_POLL;
                 NonNull::new(llama_cpp_sys_2::ggml_threadpool_new(&mut p))
             }
         };
