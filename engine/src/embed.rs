@@ -27,6 +27,7 @@ use crate::backend::{
     ThreadPools, DECODE_ABORTED,
 };
 use crate::error::EngineError;
+use crate::threads::ThreadChooser;
 use crate::worker::Watch;
 
 /// The version of how texts are embedded, in the cache file's name: a change of the
@@ -154,6 +155,7 @@ impl<'m> Embedder<'m> {
         texts: &[String],
         keep: bool,
         watch: &Watch,
+        chooser: &mut ThreadChooser,
     ) -> Result<Vec<Vec<f32>>, EngineError> {
         let heads: Vec<&str> = texts.iter().map(|t| head(t)).collect();
         let mut missing: Vec<(&str, Vec<LlamaToken>)> = Vec::new();
@@ -170,14 +172,14 @@ impl<'m> Embedder<'m> {
             if !group.is_empty()
                 && (used + tokens.len() > BATCH_TOKENS || group.len() == BATCH_SEQS)
             {
-                self.decode_group(&std::mem::take(&mut group), &mut fresh, watch)?;
+                self.decode_group(&std::mem::take(&mut group), &mut fresh, watch, chooser)?;
                 used = 0;
             }
             used += tokens.len();
             group.push((text, tokens));
         }
         if !group.is_empty() {
-            self.decode_group(&group, &mut fresh, watch)?;
+            self.decode_group(&group, &mut fresh, watch, chooser)?;
         }
         let out = heads
             .iter()
@@ -208,6 +210,7 @@ impl<'m> Embedder<'m> {
         group: &[(&str, Vec<LlamaToken>)],
         out: &mut HashMap<String, Vec<f32>>,
         watch: &Watch,
+        chooser: &mut ThreadChooser,
     ) -> Result<(), EngineError> {
         if watch.should_abort() {
             return Err(EngineError::Cancelled);
@@ -245,13 +248,23 @@ impl<'m> Embedder<'m> {
                     "embedding: output not switched on".into(),
                 ));
             }
+            let started = std::time::Instant::now();
             let decoded = {
                 let _gate = compute_guard();
                 self.ctx.decode(&mut self.batch)
             };
             end_of_abort();
             match decoded {
-                Ok(()) => {}
+                Ok(()) => {
+                    // Batches teach the worker's batch chooser (`crate::threads`) here too:
+                    // the examples' first embedding is most of a first start's compute.
+                    let tokens = self.batch.n_tokens().max(1) as f64;
+                    let before = chooser.threads();
+                    chooser.observe_step(started.elapsed().as_secs_f64() * 1e3 / tokens);
+                    if chooser.threads() != before {
+                        self.set_threads(chooser.threads());
+                    }
+                }
                 Err(llama_cpp_2::DecodeError::Unknown(DECODE_ABORTED)) => {
                     return Err(EngineError::Cancelled)
                 }

@@ -696,7 +696,9 @@ impl Worker<'_> {
                 )?)
             }
         };
-        embedder.embed(self.model, texts, keep, watch)
+        let result = embedder.embed(self.model, texts, keep, watch, &mut self.batch_chooser);
+        self.apply_threads();
+        result
     }
 
     /// Fit the threads the contexts compute on to the CPUs the process may run on now
