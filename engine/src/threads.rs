@@ -31,6 +31,9 @@ pub(crate) const MAX_INTERVAL: u32 = 512;
 /// A step on the arm in use this many times slower than the other arm's average switches
 /// at once; this many times slower than its own average, the other arm is tried at once.
 pub(crate) const SWITCH_RATIO: f64 = 2.0;
+/// How much faster (a share of the chosen arm's step time) the other arm must be at the end
+/// of a try to be chosen.
+pub(crate) const SETTLE_MARGIN: f64 = 0.15;
 /// Weight of a new step in an arm's moving average.
 const ALPHA: f64 = 0.3;
 
@@ -53,6 +56,9 @@ pub(crate) struct ThreadChooser {
     current: usize,
     /// The arm being tried and the steps left to try it.
     probing: Option<(usize, u32)>,
+    /// The sum of the try's steps so far (a try's result is their mean, so one lucky step
+    /// does not decide it).
+    probe_sum: f64,
     /// Steps on the chosen arm until the other is tried.
     explore_in: u32,
     /// The current distance between tries.
@@ -66,6 +72,7 @@ impl ThreadChooser {
             arms: Vec::new(),
             current: 0,
             probing: None,
+            probe_sum: 0.0,
             explore_in: FIRST_TRY,
             interval: MIN_INTERVAL,
         };
@@ -120,20 +127,21 @@ impl ThreadChooser {
         let in_use = self.probing.map_or(self.current, |(a, _)| a);
         let other = 1 - in_use;
         let own = self.arms[in_use].step_ms;
-        // A try measures the present: its first step replaces what the arm did long ago.
-        let fresh = matches!(self.probing, Some((_, PROBE_STEPS)));
         let arm = &mut self.arms[in_use];
-        arm.step_ms = Some(match arm.step_ms {
-            Some(m) if !fresh => m + ALPHA * (ms - m),
-            _ => ms,
-        });
         match self.probing {
-            Some((a, left)) if left > 1 => self.probing = Some((a, left - 1)),
+            // A try measures the present: its mean replaces what the arm did long ago.
+            Some((a, left)) if left > 1 => {
+                self.probe_sum += ms;
+                self.probing = Some((a, left - 1));
+            }
             Some(_) => {
+                arm.step_ms = Some((self.probe_sum + ms) / f64::from(PROBE_STEPS));
+                self.probe_sum = 0.0;
                 self.probing = None;
                 self.settle();
             }
             None => {
+                arm.step_ms = Some(arm.step_ms.map_or(ms, |m| m + ALPHA * (ms - m)));
                 let sudden = self.arms[other]
                     .step_ms
                     .is_some_and(|o| ms > SWITCH_RATIO * o);
@@ -144,6 +152,7 @@ impl ThreadChooser {
                     self.explore_in = MIN_INTERVAL;
                 } else if slowed || self.explore_in <= 1 {
                     self.probing = Some((other, PROBE_STEPS));
+                    self.probe_sum = 0.0;
                 } else {
                     self.explore_in -= 1;
                 }
@@ -153,9 +162,11 @@ impl ThreadChooser {
 
     /// After a try: keep the faster arm; the interval doubles when the choice held.
     fn settle(&mut self) {
-        let faster = match (self.arms[0].step_ms, self.arms[1].step_ms) {
-            (Some(a), Some(b)) if b < a => 1,
-            (Some(_), Some(_)) => 0,
+        let other = 1 - self.current;
+        let faster = match (self.arms[self.current].step_ms, self.arms[other].step_ms) {
+            // The other arm must be clearly faster: on a busy machine step times scatter,
+            // and every change costs steps on the worse arm before it is undone.
+            (Some(now), Some(then)) if then < now * (1.0 - SETTLE_MARGIN) => other,
             _ => self.current,
         };
         if faster == self.current {
@@ -173,7 +184,7 @@ mod tests {
     use super::*;
 
     /// Feed steps whose time depends on the thread count.
-    fn run(c: &mut ThreadChooser, steps: usize, ms: impl Fn(u32) -> f64) -> Vec<u32> {
+    fn run(c: &mut ThreadChooser, steps: usize, mut ms: impl FnMut(u32) -> f64) -> Vec<u32> {
         (0..steps)
             .map(|_| {
                 let t = c.threads();
@@ -226,6 +237,23 @@ mod tests {
         run(&mut c, 300, |t| if t == 2 { 14.0 } else { 21.0 });
         let used = run(&mut c, 8, |t| if t == 2 { 100.0 } else { 30.0 });
         assert_eq!(c.threads(), 1, "{used:?}");
+    }
+
+    #[test]
+    fn scattered_steps_on_a_busy_machine_do_not_lure_it_back_to_every_thread() {
+        let mut c = ThreadChooser::new(2);
+        let mut k = 0u32;
+        // Two threads: now and then a lucky step, mostly a crawl; one thread: steady.
+        let used = run(&mut c, 2_000, |t| {
+            k += 1;
+            match t {
+                2 if k % 3 == 0 => 20.0,
+                2 => 300.0,
+                _ => 60.0,
+            }
+        });
+        let on_all = used.iter().filter(|t| **t == 2).count();
+        assert!(on_all < 100, "{on_all} of 2,000 steps on two threads");
     }
 
     #[test]
