@@ -224,7 +224,7 @@ pub const PROMPT_TOKENS: (usize, usize) = (300, 1500);
 
 /// A small deterministic generator (SplitMix64): the prompts and delays of a seed are
 /// the same on every run.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -241,7 +241,7 @@ impl Rng {
     }
 
     /// Uniform in `lo..=hi`.
-    fn range(&mut self, lo: usize, hi: usize) -> usize {
+    pub(crate) fn range(&mut self, lo: usize, hi: usize) -> usize {
         lo + (self.next() % (hi - lo + 1) as u64) as usize
     }
 }

@@ -13,7 +13,7 @@ use porfiry_agent::PromptLayout;
 use porfiry_engine::{CancelToken, Engine, EngineParams, Event, GenerateRequest, Message};
 use serde::{Deserialize, Serialize};
 
-use crate::cancel::Quantiles;
+use crate::cancel::{Quantiles, Rng};
 use crate::engine::{load_engine, play_on_engine_with, resolve_model};
 use crate::error::BenchError;
 use crate::run::Speaking;
@@ -206,22 +206,9 @@ impl Drop for Narrowed {
     }
 }
 
-/// A small deterministic generator (SplitMix64) for the delays.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A delay in `0..max_ms` milliseconds.
-    fn delay(&mut self, max_ms: u64) -> Duration {
-        Duration::from_millis(self.next() % max_ms.max(1))
-    }
+/// A delay in `0..max_ms` milliseconds.
+fn delay(rng: &mut Rng, max_ms: u64) -> Duration {
+    Duration::from_millis(rng.range(0, max_ms.max(1) as usize - 1) as u64)
 }
 
 /// A long prompt (about 600 tokens), different for every `i` from its first words so no
@@ -403,9 +390,9 @@ fn cancel_generation(engine: &Engine, i: usize, in_decode: bool, rng: &mut Rng) 
             Ok(_) => return Some(0.0),
             Err(_) => return None,
         }
-        std::thread::sleep(rng.delay(100));
+        std::thread::sleep(delay(rng, 100));
     } else {
-        std::thread::sleep(rng.delay(300));
+        std::thread::sleep(delay(rng, 300));
     }
     let asked = Instant::now();
     cancel.cancel();
@@ -424,10 +411,10 @@ fn cancel_embedding(engine: &Engine, i: usize, rng: &mut Rng) -> Option<f64> {
     let texts = embed_texts(i);
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let cancel = CancelToken::new();
-    let delay = rng.delay(300);
+    let wait = delay(rng, 300);
     std::thread::scope(|s| {
         let worker = s.spawn(|| engine.embed_until(&refs, Some(&cancel)));
-        std::thread::sleep(delay);
+        std::thread::sleep(wait);
         let asked = Instant::now();
         cancel.cancel();
         let _ = worker.join().ok()?;
@@ -440,7 +427,7 @@ fn close_during_generation(engine: Engine, i: usize, rng: &mut Rng) -> f64 {
     let mut req = GenerateRequest::new(format!("close-{i}"), "You are terse.", long_prompt(i));
     req.config.max_tokens = 256;
     let rx = engine.submit(req).ok();
-    std::thread::sleep(rng.delay(600));
+    std::thread::sleep(delay(rng, 600));
     let asked = Instant::now();
     drop(engine);
     drop(rx);
@@ -453,10 +440,10 @@ fn close_during_embedding(engine: Engine, i: usize, rng: &mut Rng) -> f64 {
     let texts = embed_texts(1_000 + i);
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let stopper = engine.stopper();
-    let delay = rng.delay(300);
+    let wait = delay(rng, 300);
     let asked = std::thread::scope(|s| {
         let worker = s.spawn(|| engine.embed(&refs));
-        std::thread::sleep(delay);
+        std::thread::sleep(wait);
         let asked = Instant::now();
         stopper.stop();
         let _ = worker.join();
