@@ -101,9 +101,10 @@ impl<'m> Embedder<'m> {
         file: Option<PathBuf>,
         abort: &'m (dyn Fn() -> bool + Sync + 'm),
     ) -> Result<Self, EngineError> {
-        let threads = i32::try_from(threads_now.max(1))
-            .unwrap_or(1)
-            .min(i32::try_from(threads.max(1)).unwrap_or(1));
+        // The pools hold every thread the chooser may ask for; the context starts on the
+        // chooser's current count.
+        let max = threads.max(1);
+        let now = i32::try_from(threads_now.clamp(1, max)).unwrap_or(1);
         let n = BATCH_TOKENS as u32;
         let params = LlamaContextParams::default()
             .with_n_ctx(NonZeroU32::new(n))
@@ -111,12 +112,11 @@ impl<'m> Embedder<'m> {
             .with_n_ubatch(n)
             .with_n_seq_max(BATCH_SEQS as u32)
             .with_kv_unified(true)
-            .with_n_threads(threads)
-            .with_n_threads_batch(threads)
+            .with_n_threads(now)
+            .with_n_threads_batch(now)
             .with_embeddings(true)
             .with_pooling_type(LlamaPoolingType::Last);
-        let t = threads.max(1) as u32;
-        let pools = thread_pool.then(|| ThreadPools::new(t, t)).flatten();
+        let pools = thread_pool.then(|| ThreadPools::new(max, max)).flatten();
         let ctx = model
             .new_context(backend()?, params)
             .map_err(|e| EngineError::Context(format!("embedding context: {e}")))?;

@@ -688,7 +688,7 @@ impl Worker<'_> {
                 });
                 self.embedder.insert(Embedder::new(
                     self.model,
-                    self.threads.0,
+                    self.threads.1,
                     self.threads_now.1,
                     self.thread_pool,
                     file,
