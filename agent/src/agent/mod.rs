@@ -499,8 +499,8 @@ impl Shared {
     }
 
     /// The question to ask before acting on `route`, in `lang` ([`Planner::ask`]).
-    fn ask(&self, route: &Route, lang: Lang) -> Option<String> {
-        self.planner().ask(route, lang)
+    fn ask(&self, route: &Route, request: &str, lang: Lang) -> Option<String> {
+        self.planner().ask(route, request, lang)
     }
 
     /// What to say instead of acting on `route` for `request` ([`Planner::fill_question`]):

@@ -207,7 +207,7 @@ impl Agent {
         let lang = user_lang(head, shared.config.lang);
         let question = match &out.route {
             Some(route) if !was_confirmed && !running => {
-                shared.ask(route, lang).map(|q| (route.clone(), q))
+                shared.ask(route, head, lang).map(|q| (route.clone(), q))
             }
             _ => None,
         };

@@ -253,8 +253,9 @@ pub(crate) fn fill_args(
             }
         }
         // A recognizer's homophone of a number after a word that numbers an item ("delete
-        // note to"): the one reading of a number the words above do not know.
-        if inside.is_empty() && outside.is_empty() && d.unit.is_none() && !paired {
+        // note to"): the one reading of a number the words above do not know — never a
+        // number they read and left out (the "two" of "two hours" is no item's place).
+        if inside.is_empty() && outside.is_empty() && d.unit.is_none() && said.is_empty() {
             if let Some(n) = said_number(lang, request) {
                 if let Some(v) = as_value(&d.ty, n as f64) {
                     if d.in_range(n as f64) {

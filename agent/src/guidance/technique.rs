@@ -120,6 +120,20 @@ pub enum Technique {
     /// ("set a timer for ten minutes", "turn the music down") shadowing a host's set that
     /// does exactly that; "now turn it off" closing the home set instead of the light.
     SetsOverScope,
+    /// A request that goes on in the set the previous turn acted in — it says a value one of
+    /// that set's tools takes, a `said:` word of one of its tools, goes on ("and …", "… too")
+    /// or points back — and names no other set's subject is routed among that set's tools,
+    /// the previous call's tool first when it takes what was said. The failure: an elliptic
+    /// follow-up ("make it 20" after the volume, «и ещё йогурт» after the shopping list, "skip
+    /// this one" after a song) routed to whichever built-in tool its few words came nearest
+    /// (`notes_add|20`, a film search).
+    StayInSet,
+    /// Within the set a request is routed to, a request whose opening word only one tool's
+    /// declaration says (its `description`, its `ask` question, its `said:` words) — and no
+    /// example of the routed tool — is for that tool. The failure: a host's few examples
+    /// not having the user's verb, so the nearest examples of a sibling decide («Поставь
+    /// таймер» → cancelling a timer, "read the shopping list" → adding to it).
+    DeclaredWords,
     /// A number said in groups (`8 800 555 35 35`) is one word of that tail. The failure:
     /// a text argument starting inside the number (`show_text|35 35`); Gemma 148 → 149 of 164.
     NumberGroups,
@@ -266,7 +280,7 @@ pub enum Technique {
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 48] = [
+    pub const ALL: [Technique; 50] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -312,6 +326,8 @@ impl Technique {
         Technique::OpeningWords,
         Technique::SaidArgs,
         Technique::SetsOverScope,
+        Technique::StayInSet,
+        Technique::DeclaredWords,
         Technique::IntentMargin,
         Technique::CalendarQuestions,
         Technique::HonestDecline,
@@ -375,6 +391,8 @@ impl Technique {
             Technique::OpeningWords => "opening-words",
             Technique::SaidArgs => "said-args",
             Technique::SetsOverScope => "sets-over-scope",
+            Technique::StayInSet => "stay-in-set",
+            Technique::DeclaredWords => "declared-words",
             Technique::IntentMargin => "intent-margin",
             Technique::CalendarQuestions => "calendar-questions",
             Technique::HonestDecline => "honest-decline",
@@ -392,7 +410,8 @@ impl Technique {
             | ReplyWords | ListAsItems | DropAsides | TalkIntents | References | SaidValue
             | AnswerTranscript | AskWhenUnsure | RouteWords | SkillQuestions | SkillSummary
             | FrameWords | ContentStart | LeadWords | SaidAction | QuestionLists | Continuation
-            | OpeningWords | SaidArgs | SetsOverScope | IntentMargin => Some(Route),
+            | OpeningWords | SaidArgs | SetsOverScope | StayInSet | DeclaredWords
+            | IntentMargin => Some(Route),
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable

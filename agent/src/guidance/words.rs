@@ -62,6 +62,21 @@ pub(crate) const STOP_WORDS: &[&str] = &[
     "какие",
 ];
 
+/// Words that stand for a thing not named yet: a text made of them and the request's frame
+/// says nothing ("add something to the list", «добавь кое-что в покупки»).
+pub(crate) const PLACEHOLDERS: &[&str] = &[
+    "something",
+    "anything",
+    "stuff",
+    "кое-что",
+    "что-нибудь",
+    "что-то",
+    "что-либо",
+    "кое",
+    "нибудь",
+    "либо",
+];
+
 /// The apostrophes a word may have inside ("don't", "it’s").
 pub(crate) const APOSTROPHES: &[char] = &['\'', '\u{2019}'];
 

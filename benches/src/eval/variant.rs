@@ -208,9 +208,11 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     42 "opening-words",
     43 "said-args",
     44 "sets-over-scope",
-    45 "intent-margin",
-    46 "calendar-questions",
-    47 "honest-decline",
+    45 "stay-in-set",
+    46 "declared-words",
+    47 "intent-margin",
+    48 "calendar-questions",
+    49 "honest-decline",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).

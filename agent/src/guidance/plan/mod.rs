@@ -18,7 +18,9 @@ use super::text::{
     opening_stems, points_there, routed_head, says_action, speaks_of_self, tells_of_self,
     without_frame_end, without_lead, words_of,
 };
-use super::words::{lower_words, said_number, stems, turn_openers, ALL_WORDS, POINTS_BACK};
+use super::words::{
+    lower_words, said_number, stems, turn_openers, ALL_WORDS, PLACEHOLDERS, POINTS_BACK,
+};
 use super::{Guidance, Technique};
 use crate::args::{validate_args, ArgDecl, ArgType, RawArgs};
 use crate::call_line::parse_output_as;
@@ -668,13 +670,24 @@ impl Planner<'_> {
     /// The question to ask before acting on `route` ([`Technique::AskWhenUnsure`]), in
     /// `lang`: the routed tool's question when the route is ahead of the next by less than
     /// [`Guidance::ask_margin`]; `None` to act (a clear route, a plain reply or a
-    /// conversational intent, or a tool without a question: a skill read, a switch).
-    pub(crate) fn ask(&self, route: &Route, lang: Lang) -> Option<String> {
+    /// conversational intent, or a tool without a question: a skill read, a switch). A set
+    /// tool `request` says a value for (a number, in its range or not, an enum's word, a
+    /// list entry: [`Technique::SaidArgs`]) is not asked about: what was said tells the
+    /// tool ("set a timer for 24 hours").
+    pub(crate) fn ask(&self, route: &Route, request: &str, lang: Lang) -> Option<String> {
         if !self.on(Technique::AskWhenUnsure) || route.margin >= self.guidance.ask_margin {
             return None;
         }
         let name = route.target.as_deref()?;
         if Intent::from_target(name).is_some() {
+            return None;
+        }
+        let says_value = self.fills_of(name, request).is_some_and(|fills| {
+            fills
+                .iter()
+                .any(|f| matches!(f, Fill::Values(_) | Fill::OutOfRange(_)))
+        });
+        if says_value {
             return None;
         }
         if CoreTool::from_name(name).is_some() {

@@ -458,6 +458,34 @@ impl Planner<'_> {
                 }
             }
         }
+        // A request that goes on in the set the previous turn acted in, routed outside it, is
+        // for that set's tools ("make it 20" after the volume, "skip this one" after a song).
+        if self.on(Technique::StayInSet) {
+            if let Some(tool) = self.stays_in_set(&route, active, history, user_text) {
+                let again = self.examples_of(active, history, std::slice::from_ref(&tool));
+                if let Ok(Some(r)) = router.route(model, compared, &again, self.guidance) {
+                    route = Ok(Some(r));
+                }
+            }
+        }
+        // Within the routed set, an opening verb only one tool's declaration says, and none
+        // of the routed tool's examples, is that tool's («Поставь таймер»: the start's
+        // description, not the cancel's examples).
+        if self.on(Technique::DeclaredWords) {
+            let declared = match &route {
+                Ok(Some(r)) => r
+                    .target
+                    .as_deref()
+                    .and_then(|t| self.declared_opening(t, &examples, compared)),
+                _ => None,
+            };
+            if let Some(tool) = declared {
+                let again = self.examples_of(active, history, std::slice::from_ref(&tool));
+                if let Ok(Some(r)) = router.route(model, compared, &again, self.guidance) {
+                    route = Ok(Some(r));
+                }
+            }
+        }
         // A set's tool lacking a value the request does not give, while another tool of its
         // set takes the values it says ("set a timer for two hours" routed to cancelling one), is the
         // wrong tool: the request is routed again among the tools that take them.
@@ -506,6 +534,91 @@ impl Planner<'_> {
             Ok(Some(r)) if r.score >= self.guidance.min_route_score => Some(r),
             Ok(_) | Err(_) => None,
         }
+    }
+
+    /// The tool of the set the previous turn of `history` called a tool of that `request`
+    /// goes on with, when `route` left that set ([`Technique::StayInSet`]): the tool whose
+    /// `said:` word it says; else the previous call's tool when it takes a value the request
+    /// says (a number in range, an enum's word, a list entry), or another tool of the set
+    /// that does; else, when the request goes on ("and …", "… too") or points back, the
+    /// previous call's tool. `None` when the request names another set's subject, asks a
+    /// question, is small talk that thanks or takes leave, or says none of these.
+    pub(super) fn stays_in_set(
+        &self,
+        route: &Result<Option<Route>, ModelError>,
+        active: &[String],
+        history: &[Message],
+        request: &str,
+    ) -> Option<String> {
+        let previous = self.previous_call(history)?;
+        let set = self.toolsets.owner_set(&previous)?;
+        let routed = match route {
+            Ok(Some(r)) => r.target.clone(),
+            _ => None,
+        };
+        let inside = routed.as_deref().is_some_and(|t| set.tool(t).is_some());
+        if inside
+            || is_question(request)
+            || thanks_or_farewell(request)
+            || self.names_another_set(request, &set.name).is_some()
+            || !active.iter().any(|a| a.eq_ignore_ascii_case(&set.name))
+        {
+            return None;
+        }
+        let tools: Vec<&str> = set.tools.iter().map(|t| t.name.as_str()).collect();
+        let said: Vec<&str> = set
+            .tools
+            .iter()
+            .filter(|t| says_action(request, &t.said))
+            .map(|t| t.name.as_str())
+            .collect();
+        if let [one] = said.as_slice() {
+            return Some((*one).to_owned());
+        }
+        // A value said: a number, an enum's word or a list entry, not a text alone.
+        let takes = |tool: &str| self.takes_said_values(tool, request);
+        if takes(&previous) {
+            return Some(previous);
+        }
+        let mut takers = tools.iter().filter(|t| takes(t));
+        if let (Some(one), None) = (takers.next(), takers.next()) {
+            return Some((*one).to_owned());
+        }
+        let words = lower_words(request);
+        let points_back =
+            pointer(request).is_some() || words.iter().any(|w| POINTS_BACK.contains(&w.as_str()));
+        (continues(request) || points_back).then_some(previous)
+    }
+
+    /// The tool of `routed`'s set whose declaration alone says the opening word of
+    /// `request` (a stem of its description, `ask` questions or `said:` words that no other
+    /// tool of the set declares), when it is not `routed` and none of `routed`'s `examples`
+    /// has that stem ([`Technique::DeclaredWords`]).
+    pub(super) fn declared_opening(
+        &self,
+        routed: &str,
+        examples: &[RouteExample],
+        request: &str,
+    ) -> Option<String> {
+        let set = self.toolsets.owner_set(routed)?;
+        let opening = opening_stems(request).into_iter().next()?;
+        let declares = |t: &crate::toolset::ToolDecl| {
+            let text = std::iter::once(t.description.as_str())
+                .chain(t.ask.iter().map(|(_, q)| q.as_str()))
+                .chain(t.said.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" ");
+            stems(&text).contains(&opening)
+        };
+        let mut declaring = set.tools.iter().filter(|t| declares(t));
+        let (Some(tool), None) = (declaring.next(), declaring.next()) else {
+            return None;
+        };
+        let in_routed_examples = examples
+            .iter()
+            .filter(|e| e.target.as_deref() == Some(routed))
+            .any(|e| stems(&e.text).contains(&opening));
+        (tool.name != routed && !in_routed_examples).then(|| tool.name.clone())
     }
 
     /// The set `request` names by its subject's words more than it names `routed` (a tie

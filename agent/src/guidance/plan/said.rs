@@ -190,11 +190,16 @@ impl Planner<'_> {
         }
         let request = filled.unwrap_or(request);
         let (decls, mut fills) = self.said_fills(spec, request, referred, before);
-        // An optional text whose run is only the tool's frame ("set a timer") is unsaid.
+        // An optional text whose run is only the tool's frame ("set a timer") is unsaid; a
+        // required one that says nothing but the tool's and its set's own words and a
+        // placeholder ("add something to the shopping list", "send a message to Bob") is
+        // asked for.
         for (decl, fill) in decls.iter().zip(fills.iter_mut()) {
             if let Fill::Text(span) = fill {
                 if !decl.required && self.text_words(&spec.name, span).is_empty() {
                     *fill = Fill::Absent;
+                } else if decl.required && self.only_frame(&spec.name, span) {
+                    *fill = Fill::Missing;
                 }
             }
         }
@@ -281,6 +286,32 @@ impl Planner<'_> {
             }
         }
         Some(SaidPlan::Guided(out))
+    }
+
+    /// Whether `text` (a run of the request) names nothing for a text argument of set tool
+    /// `tool`: each of its words is a common word, a placeholder ([`PLACEHOLDERS`]), or a
+    /// stem of the tool's declaration (description, `ask`, `said:`) or of its set's
+    /// description and spoken phrases.
+    pub(super) fn only_frame(&self, tool: &str, text: &str) -> bool {
+        let Some(set) = self.toolsets.owner_set(tool) else {
+            return false;
+        };
+        let Some(decl) = set.tool(tool) else {
+            return false;
+        };
+        let mut own = stems(&set_words(set));
+        own.extend(stems(&decl.description));
+        for (_, q) in &decl.ask {
+            own.extend(stems(q));
+        }
+        for w in &decl.said {
+            own.extend(stems(w));
+        }
+        let words = lower_words(text);
+        !words.is_empty()
+            && words.iter().all(|w| {
+                PLACEHOLDERS.contains(&w.as_str()) || stems(w).iter().all(|st| own.contains(st))
+            })
     }
 
     /// The words a text argument of `tool` is made of from `text` (a run of the request):
@@ -440,7 +471,7 @@ impl Planner<'_> {
     /// The candidates `request` gives each argument of set tool `tool`, on its own (no
     /// list pointed into, no call before); `None` when [`Technique::SaidArgs`] does not
     /// fill the tool.
-    fn fills_of(&self, tool: &str, request: &str) -> Option<Vec<Fill>> {
+    pub(super) fn fills_of(&self, tool: &str, request: &str) -> Option<Vec<Fill>> {
         if !self.fills_said_args(tool) {
             return None;
         }
