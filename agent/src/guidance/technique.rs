@@ -129,7 +129,7 @@ pub enum Technique {
     /// (`notes_add|20`, a film search).
     StayInSet,
     /// Within the set a request is routed to, a request whose opening word only one tool's
-    /// declaration says (its `description`, its `ask` question, its `said:` words) — and no
+    /// declaration says (its `description`, its `ask` question) — and no
     /// example of the routed tool — is for that tool. The failure: a host's few examples
     /// not having the user's verb, so the nearest examples of a sibling decide («Поставь
     /// таймер» → cancelling a timer, "read the shopping list" → adding to it).

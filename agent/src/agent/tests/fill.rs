@@ -184,3 +184,144 @@ fn a_question_naming_the_subject_without_values_is_no_call() {
     assert!(out.executed.is_empty(), "{:?}", out.executed);
     assert_eq!(out.asked_for, None);
 }
+
+const MUSIC: &str = "\
+name: music
+description: the music player
+tools:
+  - name: music_volume
+    description: set the volume
+    args:
+      - {name: level, type: integer, required: true, min: 0, max: 100}
+    examples:
+      en: ['Volume 50', 'Turn the volume down to 20']
+";
+
+const MEMO: &str = "\
+name: memo
+description: memos
+spoken: {en: keep memos}
+tools:
+  - name: memo_add
+    description: make a memo
+    ask: {en: 'Should I make a memo?'}
+    args:
+      - {name: text, type: string, required: true}
+      - {name: count, type: integer, min: 1, max: 99}
+    examples:
+      en: ['Make it a memo: buy milk', 'Make a memo to call Bob']
+";
+
+const KITCHEN: &str = "\
+name: kitchen
+description: kitchen timers
+tools:
+  - name: kitchen_start
+    description: set a kitchen timer
+    args:
+      - {name: minutes, type: integer, required: true, min: 1, max: 600, unit: minutes,
+         ask_for: {en: 'For how long?'}}
+    examples:
+      en: ['Start a 20 minute timer']
+  - name: kitchen_cancel
+    description: cancel a kitchen timer
+    args:
+      - {name: number, type: integer, required: true, min: 1,
+         ask_for: {en: 'Which timer?'}}
+    examples:
+      en: ['Cancel the timer number two', 'Stop the timer two']
+";
+
+/// An English agent with the given host sets declared and active, every call answered.
+fn sets_agent(guidance: Guidance, sets: &[(&str, &str)]) -> Agent {
+    let clock = ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap();
+    let toolsets = ToolsetRegistry::from_toolsets(
+        sets.iter()
+            .map(|(name, yaml)| parse_toolset(yaml, Path::new(&format!("{name}.yaml"))).unwrap()),
+    );
+    let config = AgentConfig {
+        guidance,
+        lang: Lang::En,
+        ..AgentConfig::default()
+    };
+    let mut agent = Agent::new(config, SkillRegistry::default(), toolsets, Arc::new(clock));
+    for (name, _) in sets {
+        agent.register_executor(
+            ExecutorTarget::Toolset((*name).into()),
+            Arc::new(|_: &ToolInvocation<'_>| Ok("Done.".to_string())),
+        );
+        agent.enable_toolset("s", name).unwrap();
+    }
+    agent
+}
+
+fn routed_to(out: &TurnOutcome) -> Option<&str> {
+    out.route.as_ref().and_then(|r| r.target.as_deref())
+}
+
+#[test]
+fn a_follow_up_saying_a_value_stays_in_the_set_the_previous_turn_acted_in() {
+    let sets = [("music", MUSIC), ("memo", MEMO)];
+    let mut agent = sets_agent(Guidance::default(), &sets);
+    let (out, _) = routed_turn(&mut agent, "volume 30", &["Done."]);
+    assert_eq!(out.executed[0].name, "music_volume");
+    let (out, model) = routed_turn(&mut agent, "make it 20", &["Done."]);
+    assert_eq!(routed_to(&out), Some("music_volume"));
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: music_volume|20")
+    );
+    // Without the technique the follow-up's few words go to the memo they came nearest.
+    let mut agent = sets_agent(Guidance::default().without(Technique::StayInSet), &sets);
+    routed_turn(&mut agent, "volume 30", &["Done."]);
+    let (out, _) = routed_turn(&mut agent, "make it 20", &["Done."]);
+    assert_eq!(routed_to(&out), Some("memo_add"));
+    // A request naming another set's subject leaves the set.
+    let mut agent = sets_agent(Guidance::default(), &sets);
+    routed_turn(&mut agent, "volume 30", &["Done."]);
+    let (out, _) = routed_turn(&mut agent, "make a memo: 20 eggs", &["Done."]);
+    assert_eq!(routed_to(&out), Some("memo_add"));
+}
+
+#[test]
+fn a_verb_only_one_tool_declares_routes_to_it() {
+    let sets = [("kitchen", KITCHEN)];
+    let mut agent = sets_agent(Guidance::default(), &sets);
+    let (out, model) = routed_turn(&mut agent, "set the timer", &[]);
+    assert_eq!(routed_to(&out), Some("kitchen_start"));
+    assert_eq!(out.asked_for.as_deref(), Some("kitchen_start"));
+    assert!(model.requests().is_empty());
+    let mut agent = sets_agent(Guidance::default().without(Technique::DeclaredWords), &sets);
+    let (out, _) = routed_turn(&mut agent, "set the timer", &[]);
+    assert_eq!(routed_to(&out), Some("kitchen_cancel"));
+}
+
+#[test]
+fn a_duration_is_no_place_in_a_list() {
+    let mut agent = sets_agent(Guidance::default(), &[("kitchen", KITCHEN)]);
+    let (out, model) = routed_turn(&mut agent, "set a timer for two hours", &["Done."]);
+    assert_eq!(routed_to(&out), Some("kitchen_start"));
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: kitchen_start|120")
+    );
+}
+
+#[test]
+fn a_required_text_of_nothing_but_the_tools_own_words_is_asked_for() {
+    let mut agent = sets_agent(Guidance::default(), &[("memo", MEMO)]);
+    let (out, model) = routed_turn(&mut agent, "make a memo of something", &[]);
+    assert_eq!(out.asked_for.as_deref(), Some("memo_add"));
+    assert!(model.requests().is_empty() && out.executed.is_empty());
+    let (out, _) = routed_turn(
+        &mut agent,
+        "make a memo: buy bread",
+        &["TOOL_CALL: memo_add|buy bread", "Done."],
+    );
+    assert!(out.asked_for.is_none());
+    assert_eq!(out.executed[0].name, "memo_add");
+    assert!(out.executed[0]
+        .args
+        .get("text")
+        .is_some_and(|t| t.to_string().contains("bread")));
+}

@@ -334,6 +334,26 @@ impl Planner<'_> {
                 }
             }
         }
+        // Within the routed set, an opening verb only one tool's declaration says, and none
+        // of the routed tool's examples, is that tool's («Поставь таймер»: the start's
+        // description, not the cancel's examples).
+        // (Not a request about an item of the latest list: what it points at decides.)
+        let about_item = pointer(user_text).is_some()
+            || referents(history, "").named(&stems(user_text)).is_some();
+        if self.on(Technique::DeclaredWords) && !about_item {
+            let declared = match &route {
+                Ok(Some(r)) => r
+                    .target
+                    .as_deref()
+                    .and_then(|t| self.declared_opening(t, &examples, compared)),
+                _ => None,
+            };
+            if let Some(tool) = declared {
+                if let Some(r) = self.route_to(router, model, compared, &examples, &tool) {
+                    route = Ok(Some(r));
+                }
+            }
+        }
         // A place in a list only the list tells ("bin the last one"), asked of a set's tool
         // that takes an item while no list of that set is known: the set's list is read
         // first, not a guessed item acted on.
@@ -468,24 +488,6 @@ impl Planner<'_> {
                 }
             }
         }
-        // Within the routed set, an opening verb only one tool's declaration says, and none
-        // of the routed tool's examples, is that tool's («Поставь таймер»: the start's
-        // description, not the cancel's examples).
-        if self.on(Technique::DeclaredWords) {
-            let declared = match &route {
-                Ok(Some(r)) => r
-                    .target
-                    .as_deref()
-                    .and_then(|t| self.declared_opening(t, &examples, compared)),
-                _ => None,
-            };
-            if let Some(tool) = declared {
-                let again = self.examples_of(active, history, std::slice::from_ref(&tool));
-                if let Ok(Some(r)) = router.route(model, compared, &again, self.guidance) {
-                    route = Ok(Some(r));
-                }
-            }
-        }
         // A set's tool lacking a value the request does not give, while another tool of its
         // set takes the values it says ("set a timer for two hours" routed to cancelling one), is the
         // wrong tool: the request is routed again among the tools that take them.
@@ -591,7 +593,7 @@ impl Planner<'_> {
     }
 
     /// The tool of `routed`'s set whose declaration alone says the opening word of
-    /// `request` (a stem of its description, `ask` questions or `said:` words that no other
+    /// `request` (a stem of its description or `ask` questions that no other
     /// tool of the set declares), when it is not `routed` and none of `routed`'s `examples`
     /// has that stem ([`Technique::DeclaredWords`]).
     pub(super) fn declared_opening(
@@ -605,7 +607,6 @@ impl Planner<'_> {
         let declares = |t: &crate::toolset::ToolDecl| {
             let text = std::iter::once(t.description.as_str())
                 .chain(t.ask.iter().map(|(_, q)| q.as_str()))
-                .chain(t.said.iter().map(String::as_str))
                 .collect::<Vec<_>>()
                 .join(" ");
             stems(&text).contains(&opening)

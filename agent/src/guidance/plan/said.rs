@@ -98,6 +98,19 @@ impl Planner<'_> {
             None => vec![None; decls.len()],
         };
         let mut fills = fill_args(&decls, request, self.lang, self.values, &fixed);
+        // An optional text whose run is only the tool's frame ("set a timer") is unsaid; a
+        // required one that says nothing but the tool's and its set's own words and a
+        // placeholder ("add something to the shopping list", "send a message to Bob") is
+        // asked for.
+        for (decl, fill) in decls.iter().zip(fills.iter_mut()) {
+            if let Fill::Text(span) = fill {
+                if !decl.required && self.text_words(&spec.name, span).is_empty() {
+                    *fill = Fill::Absent;
+                } else if decl.required && self.only_frame(&spec.name, span) {
+                    *fill = Fill::Missing;
+                }
+            }
+        }
         // A follow-up that points back ("and now switch it off", "make it fifteen") keeps
         // the values of the call it goes on with: a value it does not say is that call's.
         let words = lower_words(request);
@@ -189,20 +202,7 @@ impl Planner<'_> {
             return None;
         }
         let request = filled.unwrap_or(request);
-        let (decls, mut fills) = self.said_fills(spec, request, referred, before);
-        // An optional text whose run is only the tool's frame ("set a timer") is unsaid; a
-        // required one that says nothing but the tool's and its set's own words and a
-        // placeholder ("add something to the shopping list", "send a message to Bob") is
-        // asked for.
-        for (decl, fill) in decls.iter().zip(fills.iter_mut()) {
-            if let Fill::Text(span) = fill {
-                if !decl.required && self.text_words(&spec.name, span).is_empty() {
-                    *fill = Fill::Absent;
-                } else if decl.required && self.only_frame(&spec.name, span) {
-                    *fill = Fill::Missing;
-                }
-            }
-        }
+        let (decls, fills) = self.said_fills(spec, request, referred, before);
         if fills
             .iter()
             .any(|f| matches!(f, Fill::Missing | Fill::OutOfRange(_) | Fill::Unmatched(_)))
