@@ -139,6 +139,42 @@ pub(crate) fn top_n(logits: &[f32], n: usize, out: &mut Vec<(TokenId, f32)>) {
     out.sort_unstable_by_key(|e| e.0);
 }
 
+/// How far below the largest logit a logit still enters [`log_prob`]'s normalizer: each one
+/// further below adds less than e⁻²⁰ (2·10⁻⁹) of the largest term, so even all of a
+/// 262,144-token vocabulary there move the log-probability by less than 6·10⁻⁴ — and the
+/// exponential is taken only for the few dozen logits near the top.
+const LOG_PROB_REACH: f32 = 20.0;
+
+/// The natural-log probability of `token` under the softmax of `logits` (the whole
+/// vocabulary, temperature 1): `logits[token] − log Σ exp(logits)`, the sum taken over the
+/// logits within [`LOG_PROB_REACH`] of the largest. NaN logits are left out. `None` when
+/// `token` is not in `logits` or its logit is not finite.
+pub(crate) fn log_prob(logits: &[f32], token: TokenId) -> Option<f32> {
+    let chosen = *logits.get(usize::try_from(token).ok()?)?;
+    if !chosen.is_finite() {
+        return None;
+    }
+    const CHUNK: usize = 64;
+    let max = logits
+        .chunks(CHUNK)
+        .map(|c| c.iter().fold(f32::NEG_INFINITY, |m, &l| m.max(l)))
+        .fold(f32::NEG_INFINITY, f32::max);
+    let cut = max - LOG_PROB_REACH;
+    let mut sum = 0.0f64;
+    for chunk in logits.chunks(CHUNK) {
+        // Most chunks hold no logit near the top: one vectorizable max decides.
+        if chunk.iter().fold(f32::NEG_INFINITY, |m, &l| m.max(l)) < cut {
+            continue;
+        }
+        for &l in chunk {
+            if l >= cut {
+                sum += f64::from(l - max).exp();
+            }
+        }
+    }
+    Some((f64::from(chosen - max) - sum.ln()) as f32)
+}
+
 /// The steps [`pick`] combines, each over the logits of the current position.
 pub(crate) trait PickSteps {
     /// The chain's choice over all candidates.
@@ -171,6 +207,39 @@ pub(crate) fn pick(steps: &mut impl PickSteps, grammar: bool) -> Option<TokenId>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The exact log-softmax of `logits` at `token`.
+    fn exact(logits: &[f32], token: usize) -> f64 {
+        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let sum: f64 = logits.iter().map(|&l| f64::from(l - max).exp()).sum();
+        f64::from(logits[token] - max) - sum.ln()
+    }
+
+    #[test]
+    fn log_prob_is_the_log_softmax_of_the_logits() {
+        // Two equal logits and many far below: each about ln 0.5.
+        let mut logits = vec![-40.0f32; 262_144];
+        logits[7] = 3.0;
+        logits[9] = 3.0;
+        let l = log_prob(&logits, 7).unwrap();
+        assert!((f64::from(l) - 0.5f64.ln()).abs() < 1e-3, "{l}");
+        // A spread of logits: as the exact sum, within the cut's bound.
+        let logits: Vec<f32> = (0..100_000)
+            .map(|i| ((i * 7919) % 1000) as f32 / 40.0)
+            .collect();
+        for token in [0usize, 1, 500, 99_999] {
+            let l = f64::from(log_prob(&logits, token as TokenId).unwrap());
+            assert!((l - exact(&logits, token)).abs() < 1e-3, "{token}: {l}");
+            assert!(l <= 0.0);
+        }
+        // Outside the vocabulary, or a token whose logit is not finite: none.
+        assert_eq!(log_prob(&logits, 100_000), None);
+        assert_eq!(log_prob(&logits, -1), None);
+        assert_eq!(log_prob(&[0.0, f32::NAN], 1), None);
+        // A NaN elsewhere is left out.
+        let l = log_prob(&[0.0, 0.0, f32::NAN], 0).unwrap();
+        assert!((f64::from(l) - 0.5f64.ln()).abs() < 1e-6, "{l}");
+    }
 
     #[test]
     fn chain_stages_for_configs() {

@@ -211,6 +211,7 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     45 "intent-margin",
     46 "calendar-questions",
     47 "honest-decline",
+    48 "confidence-gate",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).
