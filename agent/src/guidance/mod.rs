@@ -99,7 +99,7 @@ pub const INTENT_MARGIN: f32 = 0.01;
 
 /// The default [`Guidance::min_confidence`] (docs/guidance.md, "The confidence gate", has
 /// the figures that chose it).
-pub const MIN_CONFIDENCE: f64 = -1.0;
+pub const MIN_CONFIDENCE: f64 = -0.35;
 
 impl Default for Guidance {
     fn default() -> Self {

@@ -266,9 +266,9 @@ pub enum Technique {
     /// honestly when the model was unsure of it: the mean log-probability of the tokens it
     /// chose ([`crate::Confidence::mean_logprob`], from the model's own logits) is below
     /// [`crate::Guidance::min_confidence`]. A model that reports no confidence is never
-    /// doubted. The failure: fluent, well-formed replies that say nothing true or to the
-    /// point («Меня зовут Анна.», "The weather is sunny and warm.") — words the judge's
-    /// rules cannot tell from an answer.
+    /// doubted. The failure: fluent, well-formed replies that are wrong or beside the point
+    /// ("The square root of 144 is 14.", "Cats." to "Cats or dogs?", «Яйцо — яйцо, которое
+    /// можно варить.») — words the judge's rules cannot tell from an answer.
     ConfidenceGate,
 }
 
