@@ -101,7 +101,9 @@ pub use args::{validate_args, ArgDecl, ArgType, ArgValue, Args, DurationUnit, Ra
 pub use call_line::{parse_output, parse_output_as, RepeatGuard, VisibleTextFilter};
 pub use clock::{iso8601, parse_duration, BadDuration, Clock, ManualClock, SystemClock, Timestamp};
 pub use diag::{Diagnostic, Loaded, Problem, Severity};
-pub use guidance::{Guidance, Route, RouteExample, Technique, UnknownTechnique, ASK_MARGIN};
+pub use guidance::{
+    Guidance, Route, RouteExample, Technique, UnknownTechnique, ASK_MARGIN, MIN_CONFIDENCE,
+};
 pub use intent::{Intent, Operation};
 pub use judge::{
     declines, is_refusal, judge_reply, load_dictionary, prepare_dictionary, user_lang, Dictionary,
@@ -110,9 +112,9 @@ pub use judge::{
 pub use load::{MAX_FILE_BYTES, MAX_FLOW_OPENINGS};
 pub use messages::{AnswerTranscript, ArgProblem, Lang, Texts, UnknownLang};
 pub use model::{
-    wire, ArgKind, ArgSpec, CallLine, CallSpec, CallSyntax, CancelToken, ContextWindow, Generation,
-    GenerationStats, Message, Model, ModelError, ModelErrorKind, ModelRequest, ReplyGuide, Role,
-    StopReason,
+    wire, ArgKind, ArgSpec, CallLine, CallSpec, CallSyntax, CancelToken, Confidence, ContextWindow,
+    Generation, GenerationStats, Message, Model, ModelError, ModelErrorKind, ModelRequest,
+    ReplyGuide, Role, StopReason,
 };
 pub use output::{ParsedOutput, Segment, ToolCall};
 pub use prompt::{

@@ -2,6 +2,6 @@
 
 pub use porfiry_seam::{
     is_list_number, wire, ArgKind, ArgSpec, CallLine, CallSpec, CallSyntax, CancelToken,
-    ContextWindow, Generation, GenerationStats, Message, Model, ModelError, ModelErrorKind,
-    ModelRequest, ReplyGuide, Role, StopReason,
+    Confidence, ContextWindow, Generation, GenerationStats, Message, Model, ModelError,
+    ModelErrorKind, ModelRequest, ReplyGuide, Role, StopReason,
 };

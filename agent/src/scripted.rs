@@ -6,7 +6,7 @@ use std::time::Duration;
 use crate::clock::ManualClock;
 
 use crate::model::{
-    CallSyntax, ContextWindow, Generation, GenerationStats, Message, Model, ModelError,
+    CallSyntax, Confidence, ContextWindow, Generation, GenerationStats, Message, Model, ModelError,
     ModelErrorKind, ModelRequest, ReplyGuide, StopReason,
 };
 use porfiry_seam::first_stop;
@@ -68,6 +68,9 @@ pub struct ScriptedModel {
     takes: Option<(ManualClock, Duration)>,
     /// [`ScriptedModel::with_call_syntax`].
     syntax: CallSyntax,
+    /// [`ScriptedModel::with_confidences`]: the mean log-probability each scripted output
+    /// reports, in order.
+    confidences: VecDeque<f64>,
 }
 
 impl ScriptedModel {
@@ -86,6 +89,7 @@ impl ScriptedModel {
             embeddings: false,
             takes: None,
             syntax: CallSyntax::ToolCallLine,
+            confidences: VecDeque::new(),
         }
     }
 
@@ -94,6 +98,15 @@ impl ScriptedModel {
     /// also ends before `<start_function_response>`, that format's own stop.
     pub fn with_call_syntax(mut self, syntax: CallSyntax) -> Self {
         self.syntax = syntax;
+        self
+    }
+
+    /// Report a [`Confidence`] with each scripted output, in order: the output's mean token
+    /// log-probability is the next of `mean_logprobs` (every word of it one token of that
+    /// log-probability). Outputs beyond the list, and forced replies, report none
+    /// ([`Generation::confidence`] `None`), as by default.
+    pub fn with_confidences(mut self, mean_logprobs: impl IntoIterator<Item = f64>) -> Self {
+        self.confidences = mean_logprobs.into_iter().collect();
         self
     }
 
@@ -227,10 +240,12 @@ impl Model for ScriptedModel {
             (Some(window), Some(tokens)) => Some(window.reply_tokens.min(window.tokens - tokens)),
             _ => None,
         };
+        let mut mean_logprob = None;
         let text = match request.forced_reply {
             Some(forced) => forced.to_string(),
             None => {
                 let out = self.outputs.pop_front().ok_or_else(Self::exhausted_error)?;
+                mean_logprob = self.confidences.pop_front();
                 let mut text = shaped(out, &request.guide);
                 if self.syntax == CallSyntax::FunctionGemma {
                     let prefix = request.guide.prefix.map_or(0, str::len);
@@ -276,10 +291,14 @@ impl Model for ScriptedModel {
             generated_tokens: produced.split_whitespace().count(),
             ..GenerationStats::default()
         });
+        // One token per word, each of the scripted mean log-probability.
+        let words = produced.split_whitespace().count().max(1);
+        let confidence = mean_logprob.map(|l| Confidence::of(std::iter::repeat_n(l, words)));
         Ok(Generation {
             text: produced,
             stop,
             stats,
+            confidence,
         })
     }
 

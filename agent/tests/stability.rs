@@ -177,6 +177,7 @@ impl Model for DeadlineFirst {
                 text: "Сейчас".into(),
                 stop: StopReason::Deadline,
                 stats: None,
+                confidence: None,
             });
         }
         self.inner.generate(request, on_text)

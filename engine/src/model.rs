@@ -71,6 +71,7 @@ impl Model for EngineModel {
                         text: c.text,
                         stop: c.stop,
                         stats: Some(c.stats),
+                        confidence: c.confidence,
                     })
                 }
                 Event::Error(e) => return Err(model_error(e)),

@@ -139,6 +139,80 @@ pub(crate) fn top_n(logits: &[f32], n: usize, out: &mut Vec<(TokenId, f32)>) {
     out.sort_unstable_by_key(|e| e.0);
 }
 
+/// How far below the largest logit a logit still enters [`log_prob`]'s normalizer: each one
+/// further below adds less than e⁻²⁰ (2·10⁻⁹) of the largest term, so even all of a
+/// 262,144-token vocabulary there move the log-probability by less than 6·10⁻⁴.
+const LOG_PROB_REACH: f32 = 20.0;
+
+/// Logits [`log_prob`] takes at once: one vectorizable step of its two passes.
+const LANES: usize = 16;
+
+/// The natural-log probability of `token` under the softmax of `logits` (the whole
+/// vocabulary, temperature 1): `logits[token] − log Σ exp(logits)`. The sum leaves out a
+/// run of [`LANES`] logits that all lie more than [`LOG_PROB_REACH`] below the largest (on
+/// a sure step, nearly all of them), and NaN logits. Two branch-free passes over the logits
+/// (the largest, then the sum with [`exp_nonpositive`]): a fraction of a millisecond for
+/// Gemma's 262,144 logits, against a decode step of over ten. `None` when `token` is not in
+/// `logits` or its logit is not finite.
+pub(crate) fn log_prob(logits: &[f32], token: TokenId) -> Option<f32> {
+    let chosen = *logits.get(usize::try_from(token).ok()?)?;
+    if !chosen.is_finite() {
+        return None;
+    }
+    let runs = logits.chunks_exact(LANES);
+    let rest = runs.remainder();
+    let mut lanes = [f32::NEG_INFINITY; LANES];
+    for run in runs.clone() {
+        for (m, &l) in lanes.iter_mut().zip(run) {
+            *m = m.max(l);
+        }
+    }
+    let max = lanes
+        .iter()
+        .chain(rest)
+        .fold(f32::NEG_INFINITY, |m, &l| m.max(l));
+    let cut = max - LOG_PROB_REACH;
+    let mut sums = [0.0f32; LANES];
+    for run in runs {
+        if run.iter().fold(f32::NEG_INFINITY, |m, &l| m.max(l)) < cut {
+            continue;
+        }
+        for (s, &l) in sums.iter_mut().zip(run) {
+            // NaN: `max` gives −87, a term of nothing.
+            *s += exp_nonpositive(l - max);
+        }
+    }
+    let sum = sums
+        .iter()
+        .map(|&s| f64::from(s))
+        .chain(
+            rest.iter()
+                .filter(|l| !l.is_nan())
+                .map(|&l| f64::from(exp_nonpositive(l - max))),
+        )
+        .sum::<f64>();
+    Some((f64::from(chosen - max) - sum.ln()) as f32)
+}
+
+/// e^x for x ≤ 0 (below −87: about 0): 2^(x·log₂e) split into a whole power, set in the
+/// exponent bits, and the fraction's power by a degree-5 polynomial (relative error about
+/// 3·10⁻⁶). Branch-free, so a loop of it vectorizes; NaN counts as −87.
+#[inline(always)]
+fn exp_nonpositive(x: f32) -> f32 {
+    let x = x.max(-87.0).min(0.0);
+    let t = x * std::f32::consts::LOG2_E;
+    // Rounded down (the cast rounds toward zero; t ≤ 0).
+    let mut whole = t as i32;
+    if whole as f32 > t {
+        whole -= 1;
+    }
+    let f = t - whole as f32;
+    let p = 1.0
+        + f * (0.693_147_2
+            + f * (0.240_226_5 + f * (0.055_504_11 + f * (0.009_618_129 + f * 0.001_333_355))));
+    f32::from_bits(((whole + 127) as u32) << 23) * p
+}
+
 /// The steps [`pick`] combines, each over the logits of the current position.
 pub(crate) trait PickSteps {
     /// The chain's choice over all candidates.
@@ -171,6 +245,45 @@ pub(crate) fn pick(steps: &mut impl PickSteps, grammar: bool) -> Option<TokenId>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The exact log-softmax of `logits` at `token`.
+    fn exact(logits: &[f32], token: usize) -> f64 {
+        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let sum: f64 = logits.iter().map(|&l| f64::from(l - max).exp()).sum();
+        f64::from(logits[token] - max) - sum.ln()
+    }
+
+    #[test]
+    fn log_prob_is_the_log_softmax_of_the_logits() {
+        // Two equal logits and many far below: each about ln 0.5.
+        let mut logits = vec![-40.0f32; 262_144];
+        logits[7] = 3.0;
+        logits[9] = 3.0;
+        let l = log_prob(&logits, 7).unwrap();
+        assert!((f64::from(l) - 0.5f64.ln()).abs() < 1e-3, "{l}");
+        // A spread of logits: as the exact sum, within the cut's bound.
+        let logits: Vec<f32> = (0..100_000)
+            .map(|i| ((i * 7919) % 1000) as f32 / 40.0)
+            .collect();
+        for token in [0usize, 1, 500, 99_999] {
+            let l = f64::from(log_prob(&logits, token as TokenId).unwrap());
+            assert!((l - exact(&logits, token)).abs() < 1e-3, "{token}: {l}");
+            assert!(l <= 0.0);
+        }
+        // Outside the vocabulary, or a token whose logit is not finite: none.
+        assert_eq!(log_prob(&logits, 100_000), None);
+        assert_eq!(log_prob(&logits, -1), None);
+        assert_eq!(log_prob(&[0.0, f32::NAN], 1), None);
+        // The exponential: close to the exact one over its whole range.
+        for x in [0.0f32, -0.3, -1.0, -5.5, -20.0, -60.0, -86.9] {
+            let (fast, exact) = (f64::from(exp_nonpositive(x)), f64::from(x).exp());
+            assert!((fast - exact).abs() <= 1e-5 * exact, "{x}: {fast} {exact}");
+        }
+        assert!(exp_nonpositive(-500.0) < 1e-37);
+        // A NaN elsewhere is left out.
+        let l = log_prob(&[0.0, 0.0, f32::NAN], 0).unwrap();
+        assert!((f64::from(l) - 0.5f64.ln()).abs() < 1e-6, "{l}");
+    }
 
     #[test]
     fn chain_stages_for_configs() {

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crossbeam_channel::Sender;
-use porfiry_seam::{CancelToken, GenerationStats, Message, StopReason};
+use porfiry_seam::{CancelToken, Confidence, GenerationStats, Message, StopReason};
 
 use crate::chat::ChatFormat;
 use crate::config::GenerateConfig;
@@ -89,6 +89,9 @@ pub struct Completion {
     pub stats: GenerationStats,
     /// The reply's token ids (sampled or forced; no end-of-generation token).
     pub tokens: Vec<TokenId>,
+    /// How probable the model found the tokens it chose (sampled ones only: no prefix,
+    /// forced or end-of-generation token); `None` when it chose none.
+    pub confidence: Option<Confidence>,
 }
 
 /// Facts about the loaded model and context.

@@ -181,6 +181,29 @@ fn greedy_generation_is_deterministic() {
     assert_eq!(a.stats.reused_tokens, 0, "cold cache: nothing to reuse");
 }
 
+/// A greedy reply reports how probable its tokens were: one finite log-probability per
+/// chosen token, the same on a second run.
+#[test]
+fn greedy_reply_reports_a_finite_confidence() {
+    let g = gemma();
+    let msgs = vec![Message::user("Name three colours of the rainbow.")];
+    g.clear_cache().unwrap();
+    let (a, _) = run(&g, request("conf", msgs.clone(), 16));
+    let c = a
+        .confidence
+        .expect("a sampled reply reports its confidence");
+    assert_eq!(c.tokens, a.stats.generated_tokens, "{c:?}");
+    let mean = c.mean_logprob().unwrap();
+    assert!(mean.is_finite() && mean <= 0.0, "{c:?}");
+    assert!(c.min_logprob <= mean && c.min_logprob.is_finite(), "{c:?}");
+    assert!(c.low_tokens <= c.tokens);
+    g.clear_cache().unwrap();
+    let (b, _) = run(&g, request("conf", msgs, 16));
+    let d = b.confidence.unwrap();
+    assert_eq!(c.tokens, d.tokens);
+    assert!((c.sum_logprob - d.sum_logprob).abs() < 1e-3, "{c:?} {d:?}");
+}
+
 /// The context computes on attached thread pools by default (one for decodes, one more for
 /// prompt batches when their thread counts differ), and the replies are those of threads
 /// started per graph.
@@ -295,6 +318,11 @@ fn engine_model_serves_the_agent_seam_on_both_models() {
             stats.prompt_tokens > 10 && stats.generated_tokens > 0,
             "{name}: {stats:?}"
         );
+        let confidence = generation.confidence.unwrap();
+        assert!(
+            confidence.mean_logprob().is_some_and(f64::is_finite),
+            "{name}: {confidence:?}"
+        );
         // Teacher forcing through the seam: the forced text is the reply.
         let req = ModelRequest {
             forced_reply: Some("Hello there."),
@@ -304,6 +332,10 @@ fn engine_model_serves_the_agent_seam_on_both_models() {
         };
         let forced = model.generate(&req, &mut |_| {}).unwrap();
         assert_eq!(forced.text, "Hello there.", "{name}");
+        assert_eq!(
+            forced.confidence, None,
+            "{name}: a forced reply chose no token"
+        );
         assert_eq!(forced.stop, StopReason::EndOfTurn);
     }
 }

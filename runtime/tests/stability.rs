@@ -270,6 +270,7 @@ impl Model for Steps {
                     text: text.into(),
                     stop: StopReason::EndOfTurn,
                     stats: None,
+                    confidence: None,
                 })
             }
             Step::Panic(msg) => panic!("{msg}"),
@@ -360,6 +361,7 @@ impl Model for Stalls {
             text: String::new(),
             stop,
             stats: None,
+            confidence: None,
         })
     }
 }
@@ -466,6 +468,7 @@ impl<M: Model> Model for Steps2<M> {
                     text: text.into(),
                     stop: StopReason::EndOfTurn,
                     stats: None,
+                    confidence: None,
                 })
             }
             None => self.then.generate(request, on_text),

@@ -298,6 +298,69 @@ pub struct Generation {
     pub stop: StopReason,
     /// Token accounting, when the implementation measures it.
     pub stats: Option<GenerationStats>,
+    /// How probable the model found the tokens it chose, when the implementation reports
+    /// it (`None`: it does not, or it chose none — a forced reply, an empty one).
+    pub confidence: Option<Confidence>,
+}
+
+/// A chosen token whose probability is below this (natural log: 10 %) counts as a
+/// [`Confidence::low_tokens`] token.
+pub const LOW_LOGPROB: f64 = -2.302_585_092_994_045_7;
+
+/// How probable the model found the tokens it chose for one reply: a summary of each chosen
+/// token's log-probability (natural log) under the model's own distribution at that step
+/// (the softmax of its raw logits over the whole vocabulary, before any sampling setting or
+/// grammar). Tokens decoded as given (a reply prefix, a forced reply) are not counted.
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Confidence {
+    /// Tokens counted.
+    pub tokens: usize,
+    /// The sum of their log-probabilities (≤ 0).
+    pub sum_logprob: f64,
+    /// The least of them (0 when no token was counted).
+    pub min_logprob: f64,
+    /// How many are below [`LOW_LOGPROB`].
+    pub low_tokens: usize,
+}
+
+impl Confidence {
+    /// The summary of these log-probabilities (non-finite ones are left out).
+    pub fn of(logprobs: impl IntoIterator<Item = f64>) -> Self {
+        let mut c = Confidence::default();
+        for l in logprobs {
+            c.push(l);
+        }
+        c
+    }
+
+    /// Count one more chosen token of log-probability `logprob` (ignored unless finite).
+    pub fn push(&mut self, logprob: f64) {
+        if !logprob.is_finite() {
+            return;
+        }
+        let logprob = logprob.min(0.0);
+        self.min_logprob = if self.tokens == 0 {
+            logprob
+        } else {
+            self.min_logprob.min(logprob)
+        };
+        self.tokens += 1;
+        self.sum_logprob += logprob;
+        if logprob < LOW_LOGPROB {
+            self.low_tokens += 1;
+        }
+    }
+
+    /// The mean log-probability of a token (the log of the geometric mean of their
+    /// probabilities); `None` when no token was counted.
+    pub fn mean_logprob(&self) -> Option<f64> {
+        (self.tokens > 0).then(|| self.sum_logprob / self.tokens as f64)
+    }
+
+    /// The share of the tokens below [`LOW_LOGPROB`]; `None` when no token was counted.
+    pub fn low_share(&self) -> Option<f64> {
+        (self.tokens > 0).then(|| self.low_tokens as f64 / self.tokens as f64)
+    }
 }
 
 /// What kind of failure a [`ModelError`] is, so a host can act on it (shrink the request,

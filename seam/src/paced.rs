@@ -94,6 +94,7 @@ mod tests {
                 text: "abc".into(),
                 stop: StopReason::EndOfTurn,
                 stats: None,
+                confidence: None,
             })
         }
 

@@ -157,6 +157,12 @@ fn tools(args: ToolsArgs, command: &str) -> anyhow::Result<ExitCode> {
             Some(None) => " reply ok".to_string(),
             None => String::new(),
         };
+        // The model's mean token log-probability of a plain reply, and a decline for doubt.
+        let verdict = match r.confidence.as_ref().and_then(|c| c.mean_logprob()) {
+            Some(mean) if r.unsure => format!("{verdict} (declined unsure, conf {mean:.2})"),
+            Some(mean) => format!("{verdict} (conf {mean:.2})"),
+            None => verdict,
+        };
         eprintln!(
             "[{}/{} {}] {}#{}.{} {}{} {} (expected {}){verdict} {:.1} s  {:?}",
             d.done,

@@ -6,7 +6,7 @@ use crate::args::Args;
 use crate::guidance::Route;
 use crate::intent::Intent;
 use crate::judge::Rule;
-use crate::model::{GenerationStats, ModelErrorKind, StopReason};
+use crate::model::{Confidence, GenerationStats, ModelErrorKind, StopReason};
 
 /// Something the host hears about during a turn, in order. Closed: match it exhaustively.
 ///
@@ -214,6 +214,14 @@ pub struct TurnOutcome {
     /// ([`crate::Technique::HonestDecline`]).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub declined: bool,
+    /// The turn declined because the model was unsure of a reply the judge accepted
+    /// ([`crate::Technique::ConfidenceGate`]); `declined` is set too.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unsure: bool,
+    /// How probable the model found the tokens of the turn's generated plain reply, the one
+    /// the honest decline judged (a turn that called no tool), when the model reports it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<Confidence>,
     /// The tool the turn asked about instead of acting, its route being narrow
     /// ([`crate::Technique::AskWhenUnsure`]): the reply is the question.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -267,6 +275,8 @@ impl TurnOutcome {
             gated: None,
             computed: false,
             declined: false,
+            unsure: false,
+            confidence: None,
             asked: None,
             confirmed: false,
             asked_for: None,

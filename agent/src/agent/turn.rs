@@ -371,6 +371,7 @@ impl Agent {
                         text: forced.to_owned(),
                         stop: StopReason::EndOfTurn,
                         stats: None,
+                        confidence: None,
                     }),
                 ),
                 _ => {
@@ -381,21 +382,32 @@ impl Agent {
                 }
             };
             // A reply held whole is judged whole (`honest-decline`): given when the judge
-            // accepts it as an answer, else the honest decline is given instead.
+            // accepts it as an answer and the model was sure enough of it
+            // (`confidence-gate`), else the honest decline is given instead.
             let mut declined: Option<String> = None;
             if hold {
                 let plain = matches!(&result, Ok(g) if matches!(
                     g.stop,
                     StopReason::EndOfTurn | StopReason::StopString | StopReason::MaxTokens
                 ) && !parse_output_as(syntax, &g.text).has_calls());
+                let confidence = match &result {
+                    Ok(g) if plain => g.confidence,
+                    _ => None,
+                };
+                out.confidence = confidence;
                 let lang = user_lang(head, shared.config.lang);
-                let rejected = plain
+                let judged_out = plain
                     && (!judge_reply(streamed.trim(), user_text, lang, JudgeContext::default())
                         .is_acceptable()
                         || tells_user_who_they_are(streamed.trim(), user_text));
-                if rejected {
+                let unsure = plain
+                    && !judged_out
+                    && !streamed.trim().is_empty()
+                    && shared.config.guidance.doubts(confidence.as_ref());
+                if judged_out || unsure {
                     declined = shared.honest_decline(s, user_text);
                 }
+                out.unsure = unsure && declined.is_some();
                 if declined.is_none() {
                     held.drain(..).for_each(&mut *on_event);
                 }

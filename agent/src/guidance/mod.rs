@@ -84,6 +84,11 @@ pub struct Guidance {
     /// by less than this ([`Route::margin`]) does not take the request: it goes on as a
     /// question or a statement. Default [`INTENT_MARGIN`].
     pub intent_margin: f32,
+    /// Under [`Technique::ConfidenceGate`], the least mean log-probability of a generated
+    /// plain reply's tokens ([`crate::Confidence::mean_logprob`]) for it to be spoken in a
+    /// turn that called no tool; a reply below it is declined honestly. Default
+    /// [`MIN_CONFIDENCE`].
+    pub min_confidence: f64,
 }
 
 /// The default [`Guidance::ask_margin`] (docs/guidance.md has the figures that chose it).
@@ -91,6 +96,10 @@ pub const ASK_MARGIN: f32 = 0.005;
 
 /// The default [`Guidance::intent_margin`] (docs/guidance.md has the figures that chose it).
 pub const INTENT_MARGIN: f32 = 0.01;
+
+/// The default [`Guidance::min_confidence`] (docs/guidance.md, "The confidence gate", has
+/// the figures that chose it).
+pub const MIN_CONFIDENCE: f64 = -0.35;
 
 impl Default for Guidance {
     fn default() -> Self {
@@ -105,6 +114,7 @@ impl Default for Guidance {
             max_sentences: Some(3),
             ask_margin: ASK_MARGIN,
             intent_margin: INTENT_MARGIN,
+            min_confidence: MIN_CONFIDENCE,
         }
     }
 }
@@ -130,6 +140,7 @@ impl Guidance {
         g.on.set(Technique::UnitQuestions, false);
         g.on.set(Technique::CalendarQuestions, false);
         g.on.set(Technique::HonestDecline, false);
+        g.on.set(Technique::ConfidenceGate, false);
         g
     }
 
@@ -160,6 +171,17 @@ impl Guidance {
         Technique::ALL.into_iter().filter(|t| self.is_on(*t))
     }
 
+    /// Whether a generated plain reply of this `confidence` is too unsure to be spoken
+    /// ([`Technique::ConfidenceGate`]): its mean token log-probability is below
+    /// [`Guidance::min_confidence`]. Never when the technique is off or the model reported
+    /// no confidence.
+    pub fn doubts(&self, confidence: Option<&crate::Confidence>) -> bool {
+        self.is_on(Technique::ConfidenceGate)
+            && confidence
+                .and_then(crate::Confidence::mean_logprob)
+                .is_some_and(|mean| mean < self.min_confidence)
+    }
+
     /// The sentence cap of a reply: [`Guidance::max_sentences`] under
     /// [`Technique::SentenceCap`].
     pub(crate) fn sentence_cap(&self) -> Option<usize> {
@@ -185,6 +207,18 @@ mod tests {
             None
         );
         assert_eq!(d.techniques().count(), Technique::ALL.len() - 2);
+    }
+
+    #[test]
+    fn a_reply_is_doubted_below_the_least_confidence_only() {
+        let g = Guidance::default();
+        let of = |mean: f64| crate::Confidence::of([mean, mean]);
+        assert!(g.doubts(Some(&of(MIN_CONFIDENCE - 0.5))));
+        assert!(!g.doubts(Some(&of(MIN_CONFIDENCE + 0.5))));
+        assert!(!g.doubts(None), "no confidence reported: never doubted");
+        assert!(!g.doubts(Some(&crate::Confidence::default())), "no token");
+        let off = g.without(Technique::ConfidenceGate);
+        assert!(!off.doubts(Some(&of(-9.0))));
     }
 
     #[test]

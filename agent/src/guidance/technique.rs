@@ -276,11 +276,19 @@ pub enum Technique {
     /// never the catch-all refusal. The failure: a question no tool serves answered with
     /// the refusal or nothing where an answer was due.
     HonestDecline,
+    /// Under [`Technique::HonestDecline`], a reply the judge accepts is still declined
+    /// honestly when the model was unsure of it: the mean log-probability of the tokens it
+    /// chose ([`crate::Confidence::mean_logprob`], from the model's own logits) is below
+    /// [`crate::Guidance::min_confidence`]. A model that reports no confidence is never
+    /// doubted. The failure: fluent, well-formed replies that are wrong or beside the point
+    /// ("The square root of 144 is 14.", "Cats." to "Cats or dogs?", «Яйцо — яйцо, которое
+    /// можно варить.») — words the judge's rules cannot tell from an answer.
+    ConfidenceGate,
 }
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 50] = [
+    pub const ALL: [Technique; 51] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -331,6 +339,7 @@ impl Technique {
         Technique::IntentMargin,
         Technique::CalendarQuestions,
         Technique::HonestDecline,
+        Technique::ConfidenceGate,
     ];
 
     /// The main switches: [`crate::Guidance::none`] has them all off.
@@ -396,12 +405,14 @@ impl Technique {
             Technique::IntentMargin => "intent-margin",
             Technique::CalendarQuestions => "calendar-questions",
             Technique::HonestDecline => "honest-decline",
+            Technique::ConfidenceGate => "confidence-gate",
         }
     }
 
     /// The main technique this one refines (it does nothing while that one is off);
     /// `None` for a main technique and for the turn's own ([`Technique::NoReplyPhrase`],
-    /// [`Technique::ReplyGate`], [`Technique::Arithmetic`]).
+    /// [`Technique::ReplyGate`], [`Technique::Arithmetic`], …, and
+    /// [`Technique::ConfidenceGate`], which refines the turn's own honest decline).
     pub fn refines(self) -> Option<Technique> {
         use Technique::*;
         match self {
@@ -416,7 +427,7 @@ impl Technique {
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable
             | NoReplyPhrase | ReplyGate | Arithmetic | DayQuestions | UnitQuestions
-            | CalendarQuestions | HonestDecline => None,
+            | CalendarQuestions | HonestDecline | ConfidenceGate => None,
         }
     }
 
@@ -445,6 +456,7 @@ impl Technique {
                 | Technique::SkillSummary
                 | Technique::CalendarQuestions
                 | Technique::HonestDecline
+                | Technique::ConfidenceGate
         )
     }
 
@@ -529,6 +541,7 @@ mod tests {
                                 | Technique::UnitQuestions
                                 | Technique::CalendarQuestions
                                 | Technique::HonestDecline
+                                | Technique::ConfidenceGate
                         ),
                     "{t}"
                 ),

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use porfiry_agent::{Lang, Route, TurnStop, Verdict};
+use porfiry_agent::{Confidence, Lang, Route, TurnStop, Verdict};
 use porfiry_runtime::TurnStats;
 
 use super::score::FirstAction;
@@ -97,6 +97,18 @@ pub struct CaseResult {
     /// Where routing sent the first action (target, score, margin, nearest example);
     /// `null` when the turn was not routed.
     pub route: Option<Route>,
+    /// The turn declined honestly in place of the model's reply
+    /// ([`porfiry_agent::Technique::HonestDecline`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub declined: bool,
+    /// It declined because the model was unsure of a reply the judge accepted
+    /// ([`porfiry_agent::Technique::ConfidenceGate`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unsure: bool,
+    /// How probable the model found the tokens of the turn's generated plain reply (a turn
+    /// that called no tool), when the model reports it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<Confidence>,
     /// The turn's figures (the runtime's one definition: tokens, TTFT, times).
     #[serde(flatten)]
     pub stats: TurnStats,
@@ -208,6 +220,10 @@ pub struct Totals {
     pub turn_ms: f64,
     /// By the case's first expected action (`text` or a tool name).
     pub by_expected: BTreeMap<String, Tally>,
+    /// Turns that declined honestly in place of the model's reply.
+    pub declined: usize,
+    /// Of those, turns declined because the model was unsure of its reply.
+    pub unsure: usize,
 }
 
 impl Totals {
@@ -218,6 +234,8 @@ impl Totals {
         let mut conversations: BTreeMap<(String, usize), bool> = BTreeMap::new();
         for c in cases {
             t.judged += usize::from(c.judged);
+            t.declined += usize::from(c.declined);
+            t.unsure += usize::from(c.unsure);
             if let Some(v) = c.verdict {
                 t.replies_judged += 1;
                 t.acceptable += usize::from(v.is_acceptable());
@@ -545,6 +563,9 @@ mod tests {
             executed: vec![],
             asked: None,
             route: None,
+            declined: false,
+            unsure: false,
+            confidence: None,
             stats: TurnStats {
                 ttft_ms: 10.0,
                 generated_tokens: 5,

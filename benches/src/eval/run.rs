@@ -674,6 +674,9 @@ fn run_turn(
         executed: outcome.executed.iter().map(|e| e.name.clone()).collect(),
         asked: outcome.asked.clone(),
         route: outcome.route.clone(),
+        declined: outcome.declined,
+        unsure: outcome.unsure,
+        confidence: outcome.confidence,
         stats,
     })
 }

@@ -213,6 +213,7 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     47 "intent-margin",
     48 "calendar-questions",
     49 "honest-decline",
+    50 "confidence-gate",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use llama_cpp_2::token::LlamaToken;
-use porfiry_seam::{CancelToken, GenerationStats, Message, StopReason};
+use porfiry_seam::{CancelToken, Confidence, GenerationStats, Message, StopReason};
 
 use super::decode::Decoded;
 use super::Worker;
@@ -46,6 +46,8 @@ struct Reply {
     /// Tokens chosen (the prefix not counted).
     generated: usize,
     first_token_at: Option<Instant>,
+    /// The log-probabilities of the sampled tokens ([`crate::sampling::log_prob`]).
+    confidence: Confidence,
 }
 
 /// Why a decode the abort callback stopped stopped: the request's cancel or deadline, or the
@@ -98,6 +100,7 @@ impl Worker<'_> {
                 stop,
                 stats,
                 tokens: Vec::new(),
+                confidence: None,
             });
         }
         let mut source = self.reply_source(&req, &prompt.prefix_tokens)?;
@@ -121,7 +124,9 @@ impl Worker<'_> {
         };
         generation::record_reply(&mut stats, submitted, figures);
         stats.total_ms = ms_between(submitted, Instant::now());
-        Ok(self.finish_turn(req, seq, text, stop, stats, reply.tokens))
+        let mut completion = self.finish_turn(req, seq, text, stop, stats, reply.tokens);
+        completion.confidence = (reply.confidence.tokens > 0).then_some(reply.confidence);
+        Ok(completion)
     }
 
     /// The prompt's tokens: the conversation and the reply prefix (decoded with the prompt).
@@ -257,6 +262,7 @@ impl Worker<'_> {
         let mut deferred: Vec<TokenId> = Vec::new();
         let mut generated = 0usize;
         let mut first_token_at: Option<Instant> = None;
+        let mut confidence = Confidence::default();
         let stop = loop {
             let held = self.book.tokens(seq).len() + deferred.len();
             let room = self.book.room_after_keep(seq, held);
@@ -277,6 +283,9 @@ impl Worker<'_> {
             }
             if let Source::Sample(samplers) = source {
                 samplers.accept(token);
+                if let Some(l) = self.chosen_log_prob(token) {
+                    confidence.push(f64::from(l));
+                }
             }
             generated += 1;
             tokens.push(token);
@@ -301,6 +310,7 @@ impl Worker<'_> {
             deferred,
             generated,
             first_token_at,
+            confidence,
         })
     }
 
@@ -308,6 +318,13 @@ impl Worker<'_> {
     fn sample(&mut self, samplers: &mut Samplers) -> Result<TokenId, EngineError> {
         let idx = self.batch.n_tokens() - 1;
         samplers.pick(&self.ctx, idx, &mut self.pick_buffers)
+    }
+
+    /// The log-probability of `token` under the logits it was sampled from (those of the
+    /// last decoded batch's last token, not decoded past yet).
+    fn chosen_log_prob(&self, token: TokenId) -> Option<f32> {
+        let idx = self.batch.n_tokens() - 1;
+        crate::sampling::log_prob(self.ctx.get_logits_ith(idx), token)
     }
 
     /// Decode the forced tokens the loop streamed but did not decode (all but a token that
@@ -364,6 +381,7 @@ impl Worker<'_> {
             stop,
             stats,
             tokens,
+            confidence: None,
         }
     }
 }

@@ -474,6 +474,7 @@ impl Model for Measured {
                 ttft_ms: 10.0 * self.0 as f64,
                 ..GenerationStats::default()
             }),
+            confidence: None,
         })
     }
 }
@@ -569,6 +570,7 @@ impl Model for Explosive {
             text: "Цел.".into(),
             stop: StopReason::EndOfTurn,
             stats: None,
+            confidence: None,
         })
     }
 }

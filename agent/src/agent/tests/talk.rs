@@ -457,3 +457,93 @@ fn a_calendar_fact_is_computed_from_the_clock_without_a_model_call() {
     let (out, _) = routed_turn(&mut agent, "Сколько дней в феврале?", &["Не знаю."]);
     assert!(!out.computed);
 }
+
+/// A turn on the scripted model whose outputs report these mean log-probabilities: the
+/// outcome and what the user heard.
+fn turn_with_confidence(
+    agent: &mut Agent,
+    user: &str,
+    outputs: &[&str],
+    confidences: &[f64],
+) -> (TurnOutcome, String) {
+    let mut model = ScriptedModel::new(outputs.iter().copied())
+        .with_embeddings()
+        .with_confidences(confidences.iter().copied());
+    let mut heard = String::new();
+    let out = agent
+        .turn("s", user, &mut model, &CancelToken::new(), &mut |e| {
+            if let AgentEvent::Text(t) = e {
+                heard.push_str(&t);
+            }
+        })
+        .unwrap();
+    (out, heard)
+}
+
+#[test]
+fn a_reply_the_model_was_unsure_of_is_an_honest_decline() {
+    let user = "Почему небо голубое?";
+    let reply = "Потому что воздух рассеивает синий свет.";
+    let low = crate::MIN_CONFIDENCE - 1.0;
+    let mut agent = agent_with(Guidance::default());
+    let (out, heard) = turn_with_confidence(&mut agent, user, &[reply], &[low]);
+    assert!(out.declined && out.unsure, "{out:?}");
+    assert!(out.reply.starts_with("Этого я не знаю"), "{}", out.reply);
+    assert_eq!(heard, out.reply, "the unsure reply is never heard");
+    assert_eq!(agent.history("s").last().unwrap().content, out.reply);
+    assert!(out
+        .confidence
+        .is_some_and(|c| c.mean_logprob() < Some(crate::MIN_CONFIDENCE)));
+    // Without the technique the same reply is spoken.
+    let mut agent = agent_with(Guidance::default().without(Technique::ConfidenceGate));
+    let (out, heard) = turn_with_confidence(&mut agent, user, &[reply], &[low]);
+    assert!(!out.declined && !out.unsure, "{out:?}");
+    assert_eq!(out.reply, reply);
+    assert_eq!(heard, reply);
+}
+
+#[test]
+fn a_reply_the_model_was_sure_of_is_spoken() {
+    let user = "Почему небо голубое?";
+    let reply = "Потому что воздух рассеивает синий свет.";
+    let high = crate::MIN_CONFIDENCE + 0.5;
+    let mut agent = agent_with(Guidance::default());
+    let (out, heard) = turn_with_confidence(&mut agent, user, &[reply], &[high]);
+    assert!(!out.declined && !out.unsure, "{out:?}");
+    assert_eq!(out.reply, reply);
+    assert_eq!(heard, reply);
+    // A model that reports no confidence is never doubted.
+    let mut agent = agent_with(Guidance::default());
+    let (out, _) = turn_with_confidence(&mut agent, user, &[reply], &[]);
+    assert!(!out.unsure && out.confidence.is_none(), "{out:?}");
+    assert_eq!(out.reply, reply);
+}
+
+#[test]
+fn the_confidence_gate_leaves_tool_calls_and_their_answers_alone() {
+    let low = crate::MIN_CONFIDENCE - 3.0;
+    // A routed call (decided: forced, no confidence) and the answer after the tool's reply,
+    // however unsure the model was of it.
+    let mut agent = agent_with(Guidance::default());
+    let (out, heard) = turn_with_confidence(
+        &mut agent,
+        "Который час сейчас?",
+        &["10:00, суббота."],
+        &[low],
+    );
+    assert_eq!(out.executed[0].name, "get_current_time");
+    assert!(!out.declined && !out.unsure, "{out:?}");
+    assert_eq!(out.reply, "10:00, суббота.");
+    assert_eq!(heard, out.reply);
+    // A call line the model wrote itself, unsure of it: run as always.
+    let mut agent = agent_with(Guidance::default().without(Technique::Route));
+    let (out, _) = turn_with_confidence(
+        &mut agent,
+        "Который час сейчас?",
+        &["TOOL_CALL: get_current_time", "Сейчас 10:00."],
+        &[low, low],
+    );
+    assert_eq!(out.executed[0].name, "get_current_time");
+    assert!(!out.declined && !out.unsure, "{out:?}");
+    assert_eq!(out.reply, "Сейчас 10:00.");
+}
