@@ -18,9 +18,15 @@
 //! "too", "for": [`super::words::said_number`] reads those where an item is numbered).
 //! Not handled: millions, fractions but a half and a quarter ("three quarters of an
 //! hour"), years said in pairs ("twenty twenty-six": 20 and 26), days and weeks.
+//!
+//! Times of day ("half past six", «без четверти восемь», "9 pm") are read apart, in
+//! `clock` ([`clock_times_said`]): here "6:30" is two numbers.
+
+mod clock;
 
 /// A time unit a duration is said in: the declarations' own unit.
 pub(crate) use crate::args::DurationUnit as TimeUnit;
+pub(crate) use clock::{clock_times_said, ClockTime};
 
 /// The next smaller unit: minutes for hours, seconds for minutes.
 fn smaller(unit: TimeUnit) -> Option<TimeUnit> {
