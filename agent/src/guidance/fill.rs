@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::ask::yes_or_no;
-use super::numbers::{in_unit, numbers_said, Said};
+use super::numbers::{clock_times_said, in_unit, numbers_said, ClockTime, Said};
 use super::words::{lower_words, said_number, STOP_WORDS};
 use crate::args::{ArgDecl, ArgType, DurationUnit};
 use crate::messages::Lang;
@@ -180,6 +180,44 @@ fn value_for(said: &Said, unit: Option<DurationUnit>) -> Option<f64> {
     }
 }
 
+/// The arguments that take a clock time, when `decls` has both and neither is decided
+/// yet: the integer arguments named `hour` (0 to 23) and `minute` (docs/toolsets.md).
+fn clock_args(decls: &[ArgDecl], out: &[Option<Fill>]) -> Option<(usize, usize)> {
+    let find = |name: &str| {
+        decls
+            .iter()
+            .position(|d| d.name == name && d.ty == ArgType::Integer && d.unit.is_none())
+    };
+    let (hour, minute) = (find("hour")?, find("minute")?);
+    (out.get(hour)?.is_none() && out.get(minute)?.is_none()).then_some((hour, minute))
+}
+
+/// What the clock times said give one of the clock's arguments: the values `part` reads
+/// from them. A minute not said, or said as 0 ("21:00", "seven o'clock"), is left out of
+/// an optional argument and is 0 in a required one.
+fn clock_fill(
+    decl: &ArgDecl,
+    times: &[ClockTime],
+    part: impl Fn(&ClockTime) -> Option<u32>,
+) -> Fill {
+    let mut inside: Vec<String> = Vec::new();
+    let mut outside: Option<f64> = None;
+    for n in times.iter().filter_map(&part) {
+        let v = f64::from(n);
+        if !decl.in_range(v) {
+            outside.get_or_insert(v);
+        } else if !inside.contains(&n.to_string()) {
+            inside.push(n.to_string());
+        }
+    }
+    match (inside.is_empty(), outside) {
+        (false, _) => Fill::Values(inside),
+        (true, Some(v)) => Fill::OutOfRange(v),
+        (true, None) if decl.required => Fill::Values(vec!["0".to_owned()]),
+        (true, None) => Fill::Absent,
+    }
+}
+
 /// The candidates of every argument of a tool declared as `decls`, from `request` (the
 /// words of the request the call serves) in `lang`, with the host's lists `values`. An
 /// argument already decided (`fixed`, by a list the request points into) keeps its value.
@@ -191,12 +229,29 @@ pub(crate) fn fill_args(
     fixed: &[Option<String>],
 ) -> Vec<Fill> {
     let words = lower_words(request);
-    let said = numbers_said(request);
+    let mut said = numbers_said(request);
     let mut used: BTreeSet<usize> = BTreeSet::new();
     let mut out: Vec<Option<Fill>> = vec![None; decls.len()];
     for (i, f) in fixed.iter().enumerate() {
         if let (Some(v), Some(slot)) = (f, out.get_mut(i)) {
             *slot = Some(Fill::Values(vec![v.clone()]));
+        }
+    }
+    // A clock time said goes to the `hour` and `minute` arguments, and its numbers to no
+    // other ("half past six": 6 and 30, never a 30 elsewhere).
+    let mut clocked = false;
+    if let Some((hour, minute)) = clock_args(decls, &out) {
+        let times = clock_times_said(request);
+        if !times.is_empty() {
+            clocked = true;
+            out[hour] = Some(clock_fill(&decls[hour], &times, |t| Some(t.hour)));
+            out[minute] = Some(clock_fill(&decls[minute], &times, |t| {
+                t.minute.filter(|m| *m != 0)
+            }));
+            for t in &times {
+                used.extend(t.start..t.end);
+            }
+            said.retain(|s| !times.iter().any(|t| s.start < t.end && t.start < s.end));
         }
     }
     // Numbers: quantities and durations to the numeric arguments (a duration only to one
@@ -254,8 +309,14 @@ pub(crate) fn fill_args(
         }
         // A recognizer's homophone of a number after a word that numbers an item ("delete
         // note to"): the one reading of a number the words above do not know — never a
-        // number they read and left out (the "two" of "two hours" is no item's place).
-        if inside.is_empty() && outside.is_empty() && d.unit.is_none() && said.is_empty() {
+        // number they read and left out (the "two" of "two hours" is no item's place), nor
+        // where a clock time was said (its numbers are the clock's).
+        if inside.is_empty()
+            && outside.is_empty()
+            && d.unit.is_none()
+            && said.is_empty()
+            && !clocked
+        {
             if let Some(n) = said_number(lang, request) {
                 if let Some(v) = as_value(&d.ty, n as f64) {
                     if d.in_range(n as f64) {
@@ -499,6 +560,74 @@ mod tests {
             fill(&alarm, "alarm at 6 45", Lang::En),
             vec![values(&["6"]), values(&["45"])]
         );
+    }
+
+    #[test]
+    fn a_clock_time_said_fills_the_hour_and_the_minute() {
+        let mut hour = int("hour", true);
+        hour.min = Some(0.0);
+        hour.max = Some(23.0);
+        let mut minute = int("minute", false);
+        minute.min = Some(0.0);
+        minute.max = Some(59.0);
+        let alarm = vec![hour, minute];
+        for (text, lang, h, m) in [
+            ("Set an alarm for half past six", Lang::En, "6", Some("30")),
+            (
+                "Alarm for quarter to eight tomorrow",
+                Lang::En,
+                "7",
+                Some("45"),
+            ),
+            ("Alarm at 9 in the evening", Lang::En, "21", None),
+            ("Alarm at ten fifteen, please", Lang::En, "10", Some("15")),
+            ("Set an alarm for 7 am", Lang::En, "7", None),
+            (
+                "Поставь будильник на половину седьмого",
+                Lang::Ru,
+                "6",
+                Some("30"),
+            ),
+            (
+                "Будильник на без четверти восемь",
+                Lang::Ru,
+                "7",
+                Some("45"),
+            ),
+            ("Заведи будильник на 21:00", Lang::Ru, "21", None),
+            (
+                "Будильник на шесть сорок, пожалуйста",
+                Lang::Ru,
+                "6",
+                Some("40"),
+            ),
+            ("Поставь будильник на десять вечера", Lang::Ru, "22", None),
+            ("в пять часов", Lang::Ru, "5", None),
+        ] {
+            let want = vec![values(&[h]), m.map_or(Fill::Absent, |m| values(&[m]))];
+            assert_eq!(fill(&alarm, text, lang), want, "{text}");
+        }
+        // No clock time: the numbers, one each in order, as before.
+        assert_eq!(
+            fill(&alarm, "Разбуди меня завтра в семь", Lang::Ru),
+            vec![values(&["7"]), Fill::Absent]
+        );
+        // A required minute not said is 0.
+        let mut required = alarm.clone();
+        required[1].required = true;
+        assert_eq!(
+            fill(&required, "at 9 pm", Lang::En),
+            vec![values(&["21"]), values(&["0"])]
+        );
+        // The clock's numbers go to no other argument; the label is what is left.
+        let mut labelled = alarm.clone();
+        labelled.push(int("repeat", false));
+        labelled.push(ArgDecl::new("label", ArgType::String, false));
+        let got = fill(&labelled, "alarm for half past six for the gym", Lang::En);
+        assert_eq!(got[0], values(&["6"]));
+        assert_eq!(got[1], values(&["30"]));
+        assert_eq!(got[2], Fill::Absent);
+        assert_eq!(got[3], Fill::Text("for the gym".into()));
     }
 
     #[test]
