@@ -420,7 +420,7 @@ impl Planner<'_> {
                             let described = decl
                                 .description
                                 .as_deref()
-                                .filter(|d| user_lang(d, lang) == lang);
+                                .filter(|d| written_in(d, lang));
                             match described {
                                 Some(d) => texts.ask_for_value(d, false),
                                 None => texts.ask_for_value(&decl.name.replace('_', " "), true),
@@ -506,4 +506,14 @@ fn lacking(fills: &[Fill]) -> bool {
     fills
         .iter()
         .any(|f| matches!(f, Fill::Missing | Fill::Unmatched(_)))
+}
+
+/// Whether `text` is written in `lang`'s script: Russian has a Cyrillic letter, English none
+/// ("номер из notes_list" is no English description, whatever its Latin name says).
+fn written_in(text: &str, lang: Lang) -> bool {
+    let cyrillic = text.chars().any(|c| ('\u{400}'..='\u{4ff}').contains(&c));
+    match lang {
+        Lang::Ru => cyrillic,
+        Lang::En => !cyrillic && text.chars().any(|c| c.is_ascii_alphabetic()),
+    }
 }
