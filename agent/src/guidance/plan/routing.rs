@@ -334,26 +334,6 @@ impl Planner<'_> {
                 }
             }
         }
-        // Within the routed set, an opening verb only one tool's declaration says, and none
-        // of the routed tool's examples, is that tool's («Поставь таймер»: the start's
-        // description, not the cancel's examples).
-        // (Not a request about an item of the latest list: what it points at decides.)
-        let about_item = pointer(user_text).is_some()
-            || referents(history, "").named(&stems(user_text)).is_some();
-        if self.on(Technique::DeclaredWords) && !about_item {
-            let declared = match &route {
-                Ok(Some(r)) => r
-                    .target
-                    .as_deref()
-                    .and_then(|t| self.declared_opening(t, &examples, compared)),
-                _ => None,
-            };
-            if let Some(tool) = declared {
-                if let Some(r) = self.route_to(router, model, compared, &examples, &tool) {
-                    route = Ok(Some(r));
-                }
-            }
-        }
         // A place in a list only the list tells ("bin the last one"), asked of a set's tool
         // that takes an item while no list of that set is known: the set's list is read
         // first, not a guessed item acted on.
@@ -518,6 +498,26 @@ impl Planner<'_> {
                     if let Ok(Some(r)) = router.route(model, compared, &again, self.guidance) {
                         route = Ok(Some(r));
                     }
+                }
+            }
+        }
+        // Within the routed set, an opening verb only one tool's declaration says, and none
+        // of the routed tool's examples, is that tool's («Поставь таймер»: the start's
+        // description, not the cancel's examples).
+        // (Not a request about an item of the latest list: what it points at decides.)
+        let about_item = pointer(user_text).is_some()
+            || referents(history, "").named(&stems(user_text)).is_some();
+        if self.on(Technique::DeclaredWords) && !about_item {
+            let declared = match &route {
+                Ok(Some(r)) => r
+                    .target
+                    .as_deref()
+                    .and_then(|t| self.declared_opening(t, &examples, compared)),
+                _ => None,
+            };
+            if let Some(tool) = declared {
+                if let Some(r) = self.route_to(router, model, compared, &examples, &tool) {
+                    route = Ok(Some(r));
                 }
             }
         }
