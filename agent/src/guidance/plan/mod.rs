@@ -167,7 +167,9 @@ fn best_named<'a>(
     best.map(|(_, n)| n.clone())
 }
 
-/// A toolset's words a request names it by: its description and spoken phrases.
+/// A toolset's words a request names it by: its description and spoken phrases, less the
+/// words its tools declare as actions (`said:`): "delete" says what to do, not which set
+/// ("delete everything on the shopping list" names the shopping list, not the notes).
 fn set_words(set: &crate::toolset::Toolset) -> String {
     let mut words = set.description.clone();
     for lang in [Lang::Ru, Lang::En] {
@@ -176,7 +178,20 @@ fn set_words(set: &crate::toolset::Toolset) -> String {
             words.push_str(spoken);
         }
     }
+    let actions: Vec<String> = set
+        .tools
+        .iter()
+        .flat_map(|t| t.said.iter())
+        .flat_map(|w| stems(w))
+        .collect();
     words
+        .split_whitespace()
+        .filter(|w| {
+            let st = stems(w);
+            st.is_empty() || !st.iter().all(|s| actions.contains(s))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Whether a request of `request` stems is one a declared set's examples cover

@@ -417,10 +417,8 @@ impl Planner<'_> {
                     let question = match decl.ask_for_in(lang) {
                         Some(q) => q.to_owned(),
                         None => {
-                            let described = decl
-                                .description
-                                .as_deref()
-                                .filter(|d| written_in(d, lang));
+                            let described =
+                                decl.description.as_deref().filter(|d| written_in(d, lang));
                             match described {
                                 Some(d) => texts.ask_for_value(d, false),
                                 None => texts.ask_for_value(&decl.name.replace('_', " "), true),
