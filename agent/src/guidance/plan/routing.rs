@@ -384,10 +384,8 @@ impl Planner<'_> {
         let points_back = || {
             let tool = self.previous_call(history)?;
             let decl = self.toolsets.owner_set(&tool)?.tool(&tool)?;
-            let words = lower_words(user_text);
-            let points = pointer(user_text).is_some()
-                || words.iter().any(|w| POINTS_BACK.contains(&w.as_str()));
-            (points && decl.args.iter().any(|a| says_enum_value(a, user_text))).then_some(())
+            (points_back_at(user_text) && decl.args.iter().any(|a| says_enum_value(a, user_text)))
+                .then_some(())
         };
         let goes_on =
             continues(user_text) || (self.on(Technique::SaidArgs) && points_back().is_some());
@@ -505,14 +503,17 @@ impl Planner<'_> {
         // of the routed tool's examples, is that tool's («Поставь таймер»: the start's
         // description, not the cancel's examples).
         // (Not a request about an item of the latest list: what it points at decides.)
-        let about_item = pointer(user_text).is_some()
-            || referents(history, "").named(&stems(user_text)).is_some();
-        if self.on(Technique::DeclaredWords) && !about_item {
+        if self.on(Technique::DeclaredWords) {
+            let about_item = || {
+                pointer(user_text).is_some()
+                    || referents(history, "").named(&stems(user_text)).is_some()
+            };
             let declared = match &route {
                 Ok(Some(r)) => r
                     .target
                     .as_deref()
-                    .and_then(|t| self.declared_opening(t, &examples, compared)),
+                    .and_then(|t| self.declared_opening(t, &examples, compared))
+                    .filter(|_| !about_item()),
                 _ => None,
             };
             if let Some(tool) = declared {
@@ -586,10 +587,7 @@ impl Planner<'_> {
         if let (Some(one), None) = (takers.next(), takers.next()) {
             return Some((*one).to_owned());
         }
-        let words = lower_words(request);
-        let points_back =
-            pointer(request).is_some() || words.iter().any(|w| POINTS_BACK.contains(&w.as_str()));
-        (continues(request) || points_back).then_some(previous)
+        (continues(request) || points_back_at(request)).then_some(previous)
     }
 
     /// The tool of `routed`'s set whose declaration alone says the opening word of
@@ -645,9 +643,7 @@ impl Planner<'_> {
     /// or says values of two of the tool's arguments ("the kitchen light off"): one value
     /// word alone («закрывай») may close the set.
     pub(super) fn says_a_tool_value(&self, active: &[String], request: &str) -> bool {
-        let words = lower_words(request);
-        let points =
-            pointer(request).is_some() || words.iter().any(|w| POINTS_BACK.contains(&w.as_str()));
+        let points = points_back_at(request);
         self.toolsets
             .iter()
             .filter(|set| active.iter().any(|a| a.eq_ignore_ascii_case(&set.name)))
@@ -785,4 +781,13 @@ impl Planner<'_> {
             _ => None,
         }
     }
+}
+
+/// Whether `request` points back at what was just acted on: a place in a list ([`pointer`])
+/// or a word that points back ("it", "them", «их»: [`POINTS_BACK`]).
+fn points_back_at(request: &str) -> bool {
+    pointer(request).is_some()
+        || lower_words(request)
+            .iter()
+            .any(|w| POINTS_BACK.contains(&w.as_str()))
 }
