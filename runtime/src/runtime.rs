@@ -150,8 +150,12 @@ impl Runtime {
     /// What the model reports; the runtime works the same without a prepared head.
     pub fn warm_up(&mut self) -> Result<Option<HeadReport>, RuntimeError> {
         // The judge's dictionary of the default language (the reply gate's rules), loaded
-        // now rather than by the first reply it judges.
-        porfiry_agent::prepare_dictionary(self.agent.config().lang);
+        // now rather than by the first reply it judges, and beside the head rather than
+        // before it: parsing it takes a while, and a reply judged meanwhile waits for it.
+        let lang = self.agent.config().lang;
+        let _ = std::thread::Builder::new()
+            .name("porfiry-dictionary".into())
+            .spawn(move || porfiry_agent::prepare_dictionary(lang));
         match &mut self.backend {
             Backend::Engine(m) => {
                 let view = self.agent.head_view();

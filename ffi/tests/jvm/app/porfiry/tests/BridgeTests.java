@@ -65,6 +65,19 @@ public final class BridgeTests {
         return PorfiryNative.createScripted(outputs, delayMs, SKILLS, TOOLSETS, "ru");
     }
 
+    /**
+     * Waits until the worker of {@code h} has warmed up: {@code prompt} answers from the worker
+     * only when it is free within its short wait, so a test that orders jobs through it starts
+     * after the warm-up (slow on a loaded machine).
+     */
+    private static void awaitWarm(long h) throws InterruptedException {
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        while (PorfiryNative.prompt(h, "warm-up").startsWith("(busy")) {
+            Check.isTrue(System.nanoTime() < deadline, "the worker warmed up within 120 s");
+            Thread.sleep(50);
+        }
+    }
+
     /** Sends a turn of {@code session} and returns the recorder that hears it. */
     private static Recorder send(long h, String session, String text) {
         Recorder r = new Recorder();
@@ -178,6 +191,7 @@ public final class BridgeTests {
         String[] script = new String[cases.length];
         Arrays.fill(script, "prepared {{prepared}}; sent {{user}}");
         long h = scripted(0, script);
+        awaitWarm(h);
         for (String[] c : cases) {
             String name = c[0];
             String sent = c[1];
