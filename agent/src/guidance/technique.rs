@@ -134,6 +134,12 @@ pub enum Technique {
     /// not having the user's verb, so the nearest examples of a sibling decide («Поставь
     /// таймер» → cancelling a timer, "read the shopping list" → adding to it).
     DeclaredWords,
+    /// A question of how things stand ("did I leave the bathroom light on?", «какая
+    /// температура на отоплении?») goes to the set's reader (its one tool without required
+    /// arguments whose examples ask), not to a tool that sets the value it asks about, nor
+    /// to a plain reply when it names the set. The failure: the light switched on by a
+    /// question, or the model guessing the state.
+    StateQuestions,
     /// A number said in groups (`8 800 555 35 35`) is one word of that tail. The failure:
     /// a text argument starting inside the number (`show_text|35 35`); Gemma 148 → 149 of 164.
     NumberGroups,
@@ -288,7 +294,7 @@ pub enum Technique {
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 51] = [
+    pub const ALL: [Technique; 52] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -336,6 +342,7 @@ impl Technique {
         Technique::SetsOverScope,
         Technique::StayInSet,
         Technique::DeclaredWords,
+        Technique::StateQuestions,
         Technique::IntentMargin,
         Technique::CalendarQuestions,
         Technique::HonestDecline,
@@ -402,6 +409,7 @@ impl Technique {
             Technique::SetsOverScope => "sets-over-scope",
             Technique::StayInSet => "stay-in-set",
             Technique::DeclaredWords => "declared-words",
+            Technique::StateQuestions => "state-questions",
             Technique::IntentMargin => "intent-margin",
             Technique::CalendarQuestions => "calendar-questions",
             Technique::HonestDecline => "honest-decline",
@@ -422,7 +430,7 @@ impl Technique {
             | AnswerTranscript | AskWhenUnsure | RouteWords | SkillQuestions | SkillSummary
             | FrameWords | ContentStart | LeadWords | SaidAction | QuestionLists | Continuation
             | OpeningWords | SaidArgs | SetsOverScope | StayInSet | DeclaredWords
-            | IntentMargin => Some(Route),
+            | StateQuestions | IntentMargin => Some(Route),
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable

@@ -210,10 +210,11 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     44 "sets-over-scope",
     45 "stay-in-set",
     46 "declared-words",
-    47 "intent-margin",
-    48 "calendar-questions",
-    49 "honest-decline",
-    50 "confidence-gate",
+    47 "state-questions",
+    48 "intent-margin",
+    49 "calendar-questions",
+    50 "honest-decline",
+    51 "confidence-gate",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).

@@ -325,3 +325,78 @@ fn a_required_text_of_nothing_but_the_tools_own_words_is_asked_for() {
         .get("text")
         .is_some_and(|t| t.to_string().contains("bread")));
 }
+
+const HOUSE: &str = "\
+name: house
+description: the house
+tools:
+  - name: house_light
+    description: switch a light
+    args:
+      - {name: room, type: enum, values: [kitchen, hallway], required: true}
+      - {name: state, type: enum, values: ['on', 'off'], required: true}
+    examples:
+      en: ['Turn on the kitchen light', 'Switch the hallway light off', 'Kitchen light on']
+  - name: house_status
+    description: what is on in the house
+    examples:
+      en: ['What is on in the house?', 'Which rooms are lit?']
+";
+
+#[test]
+fn a_question_of_how_things_stand_goes_to_the_sets_reader() {
+    let sets = [("house", HOUSE)];
+    let mut agent = sets_agent(Guidance::default(), &sets);
+    let (out, _) = routed_turn(
+        &mut agent,
+        "did I leave the kitchen light on?",
+        &["Done.", "Done."],
+    );
+    assert_eq!(routed_to(&out), Some("house_status"));
+    assert_eq!(out.executed[0].name, "house_status");
+    // Advice or a cause is no state: it stays where its words route it.
+    let (out, _) = routed_turn(
+        &mut agent,
+        "why is the kitchen light on?",
+        &["TOOL_CALL: house_light|kitchen|on", "Done."],
+    );
+    assert_ne!(routed_to(&out), Some("house_status"));
+    // Without the technique the question switches the light.
+    let mut agent = sets_agent(
+        Guidance::default().without(Technique::StateQuestions),
+        &sets,
+    );
+    let (out, _) = routed_turn(
+        &mut agent,
+        "did I leave the kitchen light on?",
+        &["Done.", "Done."],
+    );
+    assert_eq!(routed_to(&out), Some("house_light"));
+}
+
+#[test]
+fn an_optional_text_said_beside_a_value_is_written() {
+    let mut agent = host_agent(Guidance::default());
+    let (out, model) = routed_turn(
+        &mut agent,
+        "Set a 12 minute rice timer",
+        &["TOOL_CALL: timer_start|12|rice", "Done."],
+    );
+    assert_eq!(routed_to(&out), Some("timer_start"));
+    let calls = model.requests()[0]
+        .call_specs
+        .clone()
+        .expect("a guided call");
+    let label = &calls[0].args[1];
+    assert!(label.required, "{calls:?}");
+    assert!(
+        matches!(&label.kind, crate::model::ArgKind::TailOf(words) if words.iter().any(|w| w.contains("rice"))),
+        "{calls:?}"
+    );
+    // Nothing beside the value: the label is left out, decided without the model.
+    let (_, model) = routed_turn(&mut agent, "Set a timer for 12 minutes", &["Done."]);
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: timer_start|12")
+    );
+}

@@ -13,10 +13,10 @@ use super::refer::{is_id_arg, pointer, points_surely, referents, said_id, Pointe
 use super::route::{Route, RouteExample, Router};
 use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{
-    asks_for_any, asks_if_available, asks_meaning, asks_opinion, asks_what_is, delimited_text,
-    echo_stop, from_content_start, has_word, heard_right, intro_sentences, number_groups,
-    opening_stems, points_there, routed_head, says_action, speaks_of_self, tells_of_self,
-    without_frame_end, without_lead, words_of,
+    asks_advice, asks_for_any, asks_if_available, asks_meaning, asks_opinion, asks_what_is,
+    delimited_text, echo_stop, from_content_start, has_word, heard_right, intro_sentences,
+    number_groups, opening_stems, points_there, routed_head, says_action, speaks_of_self,
+    tells_of_self, without_frame_end, without_lead, words_of,
 };
 use super::words::{
     lower_words, said_number, stems, turn_openers, ALL_WORDS, PLACEHOLDERS, POINTS_BACK,
@@ -195,10 +195,15 @@ fn set_words(set: &crate::toolset::Toolset) -> String {
 }
 
 /// Whether a request of `request` stems is one a declared set's examples cover
-/// (`set_examples`: each example's set and stems): it shares two stems or more with one
-/// set's examples, one of them the set's own (in two of its examples at least, and in no
-/// other set's: "timer", "weather").
-fn covered_by_a_set(request: &[String], set_examples: &[(String, Vec<String>)]) -> bool {
+/// (`set_examples`: each example's set and stems): it shares a stem with one set's examples
+/// that is the set's own (in two of its examples at least, and in no other set's: "timer",
+/// "weather"), and another stem with them or that stem is a word of the set's subject
+/// (`subjects`: each set's name and [`set_words`]: «будильник» of an alarm set).
+fn covered_by_a_set(
+    request: &[String],
+    set_examples: &[(String, Vec<String>)],
+    subjects: &[(String, String)],
+) -> bool {
     let mut sets: Vec<&str> = set_examples.iter().map(|(t, _)| t.as_str()).collect();
     sets.sort_unstable();
     sets.dedup();
@@ -218,7 +223,14 @@ fn covered_by_a_set(request: &[String], set_examples: &[(String, Vec<String>)]) 
                     .iter()
                     .any(|(t, e)| t != set && e.contains(stem))
         };
-        shared.len() >= 2 && shared.iter().any(|s| its_own(s))
+        let subject: Vec<String> = subjects
+            .iter()
+            .filter(|(n, _)| n == set)
+            .flat_map(|(n, words)| stems(&format!("{n} {words}")))
+            .collect();
+        shared
+            .iter()
+            .any(|s| its_own(s) && (shared.len() >= 2 || subject.contains(s)))
     })
 }
 
@@ -449,9 +461,10 @@ impl Planner<'_> {
             })
             .collect();
         if self.on(Technique::SetsOverScope) {
+            let subjects = self.set_subjects();
             out.retain(|e| {
                 e.target.as_deref() != Some(out_of_scope.as_str())
-                    || !covered_by_a_set(&stems(&e.text), &set_examples)
+                    || !covered_by_a_set(&stems(&e.text), &set_examples, &subjects)
             });
         }
         out
@@ -899,5 +912,27 @@ mod tests {
         // Nothing shared, no subject; a three-letter word starts no longer one ("fil" is no "films").
         assert_eq!(best("fil the tank"), None);
         assert_eq!(best("what about the weather"), None);
+    }
+
+    #[test]
+    fn an_out_of_scope_request_a_set_covers_is_one_of_its_subject_word_or_two_stems() {
+        let alarm = |text: &str| ("alarm".to_string(), stems(text));
+        let examples = [
+            alarm("Поставь будильник на 7 утра"),
+            alarm("Будильник на восемь пятнадцать"),
+            alarm("Разбуди меня в шесть тридцать"),
+            ("timer".to_string(), stems("Заведи таймер на 10 минут")),
+        ];
+        let request = stems("Заведи будильник на полшестого");
+        let subjects = [(
+            "alarm".to_string(),
+            "будильник (поставить на время)".to_string(),
+        )];
+        assert!(covered_by_a_set(&request, &examples, &subjects));
+        // One stem shared, not the set's subject: not covered.
+        assert!(!covered_by_a_set(&request, &examples, &[]));
+        // The set's subject word shared with no two of its examples: not its own.
+        let other = stems("Купи билеты на поезд");
+        assert!(!covered_by_a_set(&other, &examples, &subjects));
     }
 }

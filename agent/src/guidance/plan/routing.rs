@@ -207,6 +207,18 @@ impl Planner<'_> {
                 }
             }
         }
+        // A question of how things stand ("did I leave the bathroom light on?", «какая
+        // температура сейчас на отоплении?»), routed to a set's tool that takes a value or to
+        // a plain reply while it names a set's subject, is for that set's reader: its one
+        // tool that takes no argument and whose examples ask ("which lights are on?").
+        if self.on(Technique::StateQuestions) && asks_what_is(user_text) && !asks_advice(user_text)
+        {
+            if let Some(reader) = self.reader_asked(&route, user_text) {
+                if let Some(r) = self.route_to(router, model, compared, &examples, &reader) {
+                    route = Ok(Some(r));
+                }
+            }
+        }
         // A request that opens as one tool's examples alone open ("make a note …", "note
         // that …"), routed to another tool, is for that tool: its opening verb says the
         // action its content may pull elsewhere. A question asks; a route to no tool stays.
@@ -758,6 +770,53 @@ impl Planner<'_> {
             }
         }
         None
+    }
+
+    /// The reader a question of how things stands asks for ([`Technique::StateQuestions`]):
+    /// when `route` goes to a set's tool that takes a required value, that set's reader; when
+    /// it goes to a plain reply (or nowhere), the reader of the set `request` names by its
+    /// subject's words. `None` when the routed tool is the reader or its own examples ask.
+    pub(super) fn reader_asked(
+        &self,
+        route: &Result<Option<Route>, ModelError>,
+        request: &str,
+    ) -> Option<String> {
+        let target = match route {
+            Ok(Some(r)) => r.target.as_deref().filter(|t| !t.is_empty()),
+            _ => None,
+        };
+        let set = match target {
+            Some(tool) => {
+                let set = self.toolsets.owner_set(tool)?;
+                let decl = set.tool(tool)?;
+                if !decl.args.iter().any(|a| a.required) || self.asks_mostly(decl) {
+                    return None;
+                }
+                set
+            }
+            None => {
+                let subjects = self.set_subjects();
+                let named = best_named(request, subjects.iter().map(|(n, d)| (n, d)))?;
+                self.toolsets.iter().find(|s| s.name == named)?
+            }
+        };
+        let mut readers = set
+            .tools
+            .iter()
+            .filter(|t| !t.args.iter().any(|a| a.required) && self.asks_mostly(t));
+        match (readers.next(), readers.next()) {
+            (Some(one), None) if target != Some(one.name.as_str()) => Some(one.name.clone()),
+            _ => None,
+        }
+    }
+
+    /// Whether most of `tool`'s examples in the session's language (half or more, and one
+    /// at least) ask a question ([`asks_what_is`]).
+    fn asks_mostly(&self, tool: &crate::toolset::ToolDecl) -> bool {
+        let (asking, all) = tool.examples_in(self.lang).fold((0, 0), |(a, n), e| {
+            (a + usize::from(asks_what_is(e)), n + 1)
+        });
+        asking > 0 && asking * 2 >= all
     }
 
     /// The tool that lists what `tool` keeps ([`Technique::QuestionLists`]): when `tool`

@@ -277,8 +277,11 @@ impl Planner<'_> {
                     } else {
                         self.text_words(&spec.name, span)
                     };
+                    // A text said is written, even for an optional argument: "set a 12
+                    // minute pasta timer" labels the timer (the frame's words are gone).
                     if !words.is_empty() {
                         arg.kind = ArgKind::TailOf(words);
+                        arg.required = true;
                     }
                 }
                 Fill::Absent => arg.kind = ArgKind::OneOf(vec![String::new()]),

@@ -308,6 +308,53 @@ const EVALUATIVE: &[&str] = &[
     "интересное",
 ];
 
+/// Words that make a question one of advice or of cause ("is it *better* …", "what's a
+/// *good* temperature …", "*why* does …", «какая температура *лучше* …», «*почему* …»):
+/// what is best to do or why, never how things stand now.
+const ADVICE: &[&str] = &[
+    "why",
+    "better",
+    "best",
+    "good",
+    "ideal",
+    "should",
+    "recommend",
+    "healthy",
+    "почему",
+    "зачем",
+    "отчего",
+    "лучше",
+    "лучший",
+    "лучшая",
+    "лучшее",
+    "хороший",
+    "хорошая",
+    "хорошее",
+    "стоит",
+    "следует",
+    "полезно",
+    "вредно",
+];
+
+/// What "how" asks when a word of these follows it: a quantity ("how much is left", «сколько»
+/// needs no such word), not a way of doing.
+const HOW_MUCH: &[&str] = &["much", "many", "long", "far", "old", "warm", "hot", "cold"];
+
+/// Whether `text` asks for advice or a cause ([`ADVICE`]: "is it better to cook pasta for
+/// ten minutes or twelve?", «почему мигает свет?») or how to do something ("how do I …",
+/// «как …»; "how much"/"how long" ask a quantity): a question the model talks about, not one
+/// of how things stand that a tool reads.
+pub(crate) fn asks_advice(text: &str) -> bool {
+    let words = lower_words(text);
+    if words.iter().any(|w| ADVICE.contains(&w.as_str())) {
+        return true;
+    }
+    words.iter().enumerate().any(|(i, w)| {
+        let next = words.get(i + 1).map(String::as_str);
+        (w == "how" && next.is_none_or(|n| !HOW_MUCH.contains(&n))) || (w == "как" && i == 0)
+    })
+}
+
 /// Whether `text` asks what a word means ([`MEANING`]: "what is a note in music", «что такое
 /// ремейк»): a question of fact the model answers, no request of a tool whose word it shares.
 pub(crate) fn asks_meaning(text: &str) -> bool {
