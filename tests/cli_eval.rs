@@ -185,3 +185,194 @@ fn routing_accuracy_holds_the_recorded_floor_on_the_dev_sets() {
         "routing fell more than two cases below evals/routes.toml: {falls:?}"
     );
 }
+
+/// The built-in sets' names as a host might have named the same declarations: sets, tools
+/// and arguments (an `id` argument keeps its name: the convention of docs/toolsets.md says
+/// what it is). Longest first, so no name is replaced inside another.
+const RENAMES: &[(&str, &str)] = &[
+    ("notes_delete", "memo_drop"),
+    ("notes_list", "memo_show"),
+    ("notes_add", "memo_put"),
+    ("media_search", "cinema_find"),
+    ("media_info", "cinema_about"),
+    ("media_play", "cinema_start"),
+];
+
+/// Sets renamed where a declaration or a case names one.
+const SET_RENAMES: &[(&str, &str)] = &[("notes", "memo"), ("media", "cinema")];
+
+/// Arguments renamed, per renamed tool: in its declaration and in a case's expected
+/// arguments of a call of it.
+const ARG_RENAMES: &[(&str, &str, &str)] = &[
+    ("memo_put", "text", "body"),
+    ("memo_drop", "number", "position"),
+    ("cinema_find", "query", "title"),
+    ("cinema_start", "action", "mode"),
+];
+
+/// `text` with every built-in name renamed (`RENAMES`, `SET_RENAMES` where a set is named:
+/// a declaration's own `name:`, `active:`, a switch's argument; `ARG_RENAMES` in the
+/// declaration of the tool's arguments and in a case's expected call of it).
+fn renamed(text: &str) -> String {
+    let mut out = text.to_string();
+    for (from, to) in RENAMES {
+        out = out.replace(from, to);
+    }
+    for (from, to) in SET_RENAMES {
+        for (a, b) in [
+            (format!("\nname: {from}\n"), format!("\nname: {to}\n")),
+            (format!("active: [{from}]"), format!("active: [{to}]")),
+            (
+                format!("toolset, args: {{name: {from}}}"),
+                format!("toolset, args: {{name: {to}}}"),
+            ),
+        ] {
+            out = out.replace(&a, &b);
+        }
+    }
+    // A declaration: from the tool's `- name:` line to the next tool's; a case: from
+    // `{call: tool` to the next call.
+    for opener in ["\n  - name: ", "{call: "] {
+        let mut pieces = out.split(opener);
+        let mut joined = pieces.next().unwrap_or_default().to_string();
+        for piece in pieces {
+            // A case's call ends with its arguments' braces; a declaration's tool with
+            // the next tool's line.
+            let end = match (opener, piece.find('{'), piece.find('}')) {
+                ("{call: ", Some(open), Some(close)) if open < close => {
+                    piece.find("}}").map_or(piece.len(), |i| i + 2)
+                }
+                ("{call: ", _, Some(close)) => close + 1,
+                _ => piece.len(),
+            };
+            let (mut own, rest) = (piece[..end].to_string(), &piece[end..]);
+            for (tool, from, to) in ARG_RENAMES {
+                if own.starts_with(tool) {
+                    for (a, b) in [
+                        (format!("{{name: {from},"), format!("{{name: {to},")),
+                        (format!("- name: {from}\n"), format!("- name: {to}\n")),
+                        (format!("{{{from}:"), format!("{{{to}:")),
+                        (format!(", {from}:"), format!(", {to}:")),
+                    ] {
+                        own = own.replace(&a, &b);
+                    }
+                }
+            }
+            joined.push_str(opener);
+            joined.push_str(&own);
+            joined.push_str(rest);
+        }
+        out = joined;
+    }
+    out
+}
+
+/// The name `renamed` gave back under its built-in name (a call line's tool too).
+fn named_back(text: &str) -> String {
+    let mut out = text.to_string();
+    for (from, to) in RENAMES {
+        out = out.replace(to, from);
+    }
+    for (from, to) in SET_RENAMES {
+        out = out.replace(&format!("toolset|{to}"), &format!("toolset|{from}"));
+    }
+    out
+}
+
+/// Copies of the built-in toolsets and skills in `dir` (renamed or not), and of every
+/// built-in dev set naming them: the paths of the case files.
+fn built_in_copy(dir: &std::path::Path, rename: bool) -> Vec<String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let map = |t: String| if rename { renamed(&t) } else { t };
+    for folder in ["toolsets", "skills"] {
+        std::fs::create_dir_all(dir.join(folder)).unwrap();
+        for entry in std::fs::read_dir(root.join(folder)).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            std::fs::write(dir.join(folder).join(path.file_name().unwrap()), map(text)).unwrap();
+        }
+    }
+    let mut files = Vec::new();
+    let mut names: Vec<String> = std::fs::read_dir(root.join("evals"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("dev") && n.ends_with(".yaml"))
+        .collect();
+    names.sort();
+    for name in names {
+        let text = std::fs::read_to_string(root.join("evals").join(&name)).unwrap();
+        assert!(
+            !text.contains("\ntoolsets:"),
+            "{name} names its own toolsets"
+        );
+        let head = format!(
+            "toolsets: [{}]\nskills: [{}]\n",
+            dir.join("toolsets").display(),
+            dir.join("skills").display()
+        );
+        let path = dir.join(&name);
+        std::fs::write(&path, format!("{head}{}", map(text))).unwrap();
+        files.push(path.to_string_lossy().into_owned());
+    }
+    files
+}
+
+/// Per turn of a `--routes-only` report: file name, case, turn → route target and the
+/// reply decided before the model writes, under the built-in names.
+fn decisions(
+    report: &serde_json::Value,
+) -> std::collections::BTreeMap<(String, u64, u64), (String, String)> {
+    let cases = report["variants"][0]["cases"].as_array().expect("cases");
+    cases
+        .iter()
+        .map(|c| {
+            let file = c["file"].as_str().unwrap_or_default();
+            let file = file.rsplit('/').next().unwrap_or(file).to_string();
+            let key = (
+                file,
+                c["case"].as_u64().unwrap_or(0),
+                c["turn_index"].as_u64().unwrap_or(0),
+            );
+            let target = c["route"]["target"].as_str().unwrap_or("-");
+            let reply = c["reply"].as_str().unwrap_or_default();
+            (key, (named_back(target), named_back(reply)))
+        })
+        .collect()
+}
+
+/// Routing and filling read what a set declares, never what it is called: the built-in
+/// sets with every set, tool and argument renamed (notes → memo, media → cinema) route every
+/// turn of every built-in dev set to the same place and decide the same calls and
+/// questions (`eval tools --routes-only` on the real default model).
+#[test]
+fn renamed_built_in_sets_route_and_fill_identically() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut runs = Vec::new();
+    for rename in [false, true] {
+        let sub = dir.path().join(if rename { "renamed" } else { "built-in" });
+        let files = built_in_copy(&sub, rename);
+        assert!(files.len() >= 20, "{files:?}");
+        let mut args = vec!["eval", "tools", "--routes-only", "--json"];
+        args.extend(files.iter().map(String::as_str));
+        let o = porfiry(&args);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{stderr}");
+        let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON report");
+        runs.push(decisions(&report));
+    }
+    let (built_in, renamed) = (&runs[0], &runs[1]);
+    assert!(built_in.len() >= 900, "{} turns", built_in.len());
+    assert_eq!(built_in.len(), renamed.len());
+    let differ: Vec<String> = built_in
+        .iter()
+        .filter(|(k, v)| renamed.get(*k) != Some(*v))
+        .map(|(k, v)| format!("{k:?}: {v:?} → {:?}", renamed.get(k)))
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "{} of {} turns differ once renamed:\n{}",
+        differ.len(),
+        built_in.len(),
+        differ.join("\n")
+    );
+}

@@ -6,7 +6,8 @@ use super::session::Session;
 use super::{Agent, AgentError, ContextReport, Shared};
 use crate::args::validate_args;
 use crate::call_line::parse_output_as;
-use crate::guidance::Route;
+use crate::guidance::{FillQuestion, Route};
+use crate::judge::user_lang;
 use crate::model::{CancelToken, Message, Model, ModelError, ModelRequest};
 use crate::tools::CoreTool;
 
@@ -87,6 +88,48 @@ impl Agent {
         s.expire(self.shared.clock.now());
         s.history.push(Message::user(text));
         self.shared.route(&s, text, model)
+    }
+
+    /// Where a turn of `session` would send `text` and what it would decide before the
+    /// model writes anything: the question it asks about a narrow route, the question for
+    /// a missing value or the range of a value said outside it, else the reply its plan
+    /// decides outright (the call lines of a call whose every argument was said, a
+    /// switch); `None` beside the route when the model writes the first action. Nothing in
+    /// the session changes. What `eval tools --routes-only` reports, and how a test shows
+    /// that routing and filling read declarations, not names.
+    pub fn decide(
+        &mut self,
+        session: &str,
+        text: &str,
+        model: &mut dyn Model,
+    ) -> (Option<Route>, Option<String>) {
+        self.shared.syntax = model.call_syntax();
+        let mut s = self.sessions.get(session).cloned().unwrap_or_default();
+        s.expire(self.shared.clock.now());
+        let turn_start = s.history.len();
+        s.history.push(Message::user(text));
+        let mut route = self.shared.route(&s, text, model);
+        let Some(routed) = route.clone() else {
+            return (None, None);
+        };
+        let lang = user_lang(text, self.shared.config.lang);
+        if let Some(question) = self.shared.ask(&routed, text, lang) {
+            return (route, Some(question));
+        }
+        match self.shared.fill_question(&s, &routed, text, lang) {
+            Some(FillQuestion::Ask(reply) | FillQuestion::Range(reply)) => {
+                return (route, Some(reply));
+            }
+            Some(FillQuestion::NoCall) => {
+                route = Some(Route {
+                    target: None,
+                    ..routed
+                });
+            }
+            None => {}
+        }
+        let plan = self.shared.plan(&s, route.as_ref(), turn_start, turn_start);
+        (route, plan.forced)
     }
 
     /// The end of a turn that held its state ([`Session::state_held`]): the new state moves

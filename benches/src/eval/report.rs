@@ -62,7 +62,8 @@ pub struct CaseResult {
     /// [`TurnScope::FirstGeneration`] when the model called a tool).
     pub stop: TurnStop,
     /// The turn's final reply (with [`TurnScope::FirstGeneration`]: the first generation's
-    /// visible text).
+    /// visible text; with `--routes-only`: what the turn decides before the model writes —
+    /// a decided call line, a question —, empty when the model would write).
     pub reply: String,
     /// `reply` in the model's tokens.
     pub reply_tokens: usize,

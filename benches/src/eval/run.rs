@@ -570,7 +570,7 @@ fn run_turn(
         switched: Arc::clone(&switched),
     };
     let outcome = if options.routes_only {
-        let route = agent.route(session, &turn.user, &mut model);
+        let (route, decided) = agent.decide(session, &turn.user, &mut model);
         // The route as the first generation would begin: a call line, or plain text.
         // A conversational intent is answered with plain text.
         let line = match route.as_ref().and_then(|r| r.target.as_ref()) {
@@ -578,7 +578,7 @@ fn run_turn(
             _ => "(plain reply)".to_string(),
         };
         model.first = Some(Ok(line));
-        routed_outcome(route)
+        routed_outcome(route, decided)
     } else {
         // A decided toolset switch asks nothing of the model, yet it is the turn's first
         // action when it comes before the first model call: recorded as its call line.
@@ -681,11 +681,14 @@ fn run_turn(
     })
 }
 
-/// The outcome of a turn that only routed (`--routes-only`): nothing generated or run.
-fn routed_outcome(route: Option<Route>) -> TurnOutcome {
+/// The outcome of a turn that only routed (`--routes-only`): nothing generated or run; its
+/// reply is what the turn decides before the model writes ([`porfiry_agent::Agent::decide`]:
+/// a decided call line, a question), empty when the model would write the first action.
+fn routed_outcome(route: Option<Route>, decided: Option<String>) -> TurnOutcome {
     TurnOutcome {
         stop: TurnStop::Answered,
         route,
+        reply: decided.unwrap_or_default(),
         ..TurnOutcome::new()
     }
 }
