@@ -211,16 +211,24 @@ const ARG_RENAMES: &[(&str, &str, &str)] = &[
 ];
 
 /// `text` with every built-in name renamed (`RENAMES`, `SET_RENAMES` where a set is named:
-/// a declaration's own `name:`, `active:`, a switch's argument; `ARG_RENAMES` in the
-/// declaration of the tool's arguments and in a case's expected call of it).
-fn renamed(text: &str) -> String {
+/// a toolset's own `name:` (`set_file`), a skill's `toolset:`, a switch, `active:`; `ARG_RENAMES` in
+/// the declaration of the tool's arguments and in a case's expected call of it). A skill
+/// keeps its own name (a skill is no set), its text renames the tools it mentions.
+fn renamed(text: &str, set_file: bool) -> String {
     let mut out = text.to_string();
     for (from, to) in RENAMES {
         out = out.replace(from, to);
     }
     for (from, to) in SET_RENAMES {
+        if set_file {
+            out = out.replace(&format!("\nname: {from}\n"), &format!("\nname: {to}\n"));
+        }
         for (a, b) in [
-            (format!("\nname: {from}\n"), format!("\nname: {to}\n")),
+            (format!("\ntoolset: {from}\n"), format!("\ntoolset: {to}\n")),
+            (
+                format!("enable_toolset|{from}"),
+                format!("enable_toolset|{to}"),
+            ),
             (format!("active: [{from}]"), format!("active: [{to}]")),
             (
                 format!("toolset, args: {{name: {from}}}"),
@@ -283,8 +291,14 @@ fn named_back(text: &str) -> String {
 /// built-in dev set naming them: the paths of the case files.
 fn built_in_copy(dir: &std::path::Path, rename: bool) -> Vec<String> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let map = |t: String| if rename { renamed(&t) } else { t };
     for folder in ["toolsets", "skills"] {
+        let map = |t: String| {
+            if rename {
+                renamed(&t, folder == "toolsets")
+            } else {
+                t
+            }
+        };
         std::fs::create_dir_all(dir.join(folder)).unwrap();
         for entry in std::fs::read_dir(root.join(folder)).unwrap() {
             let path = entry.unwrap().path();
@@ -311,7 +325,8 @@ fn built_in_copy(dir: &std::path::Path, rename: bool) -> Vec<String> {
             dir.join("skills").display()
         );
         let path = dir.join(&name);
-        std::fs::write(&path, format!("{head}{}", map(text))).unwrap();
+        let text = if rename { renamed(&text, false) } else { text };
+        std::fs::write(&path, format!("{head}{text}")).unwrap();
         files.push(path.to_string_lossy().into_owned());
     }
     files

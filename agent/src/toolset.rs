@@ -75,6 +75,10 @@ pub const SAID_LIMIT: usize = 24;
 pub const EXAMPLES_LIMIT: usize = 32;
 /// Longest example request, in characters.
 pub const EXAMPLE_CHARS: usize = 200;
+/// Most entries of a set's `heard_as:`.
+pub const HEARD_AS_LIMIT: usize = 32;
+/// Most words of a phrase of `heard_as:`, said or meant.
+pub const HEARD_AS_WORDS: usize = 6;
 
 /// One toolset declaration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +98,11 @@ pub struct Toolset {
     /// about a thing a person names when they mean it (skills, protocols) does not pull
     /// requests about anything else. Empty: any request may be.
     pub route_words: Vec<String>,
+    /// How a speech recognizer or a user says a phrase of the set's requests, and the phrase
+    /// meant (`heard_as: {"pop down": "jot down", "за пиши": "запиши"}`): each said phrase
+    /// (lower case, 1–[`HEARD_AS_WORDS`] words) is read as its meaning before a request is
+    /// routed ([`crate::Technique::LeadWords`]). At most [`HEARD_AS_LIMIT`] entries.
+    pub heard_as: Vec<(String, String)>,
     /// The file it came from.
     pub path: PathBuf,
 }
@@ -146,6 +155,8 @@ struct RawToolset {
     spoken: BTreeMap<String, String>,
     #[serde(default)]
     route_words: Vec<String>,
+    #[serde(default)]
+    heard_as: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -438,12 +449,37 @@ pub fn parse_toolset(text: &str, path: &Path) -> Result<Toolset, Problem> {
         }
         route_words.push(w);
     }
+    if raw.heard_as.len() > HEARD_AS_LIMIT {
+        return Err(Problem::BadField {
+            field: "heard_as",
+            why: format!("{} entries, at most {HEARD_AS_LIMIT}", raw.heard_as.len()),
+        });
+    }
+    let mut heard_as = Vec::new();
+    for (said, meant) in &raw.heard_as {
+        let phrase = |p: &str| {
+            let words: Vec<String> = p.split_whitespace().map(str::to_lowercase).collect();
+            (!words.is_empty() && words.len() <= HEARD_AS_WORDS).then(|| words.join(" "))
+        };
+        match (phrase(said), phrase(meant)) {
+            (Some(said), Some(meant)) => heard_as.push((said, meant)),
+            _ => {
+                return Err(Problem::BadField {
+                    field: "heard_as",
+                    why: format!(
+                        "{said:?}: {meant:?} is not two phrases of 1 to {HEARD_AS_WORDS} words"
+                    ),
+                })
+            }
+        }
+    }
     Ok(Toolset {
         name,
         description,
         tools,
         spoken,
         route_words,
+        heard_as,
         path: path.to_path_buf(),
     })
 }
@@ -765,6 +801,25 @@ mod tests {
     }
 
     #[test]
+    fn heard_as_is_read_lower_case_and_bounded() {
+        let set = parse(
+            "name: x\ndescription: d\nheard_as: {'Pop Down': jot down}\ntools: [{name: x_a}]",
+        )
+        .unwrap();
+        assert_eq!(
+            set.heard_as,
+            [("pop down".to_string(), "jot down".to_string())]
+        );
+        for bad in ["{'': a}", "{a: '  '}", "{a b c d e f g: x}"] {
+            let text = format!("name: x\ndescription: d\nheard_as: {bad}\ntools: [{{name: x_a}}]");
+            assert!(
+                parse(&text).unwrap_err().to_string().contains("heard_as"),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
     fn a_set_with_route_words_routes_only_the_requests_that_say_one() {
         let set = parse(
             "name: skills\ndescription: d\nroute_words: [Скил, protocol]\ntools: [{name: skills_a}]",
@@ -825,6 +880,7 @@ mod tests {
         let mk = |n: &str| Toolset {
             spoken: Vec::new(),
             route_words: Vec::new(),
+            heard_as: Vec::new(),
             name: n.into(),
             description: "d".into(),
             tools: vec![],

@@ -407,6 +407,21 @@ pub(crate) fn fill_args(
     out.into_iter().map(|f| f.unwrap_or(Fill::Absent)).collect()
 }
 
+/// Words that only count what a number said ("five *of them*", «пять *штук*»): no text.
+const COUNTING: &[&str] = &[
+    "them",
+    "those",
+    "these",
+    "pieces",
+    "piece",
+    "pcs",
+    "items",
+    "штук",
+    "штуки",
+    "штука",
+    "шт",
+];
+
 /// The runs of `request` free of the word indices `used` (indices into
 /// [`lower_words`]), as parts of the request's own text, those with a word that is no
 /// common word only: the run after the last used word (a text is said after the values:
@@ -436,9 +451,11 @@ fn free_runs(request: &str, used: &BTreeSet<usize>) -> (Option<String>, Vec<Stri
         }
     }
     let telling = |r: &Vec<&str>| {
-        lower_words(&r.join(" "))
-            .iter()
-            .any(|w| w.chars().count() >= 3 && !STOP_WORDS.contains(&w.as_str()))
+        lower_words(&r.join(" ")).iter().any(|w| {
+            w.chars().count() >= 3
+                && !STOP_WORDS.contains(&w.as_str())
+                && !COUNTING.contains(&w.as_str())
+        })
     };
     // The last run is after the values only when the request does not end with one.
     let ends_taken = parts.last().is_some_and(|(_, idx)| taken(idx));
@@ -455,6 +472,22 @@ fn free_runs(request: &str, used: &BTreeSet<usize>) -> (Option<String>, Vec<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_that_only_count_are_no_text() {
+        let mut count = int("count", false);
+        count.min = Some(1.0);
+        count.max = Some(99.0);
+        let decls = [ArgDecl::new("item", ArgType::String, true), count];
+        for (request, lang, item) in [
+            ("oranges, five of them", Lang::En, "oranges,"),
+            ("апельсины, пять штук", Lang::Ru, "апельсины,"),
+        ] {
+            let got = fill(&decls, request, lang);
+            assert_eq!(got[0], Fill::Text(item.into()), "{request}");
+            assert_eq!(got[1], Fill::Values(vec!["5".into()]), "{request}");
+        }
+    }
 
     fn int(name: &str, required: bool) -> ArgDecl {
         ArgDecl::new(name, ArgType::Integer, required)

@@ -97,8 +97,10 @@ impl Planner<'_> {
         // What the router compares: the request without its preamble and politeness, its
         // recognizer slips put right.
         let heard;
+        let heard_as;
         let compared = if self.on(Technique::LeadWords) {
-            heard = heard_right(user_text);
+            heard_as = self.heard_as();
+            heard = heard_right(user_text, &heard_as);
             without_lead(&heard)
         } else {
             user_text
@@ -146,7 +148,10 @@ impl Planner<'_> {
         // "I'm so tired today"): the model replies to it (no formula answers a feeling).
         let tool_routed = matches!(&route, Ok(Some(r)) if r.target.as_deref().is_some_and(is_tool));
         // Nor a question of what a word means ("what is a note in music").
-        let plain = tells_of_self(user_text) || asks_meaning(user_text);
+        // A statement of the user's own that names a set's subject and says a value one of
+        // its tools takes asks that tool ("I'm cold, bump the heating up to twenty-four").
+        let plain = (tells_of_self(user_text) && !self.says_a_set_value(user_text))
+            || asks_meaning(user_text);
         if self.on(Technique::TalkIntents) && tool_routed && plain {
             examples.retain(|e| e.target.as_deref().is_none_or(str::is_empty));
             route = router.route(model, compared, &examples, self.guidance);
@@ -772,7 +777,29 @@ impl Planner<'_> {
         None
     }
 
-    /// The reader a question of how things stands asks for ([`Technique::StateQuestions`]):
+    /// Every declared set's `heard_as:` phrases, in declaration order.
+    pub(super) fn heard_as(&self) -> Vec<(String, String)> {
+        self.toolsets
+            .iter()
+            .flat_map(|s| s.heard_as.iter().cloned())
+            .collect()
+    }
+
+    /// Whether `request` names a set's subject by its words ([`best_named`]) and says a
+    /// value one of that set's tools takes (a number in range, an enum's word, a list entry).
+    pub(super) fn says_a_set_value(&self, request: &str) -> bool {
+        let subjects = self.set_subjects();
+        let Some(named) = best_named(request, subjects.iter().map(|(n, d)| (n, d))) else {
+            return false;
+        };
+        self.toolsets
+            .iter()
+            .filter(|s| s.name == named)
+            .flat_map(|s| s.tools.iter())
+            .any(|t| self.takes_said_values(&t.name, request))
+    }
+
+    /// The reader a question of how things stand asks for ([`Technique::StateQuestions`]):
     /// when `route` goes to a set's tool that takes a required value, that set's reader; when
     /// it goes to a plain reply (or nowhere), the reader of the set `request` names by its
     /// subject's words. `None` when the routed tool is the reader or its own examples ask.

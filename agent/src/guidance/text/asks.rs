@@ -456,43 +456,35 @@ pub(crate) fn asks_opinion(text: &str) -> bool {
     OPINION.iter().any(has) || AGREE.iter().any(has) || tagged
 }
 
-/// Word sequences a speech recognizer writes for a request verb ("right down" for "write
-/// down", «за пиши» for «запиши») or a phrase ("nevermind"), and what was said; and an idiom
-/// routed as its common form ("take a note" is "make a note", "pop down" and "put down that"
-/// are "jot down", "fire up" and "stick on" are "put on").
-const SLIPS: &[(&[&str], &str)] = &[
-    (&["nevermind"], "never mind"),
-    (&["right", "down"], "write down"),
-    (&["right", "it", "down"], "write it down"),
-    (&["right", "that", "down"], "write that down"),
-    (&["right", "this", "down"], "write this down"),
-    (&["rite"], "write"),
-    (&["write", "that", "down"], "write that down"),
-    (&["write", "that"], "write down that"),
-    (&["take", "a", "note"], "make a note"),
-    (&["pop", "down"], "jot down"),
-    (&["pop", "it", "down"], "jot it down"),
-    (&["pop", "that", "down"], "jot that down"),
-    (&["put", "down", "that"], "jot down that"),
-    (&["fire", "up"], "put on"),
-    (&["fire", "it", "up"], "put it on"),
-    (&["stick", "on"], "put on"),
-    (&["stick", "it", "on"], "put it on"),
-    (&["за", "пиши"], "запиши"),
-    (&["за", "помни"], "запомни"),
-];
+/// Word sequences said for a phrase in any request ("nevermind" for "never mind"), and what
+/// was said. A set's own slips and idioms ("right down" for "write down", "pop down" for
+/// "jot down") are its `heard_as:` ([`crate::toolset::Toolset::heard_as`]).
+const SLIPS: &[(&[&str], &str)] = &[(&["nevermind"], "never mind")];
 
-/// `text` with the recognizer's slips of request verbs put right ([`SLIPS`]): "right down
-/// call the landlord" → "write down call the landlord". `text` itself when it has none.
+/// `text` with the slips of [`SLIPS`] and of the declared sets' `heard_as:` (`heard_as`: each
+/// phrase said, lower case, and the one meant) put right: "right down call the landlord" →
+/// "write down call the landlord". `text` itself when it has none.
 /// What routing compares under [`Technique::LeadWords`].
-pub(crate) fn heard_right(text: &str) -> Cow<'_, str> {
+pub(crate) fn heard_right<'a>(text: &'a str, heard_as: &'a [(String, String)]) -> Cow<'a, str> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let bare: Vec<String> = words.iter().map(|w| spoken(w)).collect();
+    let slips: Vec<(Vec<&str>, &str)> = SLIPS
+        .iter()
+        .map(|(said, meant)| (said.to_vec(), *meant))
+        .chain(
+            heard_as
+                .iter()
+                .map(|(said, meant)| (said.split_whitespace().collect(), meant.as_str())),
+        )
+        .collect();
+    // The longest phrase said first: "write that down" is itself, not "write that" + "down".
+    let mut slips = slips;
+    slips.sort_by_key(|(said, _)| std::cmp::Reverse(said.len()));
     let mut out: Vec<&str> = Vec::with_capacity(words.len());
     let mut fixed = false;
     let mut i = 0;
     while i < words.len() {
-        let slip = SLIPS.iter().find(|(said, _)| {
+        let slip = slips.iter().find(|(said, _)| {
             bare.get(i..i + said.len())
                 .is_some_and(|w| w.iter().zip(said.iter()).all(|(a, b)| a == b))
         });
