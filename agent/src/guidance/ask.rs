@@ -59,6 +59,11 @@ const NO_WORDS: &[&str] = &[
     "cancel",
 ];
 
+/// Interjections a no may open with («а, не надо», «ой, нет», "oh, no").
+const INTERJECTIONS: &[&str] = &[
+    "а", "ой", "ах", "ох", "ну", "oh", "ah", "um", "uh", "hmm", "well",
+];
+
 /// Short replies that say no without a no word first.
 const NO_PHRASES: &[&str] = &[
     "не надо",
@@ -112,6 +117,12 @@ pub(crate) fn yes_or_no(text: &str) -> Option<bool> {
 pub(crate) fn only_no(text: &str) -> bool {
     let lower = lowered(text);
     let mut rest = said_words(&lower);
+    // «а, не надо», "oh, never mind": an interjection before the no is no word of a request.
+    let lead = rest
+        .iter()
+        .take_while(|w| INTERJECTIONS.contains(w))
+        .count();
+    rest.drain(..lead);
     if rest.is_empty() {
         return false;
     }
@@ -196,6 +207,8 @@ mod tests {
             "Нет-нет",
             "Не надо",
             "don't",
+            "а, не надо",
+            "oh, never mind",
         ] {
             assert!(only_no(no), "{no}");
         }
@@ -206,6 +219,8 @@ mod tests {
             "Не надо удалять заметку",
             "Нетфликс открой",
             "never",
+            "ну",
+            "а, не надо удалять",
         ] {
             assert!(!only_no(other), "{other}");
         }

@@ -224,6 +224,18 @@ pub(crate) const POINTS_BACK: &[&str] = &["them", "both", "оба", "обе", "�
 /// Words that take in every item spoken of ("all", «все»).
 pub(crate) const ALL_WORDS: &[&str] = &["all", "все"];
 
+/// Words that say the whole of what is kept ("the *whole* list", «*весь* список», «удали его
+/// *целиком*»), not several of its items.
+pub(crate) const WHOLE_WORDS: &[&str] = &[
+    "whole",
+    "entire",
+    "everything",
+    "весь",
+    "всю",
+    "целиком",
+    "полностью",
+];
+
 /// The words of `text`, lowercased: its runs of letters and digits.
 pub(crate) fn lower_words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())

@@ -400,3 +400,90 @@ fn an_optional_text_said_beside_a_value_is_written() {
         Some("TOOL_CALL: timer_start|12")
     );
 }
+
+const GROCERIES: &str = "\
+name: groceries
+description: the grocery list
+tools:
+  - name: groceries_add
+    description: add an item
+    args:
+      - {name: item, type: string, required: true}
+    examples:
+      en: ['Put milk on the grocery list', 'Add bread to the groceries']
+  - name: groceries_remove
+    description: cross an item off by its number
+    args:
+      - {name: number, type: integer, required: true, min: 1}
+    examples:
+      en: ['Cross off item two', 'Remove the first item from the grocery list']
+  - name: groceries_clear
+    description: clear the whole list
+    examples:
+      en: ['Empty the grocery list']
+";
+
+#[test]
+fn a_request_for_the_whole_list_goes_to_the_tool_that_declares_the_whole() {
+    let mut agent = sets_agent(Guidance::default(), &[("groceries", GROCERIES)]);
+    let (out, _) = routed_turn(
+        &mut agent,
+        "remove the whole grocery list, I bought it all",
+        &["Done.", "Done."],
+    );
+    assert_eq!(routed_to(&out), Some("groceries_clear"));
+    assert_eq!(out.executed[0].name, "groceries_clear");
+    // One item's removal stays one item's.
+    let (out, _) = routed_turn(&mut agent, "remove item two", &["Done.", "Done."]);
+    assert_eq!(routed_to(&out), Some("groceries_remove"));
+    // Without the declared words the whole list goes to one item's removal.
+    let guidance = Guidance::default().without(Technique::DeclaredWords);
+    let mut agent = sets_agent(guidance, &[("groceries", GROCERIES)]);
+    let (out, _) = routed_turn(
+        &mut agent,
+        "remove the whole grocery list, I bought it all",
+        &["Which item?"],
+    );
+    assert_ne!(routed_to(&out), Some("groceries_clear"));
+}
+
+const CHAT: &str = "\
+name: chat
+description: messages
+tools:
+  - name: chat_send
+    description: send a message
+    args:
+      - {name: contact, type: string, required: true, values_from: contacts}
+      - {name: text, type: string, required: true}
+    examples:
+      en: ['Text Mum that I am on my way', 'Send Bob a message saying hello']
+";
+
+#[test]
+fn several_targets_with_one_text_are_one_call_each() {
+    let mut agent = sets_agent(Guidance::default(), &[("chat", CHAT)]);
+    agent.set_values("contacts", vec!["Bob".into(), "Ann".into(), "Mum".into()]);
+    let (out, model) = routed_turn(
+        &mut agent,
+        "text Bob and Ann that dinner is at eight",
+        &["Sent.", "Sent."],
+    );
+    assert_eq!(routed_to(&out), Some("chat_send"));
+    let forced = model.requests()[0].forced_reply.clone().unwrap_or_default();
+    let lines: Vec<&str> = forced.lines().collect();
+    assert_eq!(lines.len(), 2, "{forced}");
+    assert!(
+        lines[0].starts_with("TOOL_CALL: chat_send|Bob|"),
+        "{forced}"
+    );
+    assert!(
+        lines[1].starts_with("TOOL_CALL: chat_send|Ann|"),
+        "{forced}"
+    );
+    assert!(
+        lines.iter().all(|l| l.contains("dinner is at eight")),
+        "{forced}"
+    );
+    assert_eq!(out.executed.len(), 2);
+}

@@ -20,6 +20,7 @@ use super::text::{
 };
 use super::words::{
     lower_words, said_number, stems, turn_openers, ALL_WORDS, PLACEHOLDERS, POINTS_BACK,
+    WHOLE_WORDS,
 };
 use super::{Guidance, Technique};
 use crate::args::{validate_args, ArgDecl, ArgType, RawArgs};

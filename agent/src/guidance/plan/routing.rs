@@ -538,6 +538,14 @@ impl Planner<'_> {
                     route = Ok(Some(r));
                 }
             }
+            // A request for the whole of what a set keeps ("wipe the whole list", «сотри
+            // весь список») is for the one tool of the set that takes no value and whose
+            // declaration says the whole: not one item's removal, nor an addition.
+            if let Some(tool) = self.whole_tool(&route, user_text) {
+                if let Some(r) = self.route_to(router, model, compared, &examples, &tool) {
+                    route = Ok(Some(r));
+                }
+            }
         }
         // None of these: a conversational intent that wins only narrowly (over the best
         // tool, plain reply or other intent) takes nothing; the request goes on as a
@@ -775,6 +783,48 @@ impl Planner<'_> {
             }
         }
         None
+    }
+
+    /// The tool a request for the whole of a set's things asks for ([`WHOLE_WORDS`]: "the
+    /// whole list", «весь список», «целиком»; [`Technique::DeclaredWords`]): of the set the
+    /// route went to (or, routed elsewhere, the set the request names), its one tool without
+    /// a required argument whose description or `ask` questions say a whole word too. `None`
+    /// when the request says none, or the route is that tool already.
+    pub(super) fn whole_tool(
+        &self,
+        route: &Result<Option<Route>, ModelError>,
+        request: &str,
+    ) -> Option<String> {
+        let words = lower_words(request);
+        if !words.iter().any(|w| WHOLE_WORDS.contains(&w.as_str())) || asks_what_is(request) {
+            return None;
+        }
+        let routed = match route {
+            Ok(Some(r)) => r.target.as_deref(),
+            _ => None,
+        };
+        let set = match routed.and_then(|t| self.toolsets.owner_set(t)) {
+            Some(set) => set,
+            None => {
+                let subjects = self.set_subjects();
+                let named = best_named(request, subjects.iter().map(|(n, d)| (n, d)))?;
+                self.toolsets.iter().find(|s| s.name == named)?
+            }
+        };
+        let says_whole = |t: &crate::toolset::ToolDecl| {
+            std::iter::once(t.description.as_str())
+                .chain(t.ask.iter().map(|(_, q)| q.as_str()))
+                .flat_map(lower_words)
+                .any(|w| WHOLE_WORDS.contains(&w.as_str()))
+        };
+        let mut whole = set
+            .tools
+            .iter()
+            .filter(|t| !t.args.iter().any(|a| a.required) && says_whole(t));
+        match (whole.next(), whole.next()) {
+            (Some(one), None) if routed != Some(one.name.as_str()) => Some(one.name.clone()),
+            _ => None,
+        }
     }
 
     /// Every declared set's `heard_as:` phrases, in declaration order.

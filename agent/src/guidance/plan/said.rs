@@ -218,10 +218,25 @@ impl Planner<'_> {
             .filter(|(_, f)| matches!(f, Fill::Values(v) if v.len() > 1))
             .map(|(i, _)| i)
             .collect();
-        let rest_decided = fills
+        // A text said beside them is every call's: "text Bob and Sarah that dinner is at
+        // eight" sends both the words after the names.
+        let texts: Vec<Option<String>> = decls
             .iter()
-            .enumerate()
-            .all(|(i, f)| several.contains(&i) || f.decided().is_some() || *f == Fill::Absent);
+            .zip(&fills)
+            .map(|(d, f)| match f {
+                Fill::Text(span) if !is_id_arg(&d.name) => {
+                    let words = self.text_words(&spec.name, span);
+                    (!words.is_empty()).then(|| words.join(" "))
+                }
+                _ => None,
+            })
+            .collect();
+        let rest_decided = fills.iter().enumerate().all(|(i, f)| {
+            several.contains(&i)
+                || f.decided().is_some()
+                || *f == Fill::Absent
+                || texts[i].is_some()
+        });
         if let ([at], true) = (several.as_slice(), rest_decided) {
             if joins_targets(request) {
                 if let Some(Fill::Values(targets)) = fills.get(*at) {
@@ -239,7 +254,7 @@ impl Planner<'_> {
                                         if i == *at {
                                             Some(target.as_str())
                                         } else {
-                                            f.decided()
+                                            f.decided().or(texts[i].as_deref())
                                         },
                                     )
                                 })
