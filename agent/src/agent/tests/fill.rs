@@ -487,3 +487,41 @@ fn several_targets_with_one_text_are_one_call_each() {
     );
     assert_eq!(out.executed.len(), 2);
 }
+
+const PANTRY: &str = "\
+name: pantry
+description: the pantry list
+tools:
+  - name: pantry_add
+    description: add an item to the pantry list
+    args:
+      - {name: item, type: string, required: true}
+      - {name: count, type: integer, min: 1, max: 99}
+    examples:
+      en: ['We need three tins of beans', 'Add rice to the pantry list', 'Pantry: rice']
+";
+
+#[test]
+fn the_declarations_own_words_at_either_end_of_a_text_are_its_frame() {
+    let mut agent = sets_agent(Guidance::default(), &[("pantry", PANTRY)]);
+    let (out, model) = routed_turn(
+        &mut agent,
+        "add to the pantry list oranges, five of them",
+        &["Done."],
+    );
+    assert!(!model.requests().is_empty(), "{out:?}");
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        None,
+        "a text is the model's to write within its words"
+    );
+    let calls = model.requests()[0]
+        .call_specs
+        .clone()
+        .expect("a guided call");
+    assert!(
+        matches!(&calls[0].args[0].kind, crate::model::ArgKind::TailOf(words)
+            if words.first().is_some_and(|w| w.starts_with("oranges"))),
+        "{calls:?}"
+    );
+}

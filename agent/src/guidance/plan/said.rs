@@ -317,14 +317,7 @@ impl Planner<'_> {
         let Some(decl) = set.tool(tool) else {
             return false;
         };
-        let mut own = stems(&set_words(set));
-        own.extend(stems(&decl.description));
-        for (_, q) in &decl.ask {
-            own.extend(stems(q));
-        }
-        for w in &decl.said {
-            own.extend(stems(w));
-        }
+        let own = own_stems(set, decl);
         let words = lower_words(text);
         !words.is_empty()
             && words.iter().all(|w| {
@@ -343,6 +336,21 @@ impl Planner<'_> {
         let examples = self.tool_examples(tool);
         if self.on(Technique::FrameWords) {
             words = without_frame_end(words, &examples);
+            // The declaration's own words at either end are its frame too ("*добавь в
+            // список* апельсины", "a pasta *timer*"), while a word of content is left.
+            let decl = self.toolsets.owner_set(tool).and_then(|set| {
+                let decl = set.tool(tool)?;
+                Some(own_stems(set, decl))
+            });
+            if let Some(own) = decl {
+                let framing = |w: &String| stems(w).iter().all(|st| own.contains(st));
+                while words.len() > 1 && words.first().is_some_and(framing) {
+                    words.remove(0);
+                }
+                while words.len() > 1 && words.last().is_some_and(framing) {
+                    words.pop();
+                }
+            }
         }
         if self.on(Technique::ContentStart) {
             words = from_content_start(words, &examples);
@@ -532,4 +540,18 @@ fn written_in(text: &str, lang: Lang) -> bool {
         Lang::Ru => cyrillic,
         Lang::En => !cyrillic && text.chars().any(|c| c.is_ascii_alphabetic()),
     }
+}
+
+/// The stems of `decl`'s own words and its set's: the tool's description, `ask` questions and
+/// `said:` words, the set's description and spoken phrases ([`set_words`]).
+fn own_stems(set: &crate::toolset::Toolset, decl: &crate::toolset::ToolDecl) -> Vec<String> {
+    let mut own = stems(&set_words(set));
+    own.extend(stems(&decl.description));
+    for (_, q) in &decl.ask {
+        own.extend(stems(q));
+    }
+    for w in &decl.said {
+        own.extend(stems(w));
+    }
+    own
 }
