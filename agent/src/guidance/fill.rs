@@ -136,7 +136,8 @@ pub(crate) fn says_enum_value(decl: &ArgDecl, request: &str) -> bool {
 /// with it ([`same_word`]: «Анне» names «Анна Петрова», "Sarah" names "Sarah Connor").
 fn named_entries(entries: &[String], request: &[String]) -> (Vec<String>, BTreeSet<usize>) {
     let mut best = 0;
-    let mut named: Vec<String> = Vec::new();
+    // Each entry named with where the request first names it.
+    let mut named: Vec<(usize, String)> = Vec::new();
     let mut used = BTreeSet::new();
     for e in entries {
         let mut at = BTreeSet::new();
@@ -154,10 +155,12 @@ fn named_entries(entries: &[String], request: &[String]) -> (Vec<String>, BTreeS
             named.clear();
             used.clear();
         }
-        named.push(e.clone());
+        named.push((at.first().copied().unwrap_or(0), e.clone()));
         used.extend(at);
     }
-    (named, used)
+    // In the order said ("text Bob and Sarah": Bob first), not the list's.
+    named.sort_by_key(|(at, _)| *at);
+    (named.into_iter().map(|(_, e)| e).collect(), used)
 }
 
 /// A number said as an argument value: a whole number for an integer argument, else its

@@ -541,8 +541,10 @@ impl Planner<'_> {
             // A request for the whole of what a set keeps ("wipe the whole list", «сотри
             // весь список») is for the one tool of the set that takes no value and whose
             // declaration says the whole: not one item's removal, nor an addition.
+            // (Among every example: the rules above may have set the tool's aside.)
             if let Some(tool) = self.whole_tool(&route, user_text) {
-                if let Some(r) = self.route_to(router, model, compared, &examples, &tool) {
+                let all = self.examples_for(active, Some(history));
+                if let Some(r) = self.route_to(router, model, compared, &all, &tool) {
                     route = Ok(Some(r));
                 }
             }

@@ -308,9 +308,10 @@ const EVALUATIVE: &[&str] = &[
     "интересное",
 ];
 
-/// Words that make a question one of advice or of cause ("is it *better* …", "what's a
-/// *good* temperature …", "*why* does …", «какая температура *лучше* …», «*почему* …»):
-/// what is best to do or why, never how things stand now.
+/// Words that make a question one of advice, cause or price ("is it *better* …", "what's a
+/// *good* temperature …", "*why* does …", "how much does milk *cost*", «какая температура
+/// *лучше* …», «*почему* …»): what is best to do, why or what the world asks, never how
+/// things stand here now.
 const ADVICE: &[&str] = &[
     "why",
     "better",
@@ -320,6 +321,9 @@ const ADVICE: &[&str] = &[
     "should",
     "recommend",
     "healthy",
+    "cost",
+    "costs",
+    "price",
     "почему",
     "зачем",
     "отчего",
@@ -334,6 +338,8 @@ const ADVICE: &[&str] = &[
     "следует",
     "полезно",
     "вредно",
+    "цена",
+    "стоимость",
 ];
 
 /// What "how" asks when a word of these follows it: a quantity ("how much is left", «сколько»
