@@ -463,7 +463,8 @@ tools:
 #[test]
 fn several_targets_with_one_text_are_one_call_each() {
     let mut agent = sets_agent(Guidance::default(), &[("chat", CHAT)]);
-    agent.set_values("contacts", vec!["Bob".into(), "Ann".into(), "Mum".into()]);
+    // The host's list in another order: the calls follow the order said.
+    agent.set_values("contacts", vec!["Mum".into(), "Ann".into(), "Bob".into()]);
     let (out, model) = routed_turn(
         &mut agent,
         "text Bob and Ann that dinner is at eight",
