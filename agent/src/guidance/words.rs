@@ -224,6 +224,19 @@ pub(crate) const POINTS_BACK: &[&str] = &["them", "both", "оба", "обе", "�
 /// Words that take in every item spoken of ("all", «все»).
 pub(crate) const ALL_WORDS: &[&str] = &["all", "все"];
 
+/// Words that ask of the present: "is the heating *still* on", "what's on *now*", «что
+/// *сейчас* включено».
+pub(crate) const NOW_WORDS: &[&str] = &[
+    "now",
+    "still",
+    "currently",
+    "moment",
+    "сейчас",
+    "ещё",
+    "еще",
+    "пока",
+];
+
 /// Words that say the whole of what is kept ("the *whole* list", «*весь* список», «удали его
 /// *целиком*»), not several of its items.
 pub(crate) const WHOLE_WORDS: &[&str] = &[

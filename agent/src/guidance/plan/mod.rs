@@ -19,7 +19,7 @@ use super::text::{
     tells_of_self, without_frame_end, without_lead, words_of,
 };
 use super::words::{
-    lower_words, said_number, stems, turn_openers, ALL_WORDS, PLACEHOLDERS, POINTS_BACK,
+    lower_words, said_number, stems, turn_openers, ALL_WORDS, NOW_WORDS, PLACEHOLDERS, POINTS_BACK,
     WHOLE_WORDS,
 };
 use super::{Guidance, Technique};

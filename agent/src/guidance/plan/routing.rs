@@ -874,6 +874,13 @@ impl Planner<'_> {
                 set
             }
             None => {
+                // Left to a plain reply, a question is one of state only when it speaks of
+                // now ("still", «сейчас»), of the speaker, or of a value the set holds.
+                let words = lower_words(request);
+                let present = words.iter().any(|w| NOW_WORDS.contains(&w.as_str()));
+                if !present && !speaks_of_self(request) && !self.says_a_held_value(request) {
+                    return None;
+                }
                 let subjects = self.set_subjects();
                 let named = best_named(request, subjects.iter().map(|(n, d)| (n, d)))?;
                 self.toolsets.iter().find(|s| s.name == named)?
@@ -887,6 +894,16 @@ impl Planner<'_> {
             (Some(one), None) if target != Some(one.name.as_str()) => Some(one.name.clone()),
             _ => None,
         }
+    }
+
+    /// Whether `request` says an enum value of a tool of a declared set, by its own word or
+    /// a word said for it ("on", «ванной»).
+    fn says_a_held_value(&self, request: &str) -> bool {
+        self.toolsets
+            .iter()
+            .flat_map(|s| s.tools.iter())
+            .flat_map(|t| t.args.iter())
+            .any(|a| says_enum_value(a, request))
     }
 
     /// Whether most of `tool`'s examples in the session's language (half or more, and one
