@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::ask::yes_or_no;
 use super::numbers::{clock_times_said, in_unit, numbers_said, ClockTime, Said};
-use super::words::{lower_words, said_number, STOP_WORDS};
+use super::words::{lower_words, said_number, says_run, STOP_WORDS};
 use crate::args::{ArgDecl, ArgType, DurationUnit};
 use crate::messages::Lang;
 
@@ -330,6 +330,18 @@ pub(crate) fn fill_args(
                 }
             }
         }
+        // No number, but the end of the declared range said ("all the way up", «на
+        // максимум», "to the minimum"): that end.
+        if inside.is_empty() && outside.is_empty() && d.unit.is_none() {
+            let end = match says_range_end(request) {
+                Some(RangeEnd::Top) => d.max,
+                Some(RangeEnd::Bottom) => d.min,
+                None => None,
+            };
+            if let Some(v) = end.and_then(|n| as_value(&d.ty, n)) {
+                inside.push(v);
+            }
+        }
         out[i] = Some(match (inside.is_empty(), outside.first()) {
             (false, _) => Fill::Values(inside),
             (true, Some(n)) => Fill::OutOfRange(*n),
@@ -410,6 +422,48 @@ pub(crate) fn fill_args(
     out.into_iter().map(|f| f.unwrap_or(Fill::Absent)).collect()
 }
 
+/// An end of a declared range, said in words.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum RangeEnd {
+    /// The maximum: "all the way up", "full", «на максимум», «на полную».
+    Top,
+    /// The minimum: "to the minimum", «на минимум».
+    Bottom,
+}
+
+/// Word runs that say the top of a range.
+const TOP_WORDS: &[&[&str]] = &[
+    &["max"],
+    &["maximum"],
+    &["all", "the", "way", "up"],
+    &["full", "blast"],
+    &["максимум"],
+    &["максимальную"],
+    &["максимальный"],
+    &["на", "полную"],
+];
+
+/// Word runs that say the bottom of a range.
+const BOTTOM_WORDS: &[&[&str]] = &[
+    &["min"],
+    &["minimum"],
+    &["all", "the", "way", "down"],
+    &["минимум"],
+    &["минимальную"],
+    &["минимальный"],
+];
+
+/// The end of a range `request` says in words ([`TOP_WORDS`], [`BOTTOM_WORDS`]), if one.
+fn says_range_end(request: &str) -> Option<RangeEnd> {
+    let words = lower_words(request);
+    let says = |runs: &[&[&str]]| runs.iter().any(|r| says_run(&words, r));
+    match (says(TOP_WORDS), says(BOTTOM_WORDS)) {
+        (true, false) => Some(RangeEnd::Top),
+        (false, true) => Some(RangeEnd::Bottom),
+        _ => None,
+    }
+}
+
 /// Words that only count what a number said ("five *of them*", «пять *штук*»): no text.
 const COUNTING: &[&str] = &[
     "them",
@@ -475,6 +529,32 @@ fn free_runs(request: &str, used: &BTreeSet<usize>) -> (Option<String>, Vec<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_end_of_a_declared_range_said_in_words_is_its_value() {
+        let mut level = int("level", true);
+        level.min = Some(0.0);
+        level.max = Some(100.0);
+        let decls = [level];
+        for (request, lang, want) in [
+            ("Turn the music all the way up", Lang::En, "100"),
+            ("Громкость на максимум", Lang::Ru, "100"),
+            ("volume to the minimum", Lang::En, "0"),
+        ] {
+            assert_eq!(
+                fill(&decls, request, lang),
+                [Fill::Values(vec![want.into()])],
+                "{request}"
+            );
+        }
+        // No range declared: nothing to take; a number said wins.
+        let bare = [int("level", true)];
+        assert_eq!(fill(&bare, "all the way up", Lang::En), [Fill::Missing]);
+        assert_eq!(
+            fill(&decls, "max it out at 80", Lang::En),
+            [Fill::Values(vec!["80".into()])]
+        );
+    }
 
     #[test]
     fn words_that_only_count_are_no_text() {
