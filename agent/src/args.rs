@@ -112,15 +112,18 @@ pub enum DurationUnit {
     Minutes,
     /// Hours.
     Hours,
+    /// Days (24 hours: «сутки», "a day").
+    Days,
 }
 
 impl DurationUnit {
-    /// The unit a declaration names (`seconds`, `minutes`, `hours`).
+    /// The unit a declaration names (`seconds`, `minutes`, `hours`, `days`).
     pub fn from_name(name: &str) -> Option<Self> {
         match name.trim() {
             "seconds" => Some(DurationUnit::Seconds),
             "minutes" => Some(DurationUnit::Minutes),
             "hours" => Some(DurationUnit::Hours),
+            "days" => Some(DurationUnit::Days),
             _ => None,
         }
     }
@@ -131,6 +134,7 @@ impl DurationUnit {
             DurationUnit::Seconds => 1.0,
             DurationUnit::Minutes => 60.0,
             DurationUnit::Hours => 3600.0,
+            DurationUnit::Days => 86_400.0,
         }
     }
 }

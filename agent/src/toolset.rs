@@ -353,7 +353,7 @@ pub fn parse_toolset(text: &str, path: &Path) -> Result<Toolset, Problem> {
                 }
                 Some(u) => Some(DurationUnit::from_name(u).ok_or_else(|| {
                     bad(format!(
-                        "argument {:?} has unknown unit {u:?} (seconds, minutes, hours)",
+                        "argument {:?} has unknown unit {u:?} (seconds, minutes, hours, days)",
                         a.name
                     ))
                 })?),
@@ -778,7 +778,7 @@ mod tests {
                 "min 5 is greater than max 1",
             ),
             (
-                "name: x\ndescription: d\ntools: [{name: x_a, args: [{name: q, type: integer, unit: days}]}]",
+                "name: x\ndescription: d\ntools: [{name: x_a, args: [{name: q, type: integer, unit: weeks}]}]",
                 "unknown unit",
             ),
             (

@@ -4,9 +4,10 @@
 
 use super::{joined, number, word, Kind, Said, TimeUnit, Token, ARTICLES};
 
-/// The next smaller unit: minutes for hours, seconds for minutes.
+/// The next smaller unit: hours for days, minutes for hours, seconds for minutes.
 pub(super) fn smaller(unit: TimeUnit) -> Option<TimeUnit> {
     match unit {
+        TimeUnit::Days => Some(TimeUnit::Hours),
         TimeUnit::Hours => Some(TimeUnit::Minutes),
         TimeUnit::Minutes => Some(TimeUnit::Seconds),
         TimeUnit::Seconds => None,
@@ -69,6 +70,13 @@ const UNIT_WORDS: &[(&str, TimeUnit)] = &[
     ("часиков", TimeUnit::Hours),
     ("часок", TimeUnit::Hours),
     ("ч", TimeUnit::Hours),
+    ("days", TimeUnit::Days),
+    ("day", TimeUnit::Days),
+    ("сутки", TimeUnit::Days),
+    ("суток", TimeUnit::Days),
+    ("суткам", TimeUnit::Days),
+    ("сутками", TimeUnit::Days),
+    ("сутках", TimeUnit::Days),
 ];
 
 /// The unit word `w` is, if any.
@@ -187,6 +195,7 @@ const LONE_ONES: &[(&str, TimeUnit)] = &[
     ("секунду", TimeUnit::Seconds),
     ("секунда", TimeUnit::Seconds),
     ("секундочку", TimeUnit::Seconds),
+    ("сутки", TimeUnit::Days),
 ];
 
 /// «час» and its fond forms: one hour alone after [`HOUR_LEADS`] or before more of the

@@ -66,6 +66,11 @@ fn the_brief_s_requests() {
     assert_eq!(count("one hundred and five"), 105.0);
     assert_eq!(lasts("half an hour", Minutes), 30.0);
     assert_eq!(lasts("полтора часа", Minutes), 90.0);
+    // Days: «сутки» alone is one, after a number its count («день»/«дня» are not units:
+    // «в час дня» is a clock time).
+    assert_eq!(lasts("таймер на сутки", Minutes), 1440.0);
+    assert_eq!(lasts("two days", Hours), 48.0);
+    assert_eq!(lasts("на 3 суток", Hours), 72.0);
     assert_eq!(lasts("90 seconds", Minutes), 1.5);
     assert_eq!(ordinal("cancel the second timer"), 2.0);
     assert_eq!(count("set volume to thirty"), 30.0);
