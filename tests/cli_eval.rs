@@ -149,6 +149,16 @@ fn recorded_routes() -> Vec<(String, u64)> {
         .collect()
 }
 
+/// The JSON report of `eval tools --routes-only` over `files` on the default model.
+fn routes_only(files: &[String]) -> serde_json::Value {
+    let mut args = vec!["eval", "tools", "--routes-only", "--json"];
+    args.extend(files.iter().map(String::as_str));
+    let o = porfiry(&args);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    serde_json::from_slice(&o.stdout).expect("JSON report")
+}
+
 /// Routing can regress with every other test green: `eval tools --routes-only` over the dev
 /// sets on the real default model fails this test when a file's rightly routed cases (the
 /// first action's name: a route has no arguments) fall more than two below the figure
@@ -162,12 +172,7 @@ fn routing_accuracy_holds_the_recorded_floor_on_the_dev_sets() {
         .iter()
         .map(|(stem, _)| format!("evals/{stem}.yaml"))
         .collect();
-    let mut args = vec!["eval", "tools", "--routes-only", "--json"];
-    args.extend(files.iter().map(String::as_str));
-    let o = porfiry(&args);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{stderr}");
-    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON report");
+    let report = routes_only(&files);
     let by_file = &report["variants"][0]["by_file"];
     let mut falls = Vec::new();
     for ((stem, floor), file) in recorded.iter().zip(&files) {
@@ -367,13 +372,7 @@ fn renamed_built_in_sets_route_and_fill_identically() {
         let sub = dir.path().join(if rename { "renamed" } else { "built-in" });
         let files = built_in_copy(&sub, rename);
         assert!(files.len() >= 20, "{files:?}");
-        let mut args = vec!["eval", "tools", "--routes-only", "--json"];
-        args.extend(files.iter().map(String::as_str));
-        let o = porfiry(&args);
-        let stderr = String::from_utf8_lossy(&o.stderr);
-        assert!(o.status.success(), "{stderr}");
-        let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON report");
-        runs.push(decisions(&report));
+        runs.push(decisions(&routes_only(&files)));
     }
     let (built_in, renamed) = (&runs[0], &runs[1]);
     assert!(built_in.len() >= 900, "{} turns", built_in.len());

@@ -199,11 +199,12 @@ fn set_words(set: &crate::toolset::Toolset) -> String {
 /// (`set_examples`: each example's set and stems): it shares a stem with one set's examples
 /// that is the set's own (in two of its examples at least, and in no other set's: "timer",
 /// "weather"), and another stem with them or that stem is a word of the set's subject
-/// (`subjects`: each set's name and [`set_words`]: «будильник» of an alarm set).
+/// (`subjects`: each set and the stems of its name and [`set_words`]: «будильник» of an
+/// alarm set).
 fn covered_by_a_set(
     request: &[String],
     set_examples: &[(String, Vec<String>)],
-    subjects: &[(String, String)],
+    subjects: &[(String, Vec<String>)],
 ) -> bool {
     let mut sets: Vec<&str> = set_examples.iter().map(|(t, _)| t.as_str()).collect();
     sets.sort_unstable();
@@ -224,10 +225,10 @@ fn covered_by_a_set(
                     .iter()
                     .any(|(t, e)| t != set && e.contains(stem))
         };
-        let subject: Vec<String> = subjects
+        let subject: Vec<&String> = subjects
             .iter()
             .filter(|(n, _)| n == set)
-            .flat_map(|(n, words)| stems(&format!("{n} {words}")))
+            .flat_map(|(_, stems)| stems)
             .collect();
         shared
             .iter()
@@ -462,7 +463,14 @@ impl Planner<'_> {
             })
             .collect();
         if self.on(Technique::SetsOverScope) {
-            let subjects = self.set_subjects();
+            let subjects: Vec<(String, Vec<String>)> = self
+                .set_subjects()
+                .into_iter()
+                .map(|(n, words)| {
+                    let st = stems(&format!("{n} {words}"));
+                    (n, st)
+                })
+                .collect();
             out.retain(|e| {
                 e.target.as_deref() != Some(out_of_scope.as_str())
                     || !covered_by_a_set(&stems(&e.text), &set_examples, &subjects)
@@ -927,7 +935,7 @@ mod tests {
         let request = stems("Заведи будильник на полшестого");
         let subjects = [(
             "alarm".to_string(),
-            "будильник (поставить на время)".to_string(),
+            stems("alarm будильник (поставить на время)"),
         )];
         assert!(covered_by_a_set(&request, &examples, &subjects));
         // One stem shared, not the set's subject: not covered.

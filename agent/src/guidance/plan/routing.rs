@@ -630,10 +630,7 @@ impl Planner<'_> {
         let set = self.toolsets.owner_set(routed)?;
         let opening = opening_stems(request).into_iter().next()?;
         let declares = |t: &crate::toolset::ToolDecl| {
-            let text = std::iter::once(t.description.as_str())
-                .chain(t.ask.iter().map(|(_, q)| q.as_str()))
-                .collect::<Vec<_>>()
-                .join(" ");
+            let text = declared(t).collect::<Vec<_>>().join(" ");
             stems(&text).contains(&opening)
         };
         let mut declaring = set.tools.iter().filter(|t| declares(t));
@@ -814,8 +811,7 @@ impl Planner<'_> {
             }
         };
         let says_whole = |t: &crate::toolset::ToolDecl| {
-            std::iter::once(t.description.as_str())
-                .chain(t.ask.iter().map(|(_, q)| q.as_str()))
+            declared(t)
                 .flat_map(lower_words)
                 .any(|w| WHOLE_WORDS.contains(&w.as_str()))
         };
@@ -830,10 +826,11 @@ impl Planner<'_> {
     }
 
     /// Every declared set's `heard_as:` phrases, in declaration order.
-    pub(super) fn heard_as(&self) -> Vec<(String, String)> {
+    pub(super) fn heard_as(&self) -> Vec<(&str, &str)> {
         self.toolsets
             .iter()
-            .flat_map(|s| s.heard_as.iter().cloned())
+            .flat_map(|s| s.heard_as.iter())
+            .map(|(said, meant)| (said.as_str(), meant.as_str()))
             .collect()
     }
 
@@ -936,6 +933,12 @@ impl Planner<'_> {
             _ => None,
         }
     }
+}
+
+/// What a tool's declaration says of its action for people: its description and its `ask`
+/// questions.
+fn declared(t: &crate::toolset::ToolDecl) -> impl Iterator<Item = &str> {
+    std::iter::once(t.description.as_str()).chain(t.ask.iter().map(|(_, q)| q.as_str()))
 }
 
 /// Whether `request` points back at what was just acted on: a place in a list ([`pointer`])

@@ -219,18 +219,22 @@ impl Planner<'_> {
             .map(|(i, _)| i)
             .collect();
         // A text said beside them is every call's: "text Bob and Sarah that dinner is at
-        // eight" sends both the words after the names.
-        let texts: Vec<Option<String>> = decls
-            .iter()
-            .zip(&fills)
-            .map(|(d, f)| match f {
-                Fill::Text(span) if !is_id_arg(&d.name) => {
-                    let words = self.text_words(&spec.name, span);
-                    (!words.is_empty()).then(|| words.join(" "))
-                }
-                _ => None,
-            })
-            .collect();
+        // eight" sends both the words after the names. (Read only for several targets.)
+        let texts: Vec<Option<String>> = if several.len() == 1 && joins_targets(request) {
+            decls
+                .iter()
+                .zip(&fills)
+                .map(|(d, f)| match f {
+                    Fill::Text(span) if !is_id_arg(&d.name) => {
+                        let words = self.text_words(&spec.name, span);
+                        (!words.is_empty()).then(|| words.join(" "))
+                    }
+                    _ => None,
+                })
+                .collect()
+        } else {
+            vec![None; decls.len()]
+        };
         let rest_decided = fills.iter().enumerate().all(|(i, f)| {
             several.contains(&i)
                 || f.decided().is_some()

@@ -465,26 +465,21 @@ pub(crate) fn asks_opinion(text: &str) -> bool {
 /// Word sequences said for a phrase in any request ("nevermind" for "never mind"), and what
 /// was said. A set's own slips and idioms ("right down" for "write down", "pop down" for
 /// "jot down") are its `heard_as:` ([`crate::toolset::Toolset::heard_as`]).
-const SLIPS: &[(&[&str], &str)] = &[(&["nevermind"], "never mind")];
+const SLIPS: &[(&str, &str)] = &[("nevermind", "never mind")];
 
 /// `text` with the slips of [`SLIPS`] and of the declared sets' `heard_as:` (`heard_as`: each
 /// phrase said, lower case, and the one meant) put right: "right down call the landlord" →
 /// "write down call the landlord". `text` itself when it has none.
 /// What routing compares under [`Technique::LeadWords`].
-pub(crate) fn heard_right<'a>(text: &'a str, heard_as: &'a [(String, String)]) -> Cow<'a, str> {
+pub(crate) fn heard_right<'a>(text: &'a str, heard_as: &[(&str, &'a str)]) -> Cow<'a, str> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let bare: Vec<String> = words.iter().map(|w| spoken(w)).collect();
-    let slips: Vec<(Vec<&str>, &str)> = SLIPS
+    let mut slips: Vec<(Vec<&str>, &'a str)> = SLIPS
         .iter()
-        .map(|(said, meant)| (said.to_vec(), *meant))
-        .chain(
-            heard_as
-                .iter()
-                .map(|(said, meant)| (said.split_whitespace().collect(), meant.as_str())),
-        )
+        .chain(heard_as)
+        .map(|(said, meant)| (said.split_whitespace().collect(), *meant))
         .collect();
     // The longest phrase said first: "write that down" is itself, not "write that" + "down".
-    let mut slips = slips;
     slips.sort_by_key(|(said, _)| std::cmp::Reverse(said.len()));
     let mut out: Vec<&str> = Vec::with_capacity(words.len());
     let mut fixed = false;

@@ -9,32 +9,26 @@ fn split(text: &str) -> Vec<String> {
 }
 
 /// `heard_as:` of the shipped notes and media sets, as a test's own table.
-fn shipped_heard_as() -> Vec<(String, String)> {
-    [
-        ("right down", "write down"),
-        ("right it down", "write it down"),
-        ("right that down", "write that down"),
-        ("right this down", "write this down"),
-        ("rite", "write"),
-        ("write that down", "write that down"),
-        ("write that", "write down that"),
-        ("take a note", "make a note"),
-        ("pop down", "jot down"),
-        ("put down that", "jot down that"),
-        ("за пиши", "запиши"),
-        ("fire up", "put on"),
-        ("fire it up", "put it on"),
-        ("stick on", "put on"),
-    ]
-    .iter()
-    .map(|(a, b)| ((*a).to_string(), (*b).to_string()))
-    .collect()
-}
+const SHIPPED_HEARD_AS: &[(&str, &str)] = &[
+    ("right down", "write down"),
+    ("right it down", "write it down"),
+    ("right that down", "write that down"),
+    ("right this down", "write this down"),
+    ("rite", "write"),
+    ("write that down", "write that down"),
+    ("write that", "write down that"),
+    ("take a note", "make a note"),
+    ("pop down", "jot down"),
+    ("put down that", "jot down that"),
+    ("за пиши", "запиши"),
+    ("fire up", "put on"),
+    ("fire it up", "put it on"),
+    ("stick on", "put on"),
+];
 
 #[test]
 fn a_recognizer_slip_of_a_request_verb_is_put_right() {
-    let heard_as = shipped_heard_as();
-    let heard_right = |said| heard_right(said, &heard_as);
+    let heard_right = |said| heard_right(said, SHIPPED_HEARD_AS);
     for (said, heard) in [
         (
             "right down call the landlord",
