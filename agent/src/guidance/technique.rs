@@ -140,6 +140,11 @@ pub enum Technique {
     /// to a plain reply when it names the set. The failure: the light switched on by a
     /// question, or the model guessing the state.
     StateQuestions,
+    /// A question of advice, cause, price or of who ("is it better to cook pasta for ten
+    /// minutes or twelve?", "how much does milk cost?", «кто поёт «Группу крови»?») routed to
+    /// a set's tool whose examples do not ask is no request of it: the model replies. The
+    /// failure: a timer started, a song played or an item added by a question.
+    AdviceQuestions,
     /// A number said in groups (`8 800 555 35 35`) is one word of that tail. The failure:
     /// a text argument starting inside the number (`show_text|35 35`); Gemma 148 → 149 of 164.
     NumberGroups,
@@ -294,7 +299,7 @@ pub enum Technique {
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 52] = [
+    pub const ALL: [Technique; 53] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -343,6 +348,7 @@ impl Technique {
         Technique::StayInSet,
         Technique::DeclaredWords,
         Technique::StateQuestions,
+        Technique::AdviceQuestions,
         Technique::IntentMargin,
         Technique::CalendarQuestions,
         Technique::HonestDecline,
@@ -410,6 +416,7 @@ impl Technique {
             Technique::StayInSet => "stay-in-set",
             Technique::DeclaredWords => "declared-words",
             Technique::StateQuestions => "state-questions",
+            Technique::AdviceQuestions => "advice-questions",
             Technique::IntentMargin => "intent-margin",
             Technique::CalendarQuestions => "calendar-questions",
             Technique::HonestDecline => "honest-decline",
@@ -430,7 +437,7 @@ impl Technique {
             | AnswerTranscript | AskWhenUnsure | RouteWords | SkillQuestions | SkillSummary
             | FrameWords | ContentStart | LeadWords | SaidAction | QuestionLists | Continuation
             | OpeningWords | SaidArgs | SetsOverScope | StayInSet | DeclaredWords
-            | StateQuestions | IntentMargin => Some(Route),
+            | StateQuestions | AdviceQuestions | IntentMargin => Some(Route),
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable

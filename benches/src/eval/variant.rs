@@ -211,10 +211,11 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     45 "stay-in-set",
     46 "declared-words",
     47 "state-questions",
-    48 "intent-margin",
-    49 "calendar-questions",
-    50 "honest-decline",
-    51 "confidence-gate",
+    48 "advice-questions",
+    49 "intent-margin",
+    50 "calendar-questions",
+    51 "honest-decline",
+    52 "confidence-gate",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).

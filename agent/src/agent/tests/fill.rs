@@ -401,6 +401,75 @@ fn an_optional_text_said_beside_a_value_is_written() {
     );
 }
 
+#[test]
+fn an_optional_text_said_before_the_asked_value_is_kept() {
+    let mut agent = host_agent(Guidance::default());
+    let (out, _) = routed_turn(&mut agent, "Set a timer for the rice", &[]);
+    assert_eq!(out.asked_for.as_deref(), Some("timer_start"));
+    let (out, model) = routed_turn(
+        &mut agent,
+        "twenty minutes",
+        &["TOOL_CALL: timer_start|20|rice", "Done."],
+    );
+    assert!(out.filled);
+    let calls = model.requests()[0]
+        .call_specs
+        .clone()
+        .expect("a guided call");
+    assert!(
+        matches!(&calls[0].args[1].kind, crate::model::ArgKind::TailOf(words)
+            if words.last().is_some_and(|w| w == "rice")),
+        "{calls:?}"
+    );
+    assert_eq!(
+        out.executed[0].args.get("minutes"),
+        Some(&ArgValue::Int(20))
+    );
+    // A first request of nothing but the tool's frame gives no text.
+    let (out, _) = routed_turn(&mut agent, "Set a timer", &[]);
+    assert_eq!(out.asked_for.as_deref(), Some("timer_start"));
+    let (_, model) = routed_turn(&mut agent, "twenty minutes", &["Done."]);
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: timer_start|20")
+    );
+}
+
+#[test]
+fn a_question_of_advice_or_cause_is_no_request_of_a_tool_that_acts() {
+    let sets = [("house", HOUSE)];
+    let mut agent = sets_agent(Guidance::default(), &sets);
+    let (out, _) = routed_turn(
+        &mut agent,
+        "why is the kitchen light on?",
+        &["It may have been left on."],
+    );
+    assert!(out.executed.is_empty(), "{:?}", out.executed);
+    assert!(
+        routed_to(&out).is_none_or(|t| t.is_empty() || t.starts_with("talk:")),
+        "{:?}",
+        out.route
+    );
+    // A request put as a question is still a request.
+    let (out, _) = routed_turn(
+        &mut agent,
+        "can you turn on the kitchen light, the good one?",
+        &["Done.", "Done."],
+    );
+    assert_eq!(routed_to(&out), Some("house_light"));
+    // Without the technique the question switches the light.
+    let mut agent = sets_agent(
+        Guidance::default().without(Technique::AdviceQuestions),
+        &sets,
+    );
+    let (out, _) = routed_turn(
+        &mut agent,
+        "why is the kitchen light on?",
+        &["TOOL_CALL: house_light|kitchen|on", "Done."],
+    );
+    assert_eq!(routed_to(&out), Some("house_light"));
+}
+
 const GROCERIES: &str = "\
 name: groceries
 description: the grocery list

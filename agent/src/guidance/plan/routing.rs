@@ -156,6 +156,21 @@ impl Planner<'_> {
             examples.retain(|e| e.target.as_deref().is_none_or(str::is_empty));
             route = router.route(model, compared, &examples, self.guidance);
         }
+        // Nor does a question of advice, cause, price or of who, routed to a set's tool that
+        // does not ask ("how much does milk cost?" is no item to add, «кто поёт «Группу
+        // крови»?» no song to play).
+        let doer = match &route {
+            Ok(Some(r)) => r
+                .target
+                .as_deref()
+                .and_then(|t| self.toolsets.owner_set(t)?.tool(t))
+                .is_some_and(|tool| !self.asks_mostly(tool)),
+            _ => false,
+        };
+        if self.on(Technique::AdviceQuestions) && doer && asks_worth_or_cause(user_text) {
+            examples.retain(|e| e.target.as_deref().is_none_or(str::is_empty));
+            route = router.route(model, compared, &examples, self.guidance);
+        }
         // A question of how a skill's subject works, or one naming a skill: its instructions;
         // and nothing else is (the rest is routed again without them: "start it" is no
         // request to read a skill).

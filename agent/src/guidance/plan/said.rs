@@ -201,8 +201,27 @@ impl Planner<'_> {
         if !self.fills_said_args(&spec.name) {
             return None;
         }
+        let answer = request;
         let request = filled.unwrap_or(request);
-        let (decls, fills) = self.said_fills(spec, request, referred, before);
+        let (decls, mut fills) = self.said_fills(spec, request, referred, before);
+        // A call filled by an answer ("Set a timer for the rice" — "twenty minutes") keeps
+        // the optional text the first request said: there it came before the value the
+        // answer gave, where a text is otherwise the request's frame.
+        if let Some(first) = filled
+            .and_then(|f| f.strip_suffix(answer))
+            .filter(|first| !first.trim().is_empty())
+        {
+            if let Some(tail) = self.after_own_words(&spec.name, first) {
+                for (decl, fill) in decls.iter().zip(fills.iter_mut()) {
+                    let text =
+                        !decl.required && decl.ty == ArgType::String && !is_id_arg(&decl.name);
+                    if text && *fill == Fill::Absent {
+                        *fill = Fill::Text(tail);
+                        break;
+                    }
+                }
+            }
+        }
         if fills
             .iter()
             .any(|f| matches!(f, Fill::Missing | Fill::OutOfRange(_) | Fill::Unmatched(_)))
@@ -308,6 +327,21 @@ impl Planner<'_> {
             }
         }
         Some(SaidPlan::Guided(out))
+    }
+
+    /// What `text` says after the last word of set tool `tool`'s own declaration (its
+    /// description, `ask`, `said:`, its set's words): "set a timer *for the rice*", «поставь
+    /// таймер *на рис*». `None` when no such word is said, or nothing of content follows it.
+    fn after_own_words(&self, tool: &str, text: &str) -> Option<String> {
+        let set = self.toolsets.owner_set(tool)?;
+        let own = own_stems(set, set.tool(tool)?);
+        let parts: Vec<&str> = text.split_whitespace().collect();
+        let last = parts.iter().rposition(|w| {
+            let st = stems(w);
+            !st.is_empty() && st.iter().all(|s| own.contains(s))
+        })?;
+        let tail = parts[last + 1..].join(" ");
+        (!self.text_words(tool, &tail).is_empty()).then_some(tail)
     }
 
     /// Whether `text` (a run of the request) names nothing for a text argument of set tool

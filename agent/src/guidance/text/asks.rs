@@ -361,6 +361,86 @@ pub(crate) fn asks_advice(text: &str) -> bool {
     })
 }
 
+/// Words that ask who ("*who* sings …", «*кто* поёт …»): a question of fact.
+const WHO: &[&str] = &[
+    "who", "whom", "whose", "кто", "кого", "чей", "чья", "чьё", "чьи",
+];
+
+/// Whether `text` is a question of advice, cause, price or of who: a question with a word
+/// of [`WEIGHING`] or [`WHO`] ("is it better to …?", "how much does milk cost?", "who sings
+/// …?", «почему …?», «кто поёт …?»), or one asked with a question word that has a word of
+/// [`ADVICE`] ("what's a good temperature for a bedroom?"). A request put as a question with
+/// an evaluative word ("is there a good comedy on?", "can you play something good?") is not
+/// one: what the world holds or what is best, never something to do here.
+pub(crate) fn asks_worth_or_cause(text: &str) -> bool {
+    let words = lower_words(text);
+    let first = words
+        .iter()
+        .find(|w| !LEAD_INS.contains(&w.as_str()))
+        .map(String::as_str);
+    let wh = first.is_some_and(|w| WH.contains(&w));
+    let asks = wh || text.trim_end().ends_with('?') || crate::guidance::is_question(text);
+    let says = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
+    asks && (says(WEIGHING) || says(WHO) || (wh && says(ADVICE)))
+}
+
+/// Words that make any question one of advice, cause or price ("is it *better* …", "*why*
+/// …", "how much does it *cost*"), whatever its opening.
+const WEIGHING: &[&str] = &[
+    "better",
+    "why",
+    "cost",
+    "costs",
+    "price",
+    "healthy",
+    "ideal",
+    "лучше",
+    "почему",
+    "зачем",
+    "отчего",
+    "цена",
+    "стоимость",
+    "полезно",
+    "вредно",
+];
+
+/// Question words that ask for a thing, a person, a reason or a quantity (a yes-or-no
+/// question — "is there a good comedy on?", «есть что-нибудь хорошее?» — may ask for a
+/// tool's work).
+const WH: &[&str] = &[
+    "who",
+    "whom",
+    "whose",
+    "what",
+    "what's",
+    "whats",
+    "which",
+    "why",
+    "how",
+    "where",
+    "кто",
+    "кого",
+    "чей",
+    "чья",
+    "что",
+    "какой",
+    "какая",
+    "какое",
+    "какие",
+    "какую",
+    "сколько",
+    "почему",
+    "зачем",
+    "отчего",
+    "как",
+    "где",
+];
+
+/// Words that may come before a question word («а», «ну», "so", "and").
+const LEAD_INS: &[&str] = &[
+    "а", "и", "ну", "так", "so", "and", "well", "hey", "ok", "okay",
+];
+
 /// Whether `text` asks what a word means ([`MEANING`]: "what is a note in music", «что такое
 /// ремейк»): a question of fact the model answers, no request of a tool whose word it shares.
 pub(crate) fn asks_meaning(text: &str) -> bool {

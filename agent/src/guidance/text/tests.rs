@@ -405,3 +405,28 @@ fn routing_compares_a_request_without_its_lead() {
     assert_eq!(without_lead("ok so"), "ok so");
     assert_eq!(without_lead(""), "");
 }
+
+#[test]
+fn questions_of_worth_or_cause_are_told_from_requests_put_as_questions() {
+    for q in [
+        "Is it better to cook pasta for ten minutes or twelve?",
+        "How much does a pint of milk cost these days?",
+        "Who sings Bohemian Rhapsody?",
+        "Кто поёт «Группу крови»?",
+        "Почему мигает свет в ванной?",
+        "what's a good temperature for a bedroom",
+    ] {
+        assert!(asks_worth_or_cause(q), "{q}");
+    }
+    for r in [
+        "Can you play something good?",
+        "Можешь включить что-нибудь хорошее?",
+        "Play the best of Queen",
+        "Включи лучшие песни",
+        "What's on my shopping list?",
+        "is there a good comedy on",
+        "Any good cartoons to watch tonight?",
+    ] {
+        assert!(!asks_worth_or_cause(r), "{r}");
+    }
+}
