@@ -80,6 +80,14 @@ const NO_PHRASES: &[&str] = &[
     "no need",
     "never mind",
     "nevermind",
+    "forget it",
+    "forget about it",
+    "forget that",
+    "забудь",
+    "забей",
+    "проехали",
+    "неважно",
+    "не важно",
 ];
 
 /// The most words a yes or a no may have: a longer message says more than yes or no and
@@ -209,6 +217,9 @@ mod tests {
             "don't",
             "а, не надо",
             "oh, never mind",
+            "forget it",
+            "забудь",
+            "ой, проехали",
         ] {
             assert!(only_no(no), "{no}");
         }
@@ -221,6 +232,7 @@ mod tests {
             "never",
             "ну",
             "а, не надо удалять",
+            "забудь про стоматолога",
         ] {
             assert!(!only_no(other), "{other}");
         }

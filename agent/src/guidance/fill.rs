@@ -398,6 +398,9 @@ pub(crate) fn fill_args(
         };
         out[i] = Some(fill);
     }
+    // Two enum arguments over the same values (a converter's `from` and `to`): each value
+    // said goes to one of them, not to both.
+    pair_same_enums(decls, &words, &numbers_said(request), &mut out);
     // Texts: the run of the request's words the other arguments left, the longest one
     // after the last word they took, else before the first.
     // An optional text is only ever said after the values ("a 12 minute timer *for the
@@ -420,6 +423,84 @@ pub(crate) fn fill_args(
         });
     }
     out.into_iter().map(|f| f.unwrap_or(Fill::Absent)).collect()
+}
+
+/// Words before a value that make it the one converted into ("to miles", "in Celsius",
+/// «в мили», «на евро»).
+const INTO: &[&str] = &["to", "into", "in", "в", "во", "на"];
+
+/// Words before a value that make it the one converted from ("from miles", «из миль»).
+const FROM: &[&str] = &["from", "из", "с", "со"];
+
+/// Two enum arguments of one tool that take the same values (a converter's `from` and `to`,
+/// docs/toolsets.md): the values `request` (`words`, numbers `said`) names are shared out,
+/// each to one argument. The first declared takes the value said with the quantity ("*26
+/// miles* in kilometres", «в двадцати шести *милях*», "425 *Fahrenheit* in Celsius") or after
+/// a word of [`FROM`], else the first one said that no word of [`INTO`] leads; the second,
+/// the rest in the order said (several: one call each). One value said alone is the
+/// first's, unless a word of [`INTO`] leads it ("convert it to miles"); the other is then
+/// asked for.
+fn pair_same_enums(decls: &[ArgDecl], words: &[String], said: &[Said], out: &mut [Option<Fill>]) {
+    let enum_values = |d: &ArgDecl| match &d.ty {
+        ArgType::Enum(v) => Some(v.clone()),
+        _ => None,
+    };
+    for i in 0..decls.len() {
+        let Some(vals) = enum_values(&decls[i]) else {
+            continue;
+        };
+        let Some(j) =
+            (i + 1..decls.len()).find(|&j| enum_values(&decls[j]).as_ref() == Some(&vals))
+        else {
+            continue;
+        };
+        // Each value named, where first, by either argument's words.
+        let mut named: Vec<(String, usize)> = Vec::new();
+        for (v, at) in named_values(&decls[i], &vals, words)
+            .into_iter()
+            .chain(named_values(&decls[j], &vals, words))
+        {
+            let Some(&first) = at.iter().min() else {
+                continue;
+            };
+            match named.iter_mut().find(|(n, _)| *n == v) {
+                Some(slot) => slot.1 = slot.1.min(first),
+                None => named.push((v, first)),
+            }
+        }
+        if named.is_empty() {
+            continue;
+        }
+        named.sort_by_key(|(_, at)| *at);
+        let before = |at: usize, list: &[&str]| {
+            (at >= 1 && list.contains(&words[at - 1].as_str()))
+                || (at >= 2 && list.contains(&words[at - 2].as_str()))
+        };
+        // Said with a quantity: right after a number, one word between at most ("425
+        // degrees Fahrenheit", «425 по Фаренгейту»).
+        let with_quantity = |at: usize| said.iter().any(|n| at >= n.end && at <= n.end + 1);
+        let source = named
+            .iter()
+            .position(|(_, at)| with_quantity(*at) && !before(*at, INTO))
+            .or_else(|| named.iter().position(|(_, at)| before(*at, FROM)))
+            .or_else(|| named.iter().position(|(_, at)| !before(*at, INTO)));
+        let missing = |d: &ArgDecl| {
+            if d.required {
+                Fill::Missing
+            } else {
+                Fill::Absent
+            }
+        };
+        out[i] = Some(match source {
+            Some(at) => Fill::Values(vec![named.remove(at).0]),
+            None => missing(&decls[i]),
+        });
+        out[j] = Some(match (named.is_empty(), decls[j].required) {
+            (false, _) => Fill::Values(named.into_iter().map(|(v, _)| v).collect()),
+            (true, true) => Fill::Missing,
+            (true, false) => Fill::Absent,
+        });
+    }
 }
 
 /// An end of a declared range, said in words.
@@ -744,6 +825,80 @@ mod tests {
         assert_eq!(got[1], values(&["30"]));
         assert_eq!(got[2], Fill::Absent);
         assert_eq!(got[3], Fill::Text("for the gym".into()));
+    }
+
+    #[test]
+    fn two_enums_over_the_same_values_share_out_the_values_said() {
+        let unit = |name: &str| ArgDecl {
+            said: vec![
+                (
+                    "mile".into(),
+                    vec!["miles".into(), "милях".into(), "миль".into()],
+                ),
+                (
+                    "kilometer".into(),
+                    vec!["kilometres".into(), "километров".into()],
+                ),
+                ("foot".into(), vec!["feet".into()]),
+                ("inch".into(), vec!["inches".into()]),
+            ],
+            ..ArgDecl::new(
+                name,
+                ArgType::Enum(vec![
+                    "kilometer".into(),
+                    "mile".into(),
+                    "foot".into(),
+                    "inch".into(),
+                ]),
+                true,
+            )
+        };
+        let decls = vec![
+            ArgDecl::new("amount", ArgType::Number, true),
+            unit("from"),
+            unit("to"),
+        ];
+        for (request, amount, from, to) in [
+            (
+                "how many kilometres is twenty-six miles",
+                "26",
+                "mile",
+                "kilometer",
+            ),
+            (
+                "сколько километров в двадцати шести милях",
+                "26",
+                "mile",
+                "kilometer",
+            ),
+            (
+                "How many inches are there in two and a half feet?",
+                "2.5",
+                "foot",
+                "inch",
+            ),
+            ("convert 5 kilometres to miles", "5", "kilometer", "mile"),
+            (
+                "from miles to kilometres, 3 of them",
+                "3",
+                "mile",
+                "kilometer",
+            ),
+        ] {
+            let got = fill(&decls, request, Lang::En);
+            assert_eq!(got[0], values(&[amount]), "{request}");
+            assert_eq!(got[1], values(&[from]), "{request}");
+            assert_eq!(got[2], values(&[to]), "{request}");
+        }
+        // One unit said: the one converted from, the other asked for; led by "to", the
+        // other way round.
+        let got = fill(&decls, "convert 30 miles", Lang::En);
+        assert_eq!((&got[1], &got[2]), (&values(&["mile"]), &Fill::Missing));
+        let got = fill(&decls, "convert 30 to miles", Lang::En);
+        assert_eq!((&got[1], &got[2]), (&Fill::Missing, &values(&["mile"])));
+        // Several units converted into: each one a target.
+        let got = fill(&decls, "convert 10 miles to feet and to inches", Lang::En);
+        assert_eq!(got[2], values(&["foot", "inch"]));
     }
 
     #[test]

@@ -141,7 +141,8 @@ pub(super) fn half_after(toks: &[Token], j: usize) -> Option<usize> {
 }
 
 /// A half or a quarter of a unit from `i`: «полчаса», «пол часа», «полминуты», «четверть
-/// часа», "half an hour", "half hour", "a half hour", "a quarter of an hour": its value in
+/// часа», «три четверти часа», "half an hour", "half hour", "a half hour", "a quarter of an
+/// hour", "three quarters of an hour": its value in
 /// the unit, the unit, and the index past it.
 pub(super) fn fraction(toks: &[Token], i: usize) -> Option<(f64, TimeUnit, usize)> {
     match word(toks, i) {
@@ -154,6 +155,9 @@ pub(super) fn fraction(toks: &[Token], i: usize) -> Option<(f64, TimeUnit, usize
         "полсекунды" => return Some((0.5, TimeUnit::Seconds, i + 1)),
         "пол" => return unit_word_at(toks, i + 1).map(|(u, e)| (0.5, u, e)),
         "четверть" => return unit_word_at(toks, i + 1).map(|(u, e)| (0.25, u, e)),
+        "три" | "3" if word(toks, i + 1) == "четверти" && joined(toks, i + 1) => {
+            return unit_word_at(toks, i + 2).map(|(u, e)| (0.75, u, e))
+        }
         _ => {}
     }
     let mut j = i;
@@ -166,10 +170,14 @@ pub(super) fn fraction(toks: &[Token], i: usize) -> Option<(f64, TimeUnit, usize
     let part = match word(toks, j) {
         "half" => 0.5,
         "quarter" => 0.25,
+        "three" | "3" if word(toks, j + 1) == "quarters" && joined(toks, j + 1) => {
+            j += 1;
+            0.75
+        }
         _ => return None,
     };
     j += 1;
-    if part < 0.5 && word(toks, j) == "of" && joined(toks, j) {
+    if part != 0.5 && word(toks, j) == "of" && joined(toks, j) {
         j += 1;
     }
     if ARTICLES.contains(&word(toks, j)) && joined(toks, j) {

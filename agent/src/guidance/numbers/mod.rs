@@ -16,8 +16,9 @@
 //! Not numbers here: "one" as a pronoun ("that one", "the one about", "no one"), "a"
 //! without a unit after it, «раз», the words a recognizer writes for a number word ("to",
 //! "too", "for": [`super::words::said_number`] reads those where an item is numbered).
-//! Not handled: millions, fractions but a half and a quarter ("three quarters of an
-//! hour"), years said in pairs ("twenty twenty-six": 20 and 26), days and weeks.
+//! A number after "minus" («минус») is below zero; "20 million" («двадцать миллионов») is
+//! a round amount. Not handled: fractions but a half, a quarter and three quarters of a
+//! unit of time, years said in pairs ("twenty twenty-six": 20 and 26), weeks.
 //!
 //! Times of day ("half past six", «без четверти восемь», "9 pm") are read apart, in
 //! `clock` ([`clock_times_said`]): here "6:30" is two numbers.
@@ -62,8 +63,18 @@ pub(crate) fn numbers_said(text: &str) -> Vec<Said> {
     while i < toks.len() {
         let after_said = out.last().is_some_and(|s| s.end == i);
         match said_at(&toks, i, after_said) {
-            Some(s) if s.end > i => {
+            Some(mut s) if s.end > i => {
                 i = s.end;
+                // "minus ten", «минус пятьсот»: below zero.
+                let minus = s.start > 0
+                    && matches!(word(&toks, s.start - 1), "minus" | "минус")
+                    && joined(&toks, s.start)
+                    && !s.ordinal
+                    && s.unit.is_none();
+                if minus {
+                    s.value = -s.value;
+                    s.start -= 1;
+                }
                 out.push(s);
             }
             _ => i += 1,

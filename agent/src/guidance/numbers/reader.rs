@@ -271,7 +271,18 @@ pub(super) fn spoken(toks: &[Token], i: usize) -> Option<Num> {
     Some(num)
 }
 
-/// `value` said up to `j`, times what follows: "dozen", or a thousand word and the number
+/// Words of a million after a number ("20 million", «двадцать миллионов»): a round amount,
+/// nothing below it read.
+const MILLION: &[&str] = &[
+    "million",
+    "millions",
+    "миллион",
+    "миллиона",
+    "миллионов",
+    "млн",
+];
+
+/// `value` said up to `j`, times what follows: "dozen", a million word, or a thousand word and the number
 /// below a thousand after it («две тысячи двадцать», "5 thousand and five").
 pub(super) fn multiplied(toks: &[Token], value: f64, j: usize) -> Num {
     if !joined(toks, j) {
@@ -279,6 +290,9 @@ pub(super) fn multiplied(toks: &[Token], value: f64, j: usize) -> Num {
     }
     if word(toks, j) == "dozen" {
         return Num::new(value * 12.0, Kind::Cardinal, j + 1);
+    }
+    if MILLION.contains(&word(toks, j)) {
+        return Num::new(value * 1.0e6, Kind::Cardinal, j + 1);
     }
     let thousand = match number_word(word(toks, j)) {
         Some(n) if n.place == Place::Thousand => n,

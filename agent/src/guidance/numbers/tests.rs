@@ -379,3 +379,15 @@ fn no_panic_on_odd_input() {
         }
     }
 }
+
+#[test]
+fn below_zero_millions_and_three_quarters() {
+    assert_eq!(count("minus ten Celsius"), -10.0);
+    assert_eq!(count("Минус пятьсот градусов"), -500.0);
+    assert_eq!(count("twenty million rubles"), 20_000_000.0);
+    assert_eq!(count("двадцать миллионов рублей"), 20_000_000.0);
+    assert_eq!(lasts("three quarters of an hour", Minutes), 45.0);
+    assert_eq!(lasts("Засеки три четверти часа", Minutes), 45.0);
+    // A minus after a word, not before a number, is none.
+    assert_eq!(count("plus or minus, say 5"), 5.0);
+}

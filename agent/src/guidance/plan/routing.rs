@@ -531,6 +531,63 @@ impl Planner<'_> {
                 }
             }
         }
+        // A set's tool that takes no value at all, routed while the request says values
+        // another tool takes ("turn the radio all the way up", «радио на полную» routed to
+        // switching it off; "turn off the bedroom light" to the radio's off), is the wrong
+        // tool: the request is routed again among the tools that take them — a tool of
+        // another set only by a word it declares for a value, and only while the request
+        // names no subject of the routed tool's set. A question asks; it stays.
+        if self.on(Technique::SaidArgs) && !is_question(user_text) && !asks_what_is(user_text) {
+            let idle = match &route {
+                Ok(Some(r)) => r
+                    .target
+                    .clone()
+                    .filter(|t| self.takes_no_value(t, user_text)),
+                _ => None,
+            };
+            if let Some(idle) = idle {
+                let set_of = |t: &str| self.toolsets.owner_set(t).map(|s| s.name.clone());
+                let own_set = set_of(&idle);
+                let subjects = self.set_subjects();
+                let names_own = best_named(user_text, subjects.iter().map(|(n, d)| (n, d)))
+                    .is_some_and(|named| Some(named) == own_set);
+                // A place said ("the fourth item") or a pointer ("this one", "the last
+                // one", "the ferns one": English "one" is a pronoun too) is an item's, never
+                // a sibling's quantity.
+                let places = points_back_at(user_text)
+                    || lower_words(user_text).iter().any(|w| w == "one")
+                    || crate::guidance::numbers::numbers_said(user_text)
+                        .iter()
+                        .any(|n| n.ordinal);
+                let mut takers: Vec<String> = Vec::new();
+                for t in examples.iter().filter_map(|e| e.target.as_deref()) {
+                    if t == idle || set_of(t).is_none() || takers.iter().any(|k| k == t) {
+                        continue;
+                    }
+                    let same = set_of(t) == own_set;
+                    let declared = || {
+                        self.arg_decls(t)
+                            .iter()
+                            .any(|a| says_enum_value(a, user_text))
+                    };
+                    if ((same && !places) || (!names_own && declared()))
+                        && self.takes_said_values(t, user_text)
+                    {
+                        takers.push(t.to_owned());
+                    }
+                }
+                if !takers.is_empty() {
+                    let again: Vec<RouteExample> = examples
+                        .iter()
+                        .filter(|e| e.target.as_ref().is_some_and(|t| takers.contains(t)))
+                        .cloned()
+                        .collect();
+                    if let Ok(Some(r)) = router.route(model, compared, &again, self.guidance) {
+                        route = Ok(Some(r));
+                    }
+                }
+            }
+        }
         // Within the routed set, an opening verb only one tool's declaration says, and none
         // of the routed tool's examples, is that tool's («Поставь таймер»: the start's
         // description, not the cancel's examples).

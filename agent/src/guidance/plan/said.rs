@@ -552,6 +552,24 @@ impl Planner<'_> {
             .is_some_and(|fills| lacking(&fills))
     }
 
+    /// Whether set tool `tool` takes no value at all from `request`: it has no required
+    /// argument, and `request` says a value for none of its arguments.
+    pub(super) fn takes_no_value(&self, tool: &str, request: &str) -> bool {
+        if self.toolsets.owner_set(tool).is_none() {
+            return false;
+        }
+        let decls = self.arg_decls(tool);
+        if decls.iter().any(|a| a.required) {
+            return false;
+        }
+        // A tool of one optional text (or of none) takes no value by its nature.
+        self.fills_of(tool, request).is_none_or(|fills| {
+            !fills
+                .iter()
+                .any(|f| matches!(f, Fill::Values(_) | Fill::OutOfRange(_)))
+        })
+    }
+
     /// Whether set tool `tool` takes values `request` says: every required argument given,
     /// none out of range, and a value (a number, an enum's, a list entry) among them.
     pub(super) fn takes_said_values(&self, tool: &str, request: &str) -> bool {
