@@ -238,6 +238,14 @@ pub(crate) fn fill_args(
     for (i, f) in fixed.iter().enumerate() {
         if let (Some(v), Some(slot)) = (f, out.get_mut(i)) {
             *slot = Some(Fill::Values(vec![v.clone()]));
+            // The words that name a decided enum value are no text's.
+            if let Some(ArgType::Enum(vals)) = decls.get(i).map(|d| &d.ty) {
+                for (named, at) in named_values(&decls[i], vals, &words) {
+                    if named == *v {
+                        used.extend(at);
+                    }
+                }
+            }
         }
     }
     // A clock time said goes to the `hour` and `minute` arguments, and its numbers to no
@@ -355,7 +363,10 @@ pub(crate) fn fill_args(
         }
         let fill = match &d.ty {
             ArgType::Enum(vals) => {
-                let named = named_values(d, vals, &words);
+                // A word a number or a clock time took is no value's («без *четверти* восемь»
+                // names no Thursday).
+                let mut named = named_values(d, vals, &words);
+                named.retain(|(_, at)| !at.iter().any(|i| used.contains(i)));
                 for (_, at) in &named {
                     used.extend(at.iter().copied());
                 }

@@ -145,6 +145,11 @@ pub enum Technique {
     /// a set's tool whose examples do not ask is no request of it: the model replies. The
     /// failure: a timer started, a song played or an item added by a question.
     AdviceQuestions,
+    /// A remark that asks for nothing — a feeling or a judgement about a set's subject, a
+    /// story of the past ("Calendars make me anxious", «Календари такие скучные», «Мама
+    /// вчера звонила насчёт отпуска») — is talked about, not sent to the set's tool it came
+    /// nearest. The failure: the calendar listed, a unit asked for, a message sent.
+    Remarks,
     /// A number said in groups (`8 800 555 35 35`) is one word of that tail. The failure:
     /// a text argument starting inside the number (`show_text|35 35`); Gemma 148 → 149 of 164.
     NumberGroups,
@@ -299,7 +304,7 @@ pub enum Technique {
 
 impl Technique {
     /// Every technique, in the order of the documentation.
-    pub const ALL: [Technique; 53] = [
+    pub const ALL: [Technique; 54] = [
         Technique::Route,
         Technique::Centering,
         Technique::StemOverlap,
@@ -349,6 +354,7 @@ impl Technique {
         Technique::DeclaredWords,
         Technique::StateQuestions,
         Technique::AdviceQuestions,
+        Technique::Remarks,
         Technique::IntentMargin,
         Technique::CalendarQuestions,
         Technique::HonestDecline,
@@ -417,6 +423,7 @@ impl Technique {
             Technique::DeclaredWords => "declared-words",
             Technique::StateQuestions => "state-questions",
             Technique::AdviceQuestions => "advice-questions",
+            Technique::Remarks => "remarks",
             Technique::IntentMargin => "intent-margin",
             Technique::CalendarQuestions => "calendar-questions",
             Technique::HonestDecline => "honest-decline",
@@ -437,7 +444,7 @@ impl Technique {
             | AnswerTranscript | AskWhenUnsure | RouteWords | SkillQuestions | SkillSummary
             | FrameWords | ContentStart | LeadWords | SaidAction | QuestionLists | Continuation
             | OpeningWords | SaidArgs | SetsOverScope | StayInSet | DeclaredWords
-            | StateQuestions | AdviceQuestions | IntentMargin => Some(Route),
+            | StateQuestions | AdviceQuestions | Remarks | IntentMargin => Some(Route),
             EchoStop | IntroStop => Some(TurnEndStops),
             NoRepeatSwitch => Some(ConstrainCalls),
             Route | ConstrainCalls | FewShot | SentenceCap | TurnEndStops | HideUnexecutable

@@ -320,7 +320,7 @@ fn matches(e: &Expected, action: &FirstAction) -> (bool, bool) {
         ) if name == got => {
             let ok = *verdict == CallVerdict::Valid
                 && args.iter().all(|(k, want)| {
-                    arg_text(got_args.as_ref(), k).is_some_and(|v| v.trim() == want)
+                    arg_text(got_args.as_ref(), k).is_some_and(|v| same_value(v.trim(), want))
                 })
                 && args_contain.iter().all(|(k, part)| {
                     arg_text(got_args.as_ref(), k)
@@ -350,6 +350,13 @@ pub fn calls_match(want: &[Expected], executed: &[(String, serde_json::Value)]) 
             };
             matches(e, &action).1
         })
+}
+
+/// Whether an argument written `got` is the value `want` a case expects: the same text, or
+/// the same number (a `number` argument validated as `26.0` is the `26` said).
+fn same_value(got: &str, want: &str) -> bool {
+    got == want
+        || matches!((got.parse::<f64>(), want.trim().parse::<f64>()), (Ok(a), Ok(b)) if a == b)
 }
 
 /// A validated argument as text (strings unquoted, numbers and flags as written by JSON).
@@ -406,6 +413,16 @@ mod tests {
             want,
             "{output:?} vs {expect}: {action:?}"
         );
+    }
+
+    #[test]
+    fn a_number_is_its_value_however_written() {
+        assert!(same_value("26.0", "26"));
+        assert!(same_value("-10", "-10.0"));
+        assert!(same_value("2.5", "2.5"));
+        assert!(!same_value("2.5", "25"));
+        assert!(same_value("kitchen", "kitchen"));
+        assert!(!same_value("kitchen", "hallway"));
     }
 
     #[test]

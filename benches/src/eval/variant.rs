@@ -212,10 +212,11 @@ pub const WITHOUT: [Variant; Technique::ALL.len()] = ablations![
     46 "declared-words",
     47 "state-questions",
     48 "advice-questions",
-    49 "intent-margin",
-    50 "calendar-questions",
-    51 "honest-decline",
-    52 "confidence-gate",
+    49 "remarks",
+    50 "intent-margin",
+    51 "calendar-questions",
+    52 "honest-decline",
+    53 "confidence-gate",
 ];
 
 /// The variant called `name`: one of [`VARIANTS`], or `without:<technique>` ([`WITHOUT`]).

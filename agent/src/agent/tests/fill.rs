@@ -595,3 +595,43 @@ fn the_declarations_own_words_at_either_end_of_a_text_are_its_frame() {
         "{calls:?}"
     );
 }
+
+const DIARY: &str = "\
+name: diary
+description: the diary
+tools:
+  - name: diary_add
+    description: add an event on a weekday at an hour
+    args:
+      - {name: title, type: string, required: true, ask_for: {en: 'What is the event?'}}
+      - {name: day, type: enum, values: [monday, thursday, friday], required: true,
+         said: {thursday: [четверг, четверга]}}
+      - {name: hour, type: integer, required: true, min: 0, max: 23}
+      - {name: minute, type: integer, required: false, min: 0, max: 59}
+    examples:
+      en: ['Add a dentist appointment on Monday at 9 am', 'Put lunch with Kate in the diary for Thursday at 1 pm']
+";
+
+#[test]
+fn a_text_is_never_the_frame_said_after_the_values_nor_a_decided_value_s_word() {
+    let mut agent = sets_agent(Guidance::default(), &[("diary", DIARY)]);
+    let (out, model) = routed_turn(
+        &mut agent,
+        "The plumber is coming on Monday at quarter to eight, put that in",
+        &["TOOL_CALL: diary_add|The plumber|monday|7|45", "Done."],
+    );
+    assert_eq!(routed_to(&out), Some("diary_add"));
+    let calls = model.requests()[0]
+        .call_specs
+        .clone()
+        .expect("a guided call");
+    assert!(
+        matches!(&calls[0].args[0].kind, crate::model::ArgKind::TailOf(words)
+            if words.iter().any(|w| w.contains("plumber")) && !words.iter().any(|w| w.contains("put"))),
+        "{calls:?}"
+    );
+    // The day's word is no title: nothing else named, the title is asked for.
+    let (out, _) = routed_turn(&mut agent, "Add an event on Friday at noon", &[]);
+    assert_eq!(out.asked_for.as_deref(), Some("diary_add"));
+    assert_eq!(out.reply, "What is the event?");
+}

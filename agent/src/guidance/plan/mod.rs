@@ -15,7 +15,7 @@ use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{
     asks_advice, asks_for_any, asks_if_available, asks_meaning, asks_opinion, asks_what_is,
     asks_worth_or_cause, delimited_text, echo_stop, from_content_start, has_word, heard_right,
-    intro_sentences, number_groups, opening_stems, points_there, routed_head, says_action,
+    intro_sentences, number_groups, opening_stems, points_there, remarks, routed_head, says_action,
     speaks_of_self, tells_of_self, without_frame_end, without_lead, words_of,
 };
 use super::words::{

@@ -150,8 +150,17 @@ impl Planner<'_> {
         // Nor a question of what a word means ("what is a note in music").
         // A statement of the user's own that names a set's subject and says a value one of
         // its tools takes asks that tool ("I'm cold, bump the heating up to twenty-four").
+        // Nor a remark that asks for nothing, a feeling about a set's subject or a story of
+        // the past ("Calendars make me anxious", «Мама вчера звонила насчёт отпуска»), unless
+        // it opens as the routed set's examples do.
+        let remark = || {
+            remarks(user_text)
+                && !self.says_a_set_value(user_text)
+                && !self.opens_as_its_set(&route, user_text)
+        };
         let plain = (tells_of_self(user_text) && !self.says_a_set_value(user_text))
-            || asks_meaning(user_text);
+            || asks_meaning(user_text)
+            || (self.on(Technique::Remarks) && tool_routed && remark());
         if self.on(Technique::TalkIntents) && tool_routed && plain {
             examples.retain(|e| e.target.as_deref().is_none_or(str::is_empty));
             route = router.route(model, compared, &examples, self.guidance);
@@ -731,6 +740,24 @@ impl Planner<'_> {
             .collect();
         let again = best_named(request, pair.iter().map(|(n, d)| (n, d)))?;
         (again == named).then_some(named)
+    }
+
+    /// Whether `request` opens as an example of the set `route` goes to does (its first
+    /// word's stem is an example's opening stem: «Переведи …», "Add …").
+    fn opens_as_its_set(&self, route: &Result<Option<Route>, ModelError>, request: &str) -> bool {
+        let Ok(Some(r)) = route else {
+            return false;
+        };
+        let Some(set) = r.target.as_deref().and_then(|t| self.toolsets.owner_set(t)) else {
+            return false;
+        };
+        let Some(first) = opening_stems(request).into_iter().next() else {
+            return false;
+        };
+        set.tools
+            .iter()
+            .flat_map(|t| t.examples_in(self.lang))
+            .any(|e| opening_stems(e).first() == Some(&first))
     }
 
     /// Whether `request` says a value of an enum argument of a tool of an `active` set, by

@@ -102,12 +102,35 @@ impl Planner<'_> {
         // required one that says nothing but the tool's and its set's own words and a
         // placeholder ("add something to the shopping list", "send a message to Bob") is
         // asked for.
-        for (decl, fill) in decls.iter().zip(fills.iter_mut()) {
+        for (i, (decl, fill)) in decls.iter().zip(fills.iter_mut()).enumerate() {
             if let Fill::Text(span) = fill {
                 if !decl.required && self.text_words(&spec.name, span).is_empty() {
                     *fill = Fill::Absent;
-                } else if decl.required && self.only_frame(&spec.name, span) {
-                    *fill = Fill::Missing;
+                } else if decl.required && self.frame_or_opening(&spec.name, span) {
+                    // A run of the frame alone after the values ("…, *put that in*", «…,
+                    // *внеси в календарь*»): the text is the run before them, if it names
+                    // anything; else it is asked for.
+                    let strict = self.only_frame(&spec.name, span);
+                    let before_it = request
+                        .rfind(span.as_str())
+                        .map(|at| format!("{}{}", &request[..at], &request[at + span.len()..]));
+                    let other = before_it
+                        .map(|r| fill_args(&decls, &r, self.lang, self.values, &fixed))
+                        .and_then(|f| f.into_iter().nth(i))
+                        .and_then(|f| match f {
+                            Fill::Text(t)
+                                if !self.text_words(&spec.name, &t).is_empty()
+                                    && !self.only_frame(&spec.name, &t) =>
+                            {
+                                Some(t)
+                            }
+                            _ => None,
+                        });
+                    match other {
+                        Some(t) => *fill = Fill::Text(t),
+                        None if strict => *fill = Fill::Missing,
+                        None => {}
+                    }
                 }
             }
         }
@@ -342,6 +365,29 @@ impl Planner<'_> {
         })?;
         let tail = parts[last + 1..].join(" ");
         (!self.text_words(tool, &tail).is_empty()).then_some(tail)
+    }
+
+    /// Whether `text` says nothing but the frame of set tool `tool` ([`Planner::only_frame`])
+    /// and the verbs its examples open with ("*put* that in", «*внеси* в календарь»).
+    fn frame_or_opening(&self, tool: &str, text: &str) -> bool {
+        if self.only_frame(tool, text) {
+            return true;
+        }
+        let Some(decl) = self.toolsets.owner_set(tool).and_then(|s| s.tool(tool)) else {
+            return false;
+        };
+        let openings: Vec<String> = decl
+            .examples_in(self.lang)
+            .filter_map(|e| opening_stems(e).into_iter().next())
+            .collect();
+        let words = lower_words(text);
+        let frame = |w: &String| {
+            stems(w).iter().all(|st| openings.contains(st)) || self.only_frame(tool, w)
+        };
+        words
+            .iter()
+            .any(|w| !stems(w).is_empty() && openings.contains(&stems(w)[0]))
+            && words.iter().all(frame)
     }
 
     /// Whether `text` (a run of the request) names nothing for a text argument of set tool

@@ -272,6 +272,62 @@ pub(crate) fn tells_of_self(text: &str) -> bool {
     opens && !requests && !super::super::answers::is_question(text)
 }
 
+/// Word beginnings of a feeling or a judgement about a thing ("calendars make me *anxious*",
+/// «календари такие *скучные*», «*бесит*», «*терпеть* не могу …»).
+const REMARK_STEMS: &[&str] = &[
+    "anxious",
+    "boring",
+    "bored",
+    "annoy",
+    "hate",
+    "adore",
+    "stressful",
+    "confus",
+    "awful",
+    "terrible",
+    "scary",
+    "скучн",
+    "бесит",
+    "бесят",
+    "раздража",
+    "ненавиж",
+    "обожа",
+    "терпеть",
+    "путаю",
+    "надоел",
+    "надоед",
+    "достал",
+    "грустн",
+    "страшн",
+    "ужасн",
+    "нервир",
+];
+
+/// Words that set a statement in the past ("*yesterday* mum called", «мама *вчера*
+/// звонила»): a story told, no request.
+const PAST_WORDS: &[&str] = &["yesterday", "вчера", "позавчера", "когда-то"];
+
+/// Whether `text` is a remark that asks for nothing: a feeling or a judgement about a thing
+/// ([`REMARK_STEMS`]: "Calendars make me anxious", «Вечно путаю мили с километрами, бесит»)
+/// or a story of the past ([`PAST_WORDS`]: «Мама вчера звонила насчёт отпуска»), with no
+/// question, no digit and no word of a request ([`REQUESTING`]).
+pub(crate) fn remarks(text: &str) -> bool {
+    if text.contains('?') || text.chars().any(|c| c.is_ascii_digit()) {
+        return false;
+    }
+    let words = lower_words(text);
+    let remark = words
+        .iter()
+        .any(|w| REMARK_STEMS.iter().any(|r| w.starts_with(r)) || PAST_WORDS.contains(&w.as_str()));
+    let requests = words.iter().any(|w| REQUESTING.contains(&w.as_str()))
+        || words.windows(2).any(|pair| {
+            OBLIGATION
+                .iter()
+                .any(|o| pair[0] == o[0] && pair[1] == o[1])
+        });
+    remark && !requests && !super::super::answers::is_question(text)
+}
+
 /// Word sequences that ask what a word means ("what is a note in music", «что такое
 /// заметка»); "what's a good film" asks for films ([`EVALUATIVE`]).
 const MEANING: &[&[&str]] = &[

@@ -15,7 +15,8 @@ mod lead;
 mod tests;
 
 pub(crate) use asks::{
-    asks_advice, asks_meaning, asks_opinion, asks_worth_or_cause, heard_right, tells_of_self,
+    asks_advice, asks_meaning, asks_opinion, asks_worth_or_cause, heard_right, remarks,
+    tells_of_self,
 };
 pub(crate) use lead::{
     asks_for_any, asks_if_available, asks_what_is, opening_stems, points_there, says_action,

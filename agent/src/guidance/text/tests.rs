@@ -430,3 +430,28 @@ fn questions_of_worth_or_cause_are_told_from_requests_put_as_questions() {
         assert!(!asks_worth_or_cause(r), "{r}");
     }
 }
+
+#[test]
+fn a_remark_that_asks_for_nothing_is_told_from_a_request() {
+    for r in [
+        "Calendars make me anxious, to be honest",
+        "Календари такие скучные",
+        "Вечно путаю мили с километрами, бесит",
+        "Терпеть не могу переводить единицы измерения",
+        "Мама вчера звонила насчёт отпуска",
+        "Обожаю эту песню",
+    ] {
+        assert!(remarks(r), "{r}");
+    }
+    for q in [
+        "I love this song, turn it up",
+        "Люблю джаз, найди что-нибудь",
+        "Remember that I hate olives",
+        "Запиши, что я ненавижу брокколи",
+        "Why are calendars so boring?",
+        "Calendars are boring, add 2 events anyway",
+        "Add a dentist appointment on Monday",
+    ] {
+        assert!(!remarks(q), "{q}");
+    }
+}
