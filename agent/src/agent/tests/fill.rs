@@ -635,3 +635,39 @@ fn a_text_is_never_the_frame_said_after_the_values_nor_a_decided_value_s_word() 
     assert_eq!(out.asked_for.as_deref(), Some("diary_add"));
     assert_eq!(out.reply, "What is the event?");
 }
+
+const UNITS: &str = "\
+name: units
+description: a unit converter
+tools:
+  - name: units_length
+    description: convert a length
+    args:
+      - {name: amount, type: number, required: true}
+      - {name: from, type: enum, values: [mile, kilometer], required: true,
+         said: {mile: [miles], kilometer: [kilometres, kilometers]}}
+      - {name: to, type: enum, values: [mile, kilometer], required: true,
+         said: {mile: [miles], kilometer: [kilometres, kilometers]}}
+    examples:
+      en: ['Convert 5 kilometers to miles', 'Ten miles in kilometres, please']
+";
+
+#[test]
+fn units_said_go_one_to_each_argument_and_a_number_goes_on_with_the_last_call() {
+    let mut agent = sets_agent(Guidance::default(), &[("units", UNITS)]);
+    let (out, model) = routed_turn(
+        &mut agent,
+        "how many kilometres is twenty-six miles?",
+        &["Done.", "Done."],
+    );
+    assert_eq!(routed_to(&out), Some("units_length"));
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: units_length|26|mile|kilometer")
+    );
+    let (_, model) = routed_turn(&mut agent, "and fifteen?", &["Done.", "Done."]);
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: units_length|15|mile|kilometer")
+    );
+}

@@ -668,8 +668,16 @@ impl Planner<'_> {
             _ => None,
         };
         let inside = routed.as_deref().is_some_and(|t| set.tool(t).is_some());
+        // "and fifteen?", «а пятнадцать?»: the previous call again with another number, put
+        // as a question.
+        let words = lower_words(request);
+        let elliptic = words.len() <= 3
+            && words
+                .first()
+                .is_some_and(|w| ["and", "what", "а", "и", "ну"].contains(&w.as_str()))
+            && !crate::guidance::numbers::numbers_said(request).is_empty();
         if inside
-            || is_question(request)
+            || (is_question(request) && !elliptic)
             || thanks_or_farewell(request)
             || self.names_another_set(request, &set.name).is_some()
             || !active.iter().any(|a| a.eq_ignore_ascii_case(&set.name))
@@ -695,7 +703,7 @@ impl Planner<'_> {
         if let (Some(one), None) = (takers.next(), takers.next()) {
             return Some((*one).to_owned());
         }
-        (continues(request) || points_back_at(request)).then_some(previous)
+        (elliptic || continues(request) || points_back_at(request)).then_some(previous)
     }
 
     /// The tool of `routed`'s set whose declaration alone says the opening word of
