@@ -597,6 +597,42 @@ impl Planner<'_> {
                 }
             }
         }
+        // A request left to a plain reply that gives one set tool every value it needs, a
+        // word it declares for a value among them («Сколько будет семьдесят пять долларов в
+        // евро?» near an arithmetic question), is that tool's. Not a question of advice.
+        let plain_route =
+            matches!(&route, Ok(Some(r)) if r.target.as_deref().is_none_or(str::is_empty));
+        if self.on(Technique::SaidArgs) && plain_route && !asks_worth_or_cause(user_text) {
+            // (Among every example: the rules above may have set the sets' aside.)
+            let all = self.examples_for(active, Some(history));
+            let mut takers: Vec<String> = Vec::new();
+            for t in all.iter().filter_map(|e| e.target.as_deref()) {
+                if self.toolsets.owner_set(t).is_none() || takers.iter().any(|k| k == t) {
+                    continue;
+                }
+                let declared = self
+                    .arg_decls(t)
+                    .iter()
+                    .any(|a| says_enum_value(a, user_text));
+                if declared && self.takes_said_values(t, user_text) {
+                    takers.push(t.to_owned());
+                }
+            }
+            // The one that takes the most values said (the converter's amount and two
+            // currencies, not a station named by one word).
+            let taken = |t: &String| {
+                self.fills_of(t, user_text).map_or(0, |f| {
+                    f.iter().filter(|f| matches!(f, Fill::Values(_))).count()
+                })
+            };
+            let most = takers.iter().map(taken).max().unwrap_or(0);
+            takers.retain(|t| taken(t) == most);
+            if let [one] = takers.as_slice() {
+                if let Some(r) = self.route_to(router, model, compared, &all, one) {
+                    route = Ok(Some(r));
+                }
+            }
+        }
         // Within the routed set, an opening verb only one tool's declaration says, and none
         // of the routed tool's examples, is that tool's («Поставь таймер»: the start's
         // description, not the cancel's examples).
