@@ -671,3 +671,35 @@ fn units_said_go_one_to_each_argument_and_a_number_goes_on_with_the_last_call() 
         Some("TOOL_CALL: units_length|15|mile|kilometer")
     );
 }
+
+const PHONE: &str = "\
+name: phone
+description: calls and messages
+tools:
+  - name: phone_dial
+    description: call a contact
+    args:
+      - {name: contact, type: enum, values: [bob, sarah], required: true}
+    examples:
+      en: ['Call Bob', 'Ring Sarah please', 'Phone Bob now']
+  - name: phone_message
+    description: send a message to a contact
+    args:
+      - {name: contact, type: enum, values: [bob, sarah], required: true}
+      - {name: text, type: string, required: true}
+    examples:
+      en: ['Message Sarah: running late']
+";
+
+#[test]
+fn what_to_tell_said_after_a_name_goes_to_the_tool_that_takes_a_text() {
+    let mut agent = sets_agent(Guidance::default(), &[("phone", PHONE)]);
+    let (out, _) = routed_turn(
+        &mut agent,
+        "Ring Bob and say that dinner is at eight",
+        &["TOOL_CALL: phone_message|bob|dinner is at eight", "Done."],
+    );
+    assert_eq!(routed_to(&out), Some("phone_message"));
+    let (out, _) = routed_turn(&mut agent, "Ring Bob please", &["Done.", "Done."]);
+    assert_eq!(routed_to(&out), Some("phone_dial"));
+}

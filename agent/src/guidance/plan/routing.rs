@@ -597,6 +597,35 @@ impl Planner<'_> {
                 }
             }
         }
+        // A request that says what to tell after the values ("Передай Борису, *что напитки с
+        // меня*", "tell Bob *that* dinner is at eight"), routed to a tool of its set that
+        // takes no text, is for the one tool of the set that takes those values and a text.
+        if self.on(Technique::SaidArgs) && tells_a_clause(user_text) {
+            let textless = match &route {
+                Ok(Some(r)) => r.target.clone().filter(|t| {
+                    self.toolsets.owner_set(t).is_some()
+                        && !self.arg_decls(t).iter().any(is_free_text)
+                }),
+                _ => None,
+            };
+            if let Some(routed) = textless {
+                let set = self.toolsets.owner_set(&routed);
+                let writers: Vec<String> = set
+                    .iter()
+                    .flat_map(|s| s.tools.iter())
+                    .filter(|t| t.name != routed)
+                    .filter(|t| t.args.iter().any(|a| a.required && is_free_text(a)))
+                    .filter(|t| self.takes_said_values(&t.name, user_text))
+                    .map(|t| t.name.clone())
+                    .collect();
+                if let [one] = writers.as_slice() {
+                    let all = self.examples_for(active, Some(history));
+                    if let Some(r) = self.route_to(router, model, compared, &all, one) {
+                        route = Ok(Some(r));
+                    }
+                }
+            }
+        }
         // A request left to a plain reply that gives one set tool every value it needs, a
         // word it declares for a value among them («Сколько будет семьдесят пять долларов в
         // евро?» near an arithmetic question), is that tool's. Not a question of advice.
@@ -1091,4 +1120,19 @@ fn points_back_at(request: &str) -> bool {
         || lower_words(request)
             .iter()
             .any(|w| POINTS_BACK.contains(&w.as_str()))
+}
+
+/// Whether `arg` takes free text: a string not drawn from a host's list.
+fn is_free_text(arg: &ArgDecl) -> bool {
+    arg.ty == ArgType::String && arg.values_from.is_none()
+}
+
+/// Whether `request` goes on, after its first words, with a clause of what to say: «…, что
+/// …», "… that …" followed by two words or more.
+fn tells_a_clause(request: &str) -> bool {
+    let words = lower_words(request);
+    words
+        .iter()
+        .enumerate()
+        .any(|(i, w)| i >= 1 && (w == "что" || w == "that") && words.len() >= i + 3)
 }
