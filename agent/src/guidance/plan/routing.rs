@@ -557,9 +557,15 @@ impl Planner<'_> {
             if let Some(idle) = idle {
                 let set_of = |t: &str| self.toolsets.owner_set(t).map(|s| s.name.clone());
                 let own_set = set_of(&idle);
-                let subjects = self.set_subjects();
-                let names_own = best_named(user_text, subjects.iter().map(|(n, d)| (n, d)))
-                    .is_some_and(|named| Some(named) == own_set);
+                // Its subject: the set's name and the head of its description ("radio",
+                // «радио»), not every word its phrases share with a request ("turn off").
+                let said = stems(user_text);
+                let names_own = self.toolsets.owner_set(&idle).is_some_and(|set| {
+                    let head = set.description.split(['(', ',', ':']).next().unwrap_or("");
+                    stems(&format!("{} {head}", set.name))
+                        .iter()
+                        .any(|st| said.contains(st))
+                });
                 // A place said ("the fourth item") or a pointer ("this one", "the last
                 // one", "the ferns one": English "one" is a pronoun too) is an item's, never
                 // a sibling's quantity.
