@@ -528,15 +528,8 @@ impl Planner<'_> {
                     }
                 }
                 takers.retain(|t| self.takes_said_values(t, user_text));
-                if !takers.is_empty() {
-                    let again: Vec<RouteExample> = examples
-                        .iter()
-                        .filter(|e| e.target.as_ref().is_some_and(|t| takers.contains(t)))
-                        .cloned()
-                        .collect();
-                    if let Ok(Some(r)) = router.route(model, compared, &again, self.guidance) {
-                        route = Ok(Some(r));
-                    }
+                if let Some(r) = self.route_among(router, model, compared, &examples, &takers) {
+                    route = Ok(Some(r));
                 }
             }
         }
@@ -591,15 +584,8 @@ impl Planner<'_> {
                         takers.push(t.to_owned());
                     }
                 }
-                if !takers.is_empty() {
-                    let again: Vec<RouteExample> = examples
-                        .iter()
-                        .filter(|e| e.target.as_ref().is_some_and(|t| takers.contains(t)))
-                        .cloned()
-                        .collect();
-                    if let Ok(Some(r)) = router.route(model, compared, &again, self.guidance) {
-                        route = Ok(Some(r));
-                    }
+                if let Some(r) = self.route_among(router, model, compared, &examples, &takers) {
+                    route = Ok(Some(r));
                 }
             }
         }
@@ -921,11 +907,27 @@ impl Planner<'_> {
         examples: &[RouteExample],
         tool: &str,
     ) -> Option<Route> {
+        self.route_among(router, model, request, examples, &[tool.to_owned()])
+    }
+
+    /// `request` routed among `tools` alone, by their `examples`; `None` when `tools` is
+    /// empty or none of them has an example.
+    pub(super) fn route_among(
+        &self,
+        router: &mut Router,
+        model: &mut dyn Model,
+        request: &str,
+        examples: &[RouteExample],
+        tools: &[String],
+    ) -> Option<Route> {
         let only: Vec<RouteExample> = examples
             .iter()
-            .filter(|e| e.target.as_deref() == Some(tool))
+            .filter(|e| e.target.as_ref().is_some_and(|t| tools.contains(t)))
             .cloned()
             .collect();
+        if only.is_empty() {
+            return None;
+        }
         router
             .route(model, request, &only, self.guidance)
             .ok()
