@@ -703,3 +703,24 @@ fn what_to_tell_said_after_a_name_goes_to_the_tool_that_takes_a_text() {
     let (out, _) = routed_turn(&mut agent, "Ring Bob please", &["Done.", "Done."]);
     assert_eq!(routed_to(&out), Some("phone_dial"));
 }
+
+#[test]
+fn a_number_that_counts_the_sets_things_is_how_many_calls_not_a_value() {
+    let mut agent = host_agent(Guidance::default());
+    let (out, model) = routed_turn(
+        &mut agent,
+        "set two timers, one for five minutes and one for ten",
+        &["Done.", "Done.", "Done."],
+    );
+    assert_eq!(routed_to(&out), Some("timer_start"));
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: timer_start|5\nTOOL_CALL: timer_start|10")
+    );
+    let minutes: Vec<_> = out
+        .executed
+        .iter()
+        .map(|c| c.args.get("minutes").cloned())
+        .collect();
+    assert_eq!(minutes, [Some(ArgValue::Int(5)), Some(ArgValue::Int(10))]);
+}

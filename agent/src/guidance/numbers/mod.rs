@@ -75,7 +75,17 @@ pub(crate) fn numbers_said(text: &str) -> Vec<Said> {
                     s.value = -s.value;
                     s.start -= 1;
                 }
-                out.push(s);
+                // "one for five minutes and one for ten": "one" before what it is said of is
+                // a pronoun, no number.
+                let pronoun = s.end == s.start + 1
+                    && word(&toks, s.start) == "one"
+                    && matches!(
+                        word(&toks, s.end),
+                        "for" | "with" | "about" | "that" | "which"
+                    );
+                if !pronoun {
+                    out.push(s);
+                }
             }
             _ => i += 1,
         }

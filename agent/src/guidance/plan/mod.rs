@@ -13,10 +13,11 @@ use super::refer::{is_id_arg, pointer, points_surely, referents, said_id, Pointe
 use super::route::{Route, RouteExample, Router};
 use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{
-    asks_advice, asks_for_any, asks_if_available, asks_meaning, asks_opinion, asks_what_is,
-    asks_worth_or_cause, delimited_text, echo_stop, from_content_start, has_word, heard_right,
-    intro_sentences, number_groups, opening_stems, points_there, remarks, routed_head, says_action,
-    speaks_of_self, tells_of_self, without_frame_end, without_lead, words_of,
+    asks_advice, asks_for_any, asks_if_available, asks_meaning, asks_of_need, asks_opinion,
+    asks_what_is, asks_worth_or_cause, delimited_text, echo_stop, from_content_start, has_word,
+    heard_right, intro_sentences, number_groups, opening_stems, points_there, quotes, read_out,
+    remarks, routed_head, says_action, says_need, speaks_of_self, tells_of_past, tells_of_self,
+    without_frame_end, without_lead, words_of,
 };
 use super::words::{
     lower_words, said_number, stems, turn_openers, ALL_WORDS, NOW_WORDS, PLACEHOLDERS, POINTS_BACK,
@@ -133,6 +134,17 @@ fn arg_spec(a: &ArgDecl) -> ArgSpec {
     }
 }
 
+/// Whether two stems are of one word: equal, or the shorter (of four letters or more)
+/// begins the longer.
+fn same_stem(a: &str, b: &str) -> bool {
+    let (short, long) = if a.chars().count() <= b.chars().count() {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    short == long || (short.chars().count() >= 4 && long.starts_with(short))
+}
+
 /// The name among `named` (name, description) whose words share the most stems with
 /// `request`; `None` when none shares any. A stem shorter than the stems' five letters is
 /// shared by the longer stem it starts (four letters at least): "film" names "films".
@@ -144,17 +156,9 @@ fn best_named<'a>(
     let mut best: Option<(f32, &String)> = None;
     for (name, description) in named {
         let have = stems(&format!("{name} {description}"));
-        let shares = |a: &String, b: &String| {
-            let (short, long) = if a.chars().count() <= b.chars().count() {
-                (a, b)
-            } else {
-                (b, a)
-            };
-            short == long || (short.chars().count() >= 4 && long.starts_with(short.as_str()))
-        };
         let shared = want
             .iter()
-            .filter(|w| have.iter().any(|h| shares(w, h)))
+            .filter(|w| have.iter().any(|h| same_stem(w, h)))
             .count();
         let score = if want.is_empty() {
             0.0

@@ -153,9 +153,12 @@ impl Planner<'_> {
         // Nor a remark that asks for nothing, a feeling about a set's subject or a story of
         // the past ("Calendars make me anxious", «Мама вчера звонила насчёт отпуска»), unless
         // it opens as the routed set's examples do.
+        // A story of the past is one whatever names it says («Мама вчера звонила»), unless
+        // it says a word the routed set's tools are asked by ("…, add it back").
         let remark = || {
             remarks(user_text)
-                && !self.says_a_set_value(user_text)
+                && (!self.says_a_set_value(user_text)
+                    || (tells_of_past(user_text) && !self.says_its_sets_verb(&route, user_text)))
                 && !self.opens_as_its_set(&route, user_text)
         };
         let plain = (tells_of_self(user_text) && !self.says_a_set_value(user_text))
@@ -176,7 +179,22 @@ impl Planner<'_> {
                 .is_some_and(|tool| !self.asks_mostly(tool)),
             _ => false,
         };
-        if self.on(Technique::AdviceQuestions) && doer && asks_worth_or_cause(user_text) {
+        // Nor a question of what anyone needs, routed to any tool whose examples say no need
+        // ("how many hours of sleep does an adult need?" is no question of the clock).
+        let needless = match &route {
+            Ok(Some(r)) => r.target.as_deref().is_some_and(|t| {
+                is_tool(t)
+                    && !examples
+                        .iter()
+                        .filter(|e| e.target.as_deref() == Some(t))
+                        .any(|e| says_need(&e.text))
+            }),
+            _ => false,
+        };
+        let of_need = needless && asks_of_need(user_text);
+        if self.on(Technique::AdviceQuestions)
+            && (of_need || (doer && asks_worth_or_cause(user_text)))
+        {
             examples.retain(|e| e.target.as_deref().is_none_or(str::is_empty));
             route = router.route(model, compared, &examples, self.guidance);
         }
@@ -243,6 +261,15 @@ impl Planner<'_> {
         if self.on(Technique::StateQuestions) && asks_what_is(user_text) && !asks_advice(user_text)
         {
             if let Some(reader) = self.reader_asked(&route, user_text) {
+                if let Some(r) = self.route_to(router, model, compared, &examples, &reader) {
+                    route = Ok(Some(r));
+                }
+            }
+        }
+        // A request to read out what a set keeps, naming nothing but the set («Зачитай
+        // покупки», "read me my timers"), is for that set's reader too.
+        if self.on(Technique::StateQuestions) {
+            if let Some(reader) = self.reader_read_out(&route, user_text) {
                 if let Some(r) = self.route_to(router, model, compared, &examples, &reader) {
                     route = Ok(Some(r));
                 }
@@ -585,6 +612,54 @@ impl Planner<'_> {
                     }
                 }
                 if let Some(r) = self.route_among(router, model, compared, &examples, &takers) {
+                    route = Ok(Some(r));
+                }
+            }
+        }
+        // A request that quotes a title («Поставь «Богемскую рапсодию» Queen»), routed to a
+        // set's tool that takes no free text and lacks a value the quote does not give (an
+        // alarm's time), is for a tool that takes a text: routed again among those that
+        // lack no value.
+        if self.on(Technique::SaidArgs) && quotes(user_text) {
+            let textless = match &route {
+                Ok(Some(r)) => r.target.clone().filter(|t| {
+                    self.toolsets.owner_set(t).is_some()
+                        && !self.arg_decls(t).iter().any(is_free_text)
+                        && self.lacks_values(t, user_text)
+                }),
+                _ => None,
+            };
+            if textless.is_some() {
+                let all = self.examples_for(active, Some(history));
+                let mut writers: Vec<String> = Vec::new();
+                for t in all.iter().filter_map(|e| e.target.as_deref()) {
+                    let writes = self.toolsets.owner_set(t).is_some()
+                        && self
+                            .arg_decls(t)
+                            .iter()
+                            .any(|a| a.required && is_free_text(a))
+                        && !self.lacks_values(t, user_text);
+                    if writes && !writers.iter().any(|k| k == t) {
+                        writers.push(t.to_owned());
+                    }
+                }
+                // The one whose examples open as the request does («Поставь …»), else the
+                // nearest.
+                let theirs: Vec<RouteExample> = all
+                    .iter()
+                    .filter(|e| {
+                        e.target
+                            .as_deref()
+                            .is_some_and(|t| writers.iter().any(|w| w == t))
+                    })
+                    .cloned()
+                    .collect();
+                let opening = opening_stems(compared);
+                let r = match self.opening_tool(&theirs, &opening) {
+                    Some(tool) => self.route_to(router, model, compared, &all, &tool),
+                    None => self.route_among(router, model, compared, &all, &writers),
+                };
+                if let Some(r) = r {
                     route = Ok(Some(r));
                 }
             }
@@ -1071,6 +1146,57 @@ impl Planner<'_> {
             (Some(one), None) if target != Some(one.name.as_str()) => Some(one.name.clone()),
             _ => None,
         }
+    }
+
+    /// The reader of the set a request to read out names ([`read_out`]: every word after
+    /// the reading verb is a word of that one set's subject, [`set_words`]), when `route`
+    /// goes elsewhere: «Зачитай покупки» routed to the list's clearing tool.
+    fn reader_read_out(
+        &self,
+        route: &Result<Option<Route>, ModelError>,
+        request: &str,
+    ) -> Option<String> {
+        let rest = stems(&read_out(request)?.join(" "));
+        if rest.is_empty() {
+            return None;
+        }
+        let mut naming = self.toolsets.iter().filter(|set| {
+            let own = stems(&format!("{} {}", set.name, set_words(set)));
+            rest.iter().all(|w| own.iter().any(|o| same_stem(w, o)))
+        });
+        let (Some(set), None) = (naming.next(), naming.next()) else {
+            return None;
+        };
+        let mut readers = set
+            .tools
+            .iter()
+            .filter(|t| !t.args.iter().any(|a| a.required) && self.asks_mostly(t));
+        let (Some(reader), None) = (readers.next(), readers.next()) else {
+            return None;
+        };
+        let routed = match route {
+            Ok(Some(r)) => r.target.as_deref(),
+            _ => None,
+        };
+        (routed != Some(reader.name.as_str())).then(|| reader.name.clone())
+    }
+
+    /// Whether `request` says a word the tools of the set `route` goes to are asked by: an
+    /// opening stem of their examples, or a `said:` word's.
+    fn says_its_sets_verb(&self, route: &Result<Option<Route>, ModelError>, request: &str) -> bool {
+        let Ok(Some(r)) = route else {
+            return false;
+        };
+        let Some(set) = r.target.as_deref().and_then(|t| self.toolsets.owner_set(t)) else {
+            return false;
+        };
+        let said = stems(request);
+        set.tools.iter().any(|t| {
+            t.examples_in(self.lang)
+                .filter_map(|e| opening_stems(e).into_iter().next())
+                .chain(t.said.iter().flat_map(|w| stems(w)))
+                .any(|verb| said.contains(&verb))
+        })
     }
 
     /// Whether `request` says an enum value of a tool of a declared set, by its own word or

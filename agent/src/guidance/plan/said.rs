@@ -97,6 +97,10 @@ impl Planner<'_> {
                 .collect(),
             None => vec![None; decls.len()],
         };
+        // A number that counts the set's own things ("*two* timers", «*два* таймера») says how
+        // many calls, never a value of one.
+        let uncounted = self.without_counts(&spec.name, request);
+        let request = uncounted.as_str();
         let mut fills = fill_args(&decls, request, self.lang, self.values, &fixed);
         // An optional text whose run is only the tool's frame ("set a timer") is unsaid; a
         // required one that says nothing but the tool's and its set's own words and a
@@ -579,6 +583,58 @@ impl Planner<'_> {
     /// The candidates `request` gives each argument of set tool `tool`, on its own (no
     /// list pointed into, no call before); `None` when [`Technique::SaidArgs`] does not
     /// fill the tool.
+    /// `request` without the numbers said right before a word of the subject of `tool`'s
+    /// set (its name, description and spoken phrases): "Set *two* timers: five minutes and ten" counts the
+    /// timers, a count no argument of a timer takes. Ordinals and durations stay.
+    fn without_counts(&self, tool: &str, request: &str) -> String {
+        let Some(set) = self.toolsets.owner_set(tool) else {
+            return request.to_owned();
+        };
+        // Words the tool's numbers declare (a measure: "degrees", «треков»: their descriptions
+        // and `said:` words) are a value's.
+        let mut declared = String::new();
+        let numeric = |a: &&ArgDecl| matches!(a.ty, ArgType::Integer | ArgType::Number);
+        for a in self.arg_decls(tool).iter().filter(numeric) {
+            declared.push_str(a.description.as_deref().unwrap_or_default());
+            for (value, words) in &a.said {
+                declared.push(' ');
+                declared.push_str(value);
+                declared.push(' ');
+                declared.push_str(&words.join(" "));
+            }
+        }
+        let declared = stems(&declared);
+        let spoken = [Lang::Ru, Lang::En].map(|l| set.spoken_in(l).unwrap_or_default());
+        let subject: Vec<String> = stems(&format!(
+            "{} {} {}",
+            set.name,
+            set.description,
+            spoken.join(" ")
+        ))
+        .into_iter()
+        .filter(|st| !declared.iter().any(|d| same_stem(st, d)))
+        .collect();
+        let spans = word_spans(request);
+        let words = lower_words(request);
+        let counted: Vec<(usize, usize)> = crate::guidance::numbers::numbers_said(request)
+            .into_iter()
+            .filter(|n| !n.ordinal && n.unit.is_none())
+            .filter(|n| {
+                words.get(n.end).is_some_and(|w| {
+                    stems(w)
+                        .iter()
+                        .any(|st| subject.iter().any(|o| same_stem(st, o)))
+                })
+            })
+            .filter_map(|n| Some((spans.get(n.start)?.0, spans.get(n.end - 1)?.1)))
+            .collect();
+        let mut out = request.to_owned();
+        for (start, end) in counted.into_iter().rev() {
+            out.replace_range(start..end, "");
+        }
+        out
+    }
+
     pub(super) fn fills_of(&self, tool: &str, request: &str) -> Option<Vec<Fill>> {
         if !self.fills_said_args(tool) {
             return None;
@@ -625,6 +681,26 @@ impl Planner<'_> {
                 && fills.iter().any(|f| matches!(f, Fill::Values(_)))
         })
     }
+}
+
+/// The byte ranges of the words of `text`, as [`lower_words`] splits them.
+fn word_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (at, c) in text.char_indices() {
+        match (c.is_alphanumeric(), start) {
+            (true, None) => start = Some(at),
+            (false, Some(s)) => {
+                out.push((s, at));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, text.len()));
+    }
+    out
 }
 
 /// Whether `fills` lack a required value (unsaid, or a host list's entry not named).

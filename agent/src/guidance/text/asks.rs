@@ -307,6 +307,14 @@ const REMARK_STEMS: &[&str] = &[
 /// звонила»): a story told, no request.
 const PAST_WORDS: &[&str] = &["yesterday", "вчера", "позавчера", "когда-то"];
 
+/// Whether `text` tells of the past ([`PAST_WORDS`]: "yesterday", «вчера»): the names it
+/// says are of its story, not of a request.
+pub(crate) fn tells_of_past(text: &str) -> bool {
+    lower_words(text)
+        .iter()
+        .any(|w| PAST_WORDS.contains(&w.as_str()))
+}
+
 /// Whether `text` is a remark that asks for nothing: a feeling or a judgement about a thing
 /// ([`REMARK_STEMS`]: "Calendars make me anxious", «Вечно путаю мили с километрами, бесит»)
 /// or a story of the past ([`PAST_WORDS`]: «Мама вчера звонила насчёт отпуска»), with no
@@ -438,6 +446,56 @@ pub(crate) fn asks_worth_or_cause(text: &str) -> bool {
     let asks = wh || text.trim_end().ends_with('?') || crate::guidance::is_question(text);
     let says = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
     asks && (says(WEIGHING) || says(WHO) || (wh && says(ADVICE)))
+}
+
+/// Words of need ("how many hours of sleep does an adult *need*", «сколько часов *нужно*
+/// спать»).
+const NEED: &[&str] = &[
+    "need",
+    "needs",
+    "нужно",
+    "надо",
+    "необходимо",
+    "нужен",
+    "нужна",
+];
+
+/// Words by which a speaker speaks of themselves and those with them ("what do *we* need
+/// from the shop", «что *нам* нужно купить»): a need of theirs is a question of what they
+/// keep.
+const OWN_WORDS: &[&str] = &[
+    "i", "me", "my", "we", "us", "our", "я", "мне", "меня", "мой", "моя", "мои", "мы", "нам",
+    "нас", "наш", "наши",
+];
+
+/// Words that put a request to act as a question ("could you …", «можешь …»).
+const POLITE_ASKING: &[&str] = &[
+    "can",
+    "could",
+    "would",
+    "will",
+    "please",
+    "можешь",
+    "можете",
+    "сможешь",
+    "сможете",
+    "пожалуйста",
+];
+
+/// Whether `text` asks what anyone needs ("How many hours of sleep does an adult need?",
+/// «Сколько часов нужно спать взрослому?»): a question with a word of [`NEED`] that speaks
+/// of nobody here ([`OWN_WORDS`]) — a question of fact, which no tool of the user's reads.
+pub(crate) fn asks_of_need(text: &str) -> bool {
+    let words = lower_words(text);
+    let says_own = words.iter().any(|w| OWN_WORDS.contains(&w.as_str()));
+    // "Could you add that the car needs new tyres?" asks to act.
+    let polite = words.iter().any(|w| POLITE_ASKING.contains(&w.as_str()));
+    crate::guidance::is_question(text) && says_need(text) && !says_own && !polite
+}
+
+/// Whether `text` says a word of need ([`NEED`]).
+pub(crate) fn says_need(text: &str) -> bool {
+    lower_words(text).iter().any(|w| NEED.contains(&w.as_str()))
 }
 
 /// Words that make any question one of advice, cause or price ("is it *better* …", "*why*

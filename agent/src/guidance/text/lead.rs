@@ -165,6 +165,69 @@ const TELLING_WORDS: &[&str] = &[
     "подскажите",
 ];
 
+/// Verbs that ask for what is kept to be read out or shown ("read me my timers", «зачитай
+/// покупки», «покажи будильники»); Russian ones also with «-ка».
+const READING_WORDS: &[&str] = &[
+    "read",
+    "list",
+    "show",
+    "зачитай",
+    "зачитайте",
+    "прочитай",
+    "прочитайте",
+    "прочти",
+    "прочтите",
+    "покажи",
+    "покажите",
+    "перечисли",
+    "перечислите",
+    "озвучь",
+    "озвучьте",
+    "зачитать",
+    "прочитать",
+    "показать",
+    "перечислить",
+    "озвучить",
+];
+
+/// The words after a reading verb that opens `text` (after lead words: [`READING_WORDS`]),
+/// without the speaker's own words ("read *me my* list"); `None` when no reading verb
+/// opens it or nothing follows. «Зачитай покупки» → `["покупки"]`.
+pub(crate) fn read_out(text: &str) -> Option<Vec<String>> {
+    let words = lower_words(text);
+    // "Can you read …", «Можешь зачитать …»: put politely, a request still.
+    let polite = |w: &str| {
+        matches!(
+            w,
+            "can"
+                | "could"
+                | "would"
+                | "will"
+                | "you"
+                | "please"
+                | "можешь"
+                | "можете"
+                | "пожалуйста"
+        )
+    };
+    let at = words.iter().position(|w| !is_lead(w) && !polite(w))?;
+    let verb = words[at].as_str();
+    let reads = READING_WORDS.iter().any(|r| {
+        verb.strip_prefix(r)
+            .is_some_and(|rest| rest.is_empty() || rest == "ка")
+    });
+    // "I read that book" tells; it asks nothing.
+    if !reads || words[..at].iter().any(|w| SELF_WORDS.contains(&w.as_str())) {
+        return None;
+    }
+    let rest: Vec<String> = words[at + 1..]
+        .iter()
+        .filter(|w| !SELF_WORDS.contains(&w.as_str()) && !matches!(w.as_str(), "us" | "нам" | "ка"))
+        .cloned()
+        .collect();
+    (!rest.is_empty()).then_some(rest)
+}
+
 /// Words that open a question told after a verb of [`TELLING_WORDS`] ("remind me what I
 /// saved", «скажи, какие у меня заметки»); never "that" or "to" (a reminder to keep:
 /// "remind me to call mum"), nor «что», which is both «напомни, что я записал» and

@@ -15,12 +15,12 @@ mod lead;
 mod tests;
 
 pub(crate) use asks::{
-    asks_advice, asks_meaning, asks_opinion, asks_worth_or_cause, heard_right, remarks,
-    tells_of_self,
+    asks_advice, asks_meaning, asks_of_need, asks_opinion, asks_worth_or_cause, heard_right,
+    remarks, says_need, tells_of_past, tells_of_self,
 };
 pub(crate) use lead::{
-    asks_for_any, asks_if_available, asks_what_is, opening_stems, points_there, says_action,
-    speaks_of_self, without_lead,
+    asks_for_any, asks_if_available, asks_what_is, opening_stems, points_there, read_out,
+    says_action, speaks_of_self, without_lead,
 };
 use lead::{is_lead, spoken};
 
@@ -247,6 +247,12 @@ const ECHO_STOP_CHARS: usize = 120;
 /// nothing apart, or more than [`MAX_DELIMITED_CHARS`]. A tiny model asked to pick where a
 /// text argument starts often starts it late (`show_text|on the screen` for "Write 'Be
 /// right back' on the screen"); what the user set apart is the argument.
+/// Whether `request` quotes something (`«Шрек»`, `"…"`): a title or a name it sets apart.
+pub(crate) fn quotes(request: &str) -> bool {
+    let chars: Vec<char> = request.chars().collect();
+    quoted_span(&chars).is_some()
+}
+
 pub(crate) fn delimited_text(request: &str) -> Option<String> {
     let chars: Vec<char> = request.chars().collect();
     let colon = (0..chars.len()).find(|&i| {

@@ -455,3 +455,48 @@ fn a_remark_that_asks_for_nothing_is_told_from_a_request() {
         assert!(!remarks(q), "{q}");
     }
 }
+
+#[test]
+fn a_question_of_what_anyone_needs_is_told_from_ones_own_need() {
+    for q in [
+        "How many hours of sleep does an adult need?",
+        "Сколько часов нужно спать взрослому?",
+        "Сколько воды надо пить в день?",
+    ] {
+        assert!(asks_of_need(q), "{q}");
+    }
+    for r in [
+        "What do I need to buy?",
+        "Что нам нужно купить?",
+        "Could you also add that the car needs new tyres?",
+        "How many hours until the weekend?",
+        "I need a timer for the rice",
+    ] {
+        assert!(!asks_of_need(r), "{r}");
+    }
+}
+
+#[test]
+fn a_request_to_read_out_names_what_follows_its_verb() {
+    let words = |t: &str| read_out(t).map(|w| w.join(" "));
+    assert_eq!(words("Зачитай покупки").as_deref(), Some("покупки"));
+    assert_eq!(words("Read me my timers").as_deref(), Some("timers"));
+    assert_eq!(
+        words("Can you read the shopping list to me?").as_deref(),
+        Some("the shopping list to")
+    );
+    assert_eq!(
+        words("Слушай, покажи-ка будильники").as_deref(),
+        Some("будильники")
+    );
+    assert_eq!(words("Read"), None);
+    assert_eq!(words("Add milk to the list"), None);
+    assert_eq!(words("I read that book"), None);
+}
+
+#[test]
+fn a_story_of_the_past_is_told() {
+    assert!(tells_of_past("Мама вчера звонила насчёт отпуска"));
+    assert!(tells_of_past("Yesterday Bob called"));
+    assert!(!tells_of_past("Call Bob tomorrow"));
+}
