@@ -21,12 +21,16 @@ tools:
 ";
 
 /// An agent whose every tool route counts as narrow (the margin to ask under is above any
-/// route's), with notes whose executor records the text of every note added.
+/// route's, and a request's opening verb settles none: no `opening-words`), with notes whose
+/// executor records the text of every note added.
 fn asking_agent_in(lang: Lang) -> (Agent, Arc<Mutex<Vec<String>>>) {
+    asking_agent_with(lang, Guidance::default().without(Technique::OpeningWords))
+}
+
+fn asking_agent_with(lang: Lang, mut guidance: Guidance) -> (Agent, Arc<Mutex<Vec<String>>>) {
     let clock = ManualClock::parse("2026-08-22T10:00:00+03:00").unwrap();
     let toolsets =
         ToolsetRegistry::from_toolsets([parse_toolset(NOTES, Path::new("notes.yaml")).unwrap()]);
-    let mut guidance = Guidance::default();
     guidance.ask_margin = 10.0;
     let config = AgentConfig {
         guidance,
@@ -168,4 +172,18 @@ fn a_clear_route_is_acted_on_under_the_shipped_margin() {
         .set(Technique::AskWhenUnsure, false);
     turn(&mut agent, &mut model, "Запиши: купить хлеб");
     assert_eq!(*added.lock().unwrap(), ["купить хлеб"]);
+}
+
+#[test]
+fn a_request_that_opens_as_only_the_routed_tool_s_examples_is_not_asked_about() {
+    let (mut agent, added) = asking_agent_with(Lang::Ru, Guidance::default());
+    let mut model =
+        ScriptedModel::new(["TOOL_CALL: notes_add|купить хлеб", "Сохранено."]).with_embeddings();
+    let out = turn(&mut agent, &mut model, "Добавь заметку: купить хлеб");
+    assert_eq!(out.asked, None);
+    // Without `opening-words` it is asked about.
+    let (mut agent, _) = asking_agent();
+    let out = turn(&mut agent, &mut model, "Добавь заметку: купить хлеб");
+    assert_eq!(out.asked.as_deref(), Some("notes_add"));
+    assert_eq!(added.lock().unwrap().as_slice(), ["купить хлеб"]);
 }
