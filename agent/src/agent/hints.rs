@@ -117,7 +117,11 @@ impl Agent {
             return (route, Some(question));
         }
         match self.shared.fill_question(&s, &routed, text, lang) {
-            Some(FillQuestion::Ask(reply) | FillQuestion::Range(reply)) => {
+            Some(
+                FillQuestion::Ask(reply)
+                | FillQuestion::Range(reply)
+                | FillQuestion::NotListed(reply),
+            ) => {
                 return (route, Some(reply));
             }
             Some(FillQuestion::NoCall) => {

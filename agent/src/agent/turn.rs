@@ -247,6 +247,14 @@ impl Agent {
                 out.out_of_range = route.target.clone();
                 return Ok(answered(s, out, reply, on_event));
             }
+            Some((route, FillQuestion::NotListed(reply))) => {
+                out.out_of_range = route.target.clone();
+                s.filling = Some(Filling {
+                    route,
+                    request: served,
+                });
+                return Ok(answered(s, out, reply, on_event));
+            }
             Some((route, FillQuestion::NoCall)) => {
                 out.route = Some(Route {
                     target: None,

@@ -386,6 +386,11 @@ impl Texts {
         self.fill(Key::AskWhichOf, &[("values", &values.join(", "))])
     }
 
+    /// The reply to a name said that a host's list lacks: the list's entries, and which.
+    pub fn not_in_list(self, values: &[String]) -> String {
+        self.fill(Key::NotInList, &[("values", &values.join(", "))])
+    }
+
     /// The reply to a no after the assistant asked for a missing value.
     pub fn fill_dropped(self) -> &'static str {
         self.get(Key::FillDropped)

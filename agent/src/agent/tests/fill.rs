@@ -558,6 +558,26 @@ fn several_targets_with_one_text_are_one_call_each() {
     assert_eq!(out.executed.len(), 2);
 }
 
+#[test]
+fn a_name_the_host_list_lacks_is_answered_with_the_list_and_the_answer_fills_it() {
+    let mut agent = sets_agent(Guidance::default(), &[("chat", CHAT)]);
+    agent.set_values("contacts", vec!["Mum".into(), "Ann".into(), "Bob".into()]);
+    let (out, model) = routed_turn(&mut agent, "Text Dmitry that I am late", &[]);
+    assert!(model.requests().is_empty() && out.executed.is_empty());
+    assert_eq!(out.out_of_range.as_deref(), Some("chat_send"));
+    assert_eq!(
+        out.reply,
+        Texts::new(Lang::En).not_in_list(&["Mum".into(), "Ann".into(), "Bob".into()])
+    );
+    // The call waits: the next turn names an entry.
+    let (out, _) = routed_turn(&mut agent, "Bob", &["Bob|I am late", "Sent."]);
+    assert!(out.filled, "{out:?}");
+    assert_eq!(out.executed[0].args.str("contact"), Some("Bob"));
+    // Nothing said of whom: asked which, no range.
+    let (out, _) = routed_turn(&mut agent, "send a message that I am late", &[]);
+    assert_eq!(out.out_of_range, None);
+}
+
 const PANTRY: &str = "\
 name: pantry
 description: the pantry list

@@ -53,6 +53,9 @@ pub(crate) enum FillQuestion {
     Ask(String),
     /// A value said outside its declared range: the range, said.
     Range(String),
+    /// A name said that the host's list for the argument lacks ("Call Dmitry" with no
+    /// Dmitry among the contacts): the list's entries, said. The call waits for one.
+    NotListed(String),
     /// A question that names the call's subject but gives none of the values it needs
     /// ("what's a good temperature for a bedroom?"): no request for the call, a plain
     /// reply.
@@ -543,6 +546,9 @@ impl Planner<'_> {
                 }
                 Fill::Unmatched(entries) if !entries.is_empty() => {
                     let shown: Vec<String> = entries.iter().take(6).cloned().collect();
+                    if says_a_name(request) {
+                        return Some(FillQuestion::NotListed(texts.not_in_list(&shown)));
+                    }
                     return Some(FillQuestion::Ask(texts.ask_which_of(&shown)));
                 }
                 Fill::Unmatched(_) => {
@@ -580,9 +586,6 @@ impl Planner<'_> {
             })
     }
 
-    /// The candidates `request` gives each argument of set tool `tool`, on its own (no
-    /// list pointed into, no call before); `None` when [`Technique::SaidArgs`] does not
-    /// fill the tool.
     /// `request` without the numbers said right before a word of the subject of `tool`'s
     /// set (its name, description and spoken phrases): "Set *two* timers: five minutes and ten" counts the
     /// timers, a count no argument of a timer takes. Ordinals and durations stay.
@@ -635,6 +638,9 @@ impl Planner<'_> {
         out
     }
 
+    /// The candidates `request` gives each argument of set tool `tool`, on its own (no
+    /// list pointed into, no call before); `None` when [`Technique::SaidArgs`] does not
+    /// fill the tool.
     pub(super) fn fills_of(&self, tool: &str, request: &str) -> Option<Vec<Fill>> {
         if !self.fills_said_args(tool) {
             return None;
@@ -681,6 +687,16 @@ impl Planner<'_> {
                 && fills.iter().any(|f| matches!(f, Fill::Values(_)))
         })
     }
+}
+
+/// Whether `request` says a name: a word after its first that opens with a capital letter
+/// ("Call *Dmitry*", «Позвони *Дмитрию*»), not the English "I".
+fn says_a_name(request: &str) -> bool {
+    request.split_whitespace().skip(1).any(|w| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        let first = w.chars().next();
+        first.is_some_and(char::is_uppercase) && w != "I" && !w.starts_with("I'")
+    })
 }
 
 /// The byte ranges of the words of `text`, as [`lower_words`] splits them.
