@@ -1,7 +1,7 @@
 //! Where a request goes: the route of its first action, and the rules that route a
 //! request again when its nearest examples mislead (`Planner::route`).
 
-use super::sets::{is_free_text, points_back_at, tells_a_clause};
+use super::sets::{closing_clause, is_free_text, points_back_at, tells_a_clause};
 use super::*;
 
 /// `history` with its last user message (the request being routed) read as `request`.
@@ -727,6 +727,32 @@ impl Planner<'_> {
             if let [one] = takers.as_slice() {
                 if let Some(r) = self.route_to(router, model, compared, &all, one) {
                     route = Ok(Some(r));
+                }
+            }
+        }
+        // A request that closes with a short clause of its own pointing back ("the team
+        // meeting got cancelled, *delete it*", «макароны сварились, *этот убери*», "ok, that's
+        // enough, *turn it off*") asks what that clause asks: it is routed again, alone, among
+        // the tools of the set the request went to.
+        if self.on(Technique::SaidAction) && !is_question(user_text) {
+            let routed = match &route {
+                Ok(Some(r)) => r.target.clone(),
+                _ => None,
+            };
+            let set = routed.as_deref().and_then(|t| self.toolsets.owner_set(t));
+            // (Not when what comes before it asks for an action itself: «Выкинь мои заметки,
+            // покажи их».)
+            let tail = closing_clause(user_text).filter(|tail| {
+                let head = user_text.strip_suffix(tail.as_str()).unwrap_or(user_text);
+                !self.opens_as_its_set(&route, head) && !self.opens_with_said_word(&route, head)
+            });
+            if let (Some(set), Some(tail)) = (set, tail) {
+                let tools: Vec<String> = set.tools.iter().map(|t| t.name.clone()).collect();
+                let all = self.examples_for(active, Some(history));
+                if let Some(r) = self.route_among(router, model, &tail, &all, &tools) {
+                    if r.target != routed {
+                        route = Ok(Some(r));
+                    }
                 }
             }
         }

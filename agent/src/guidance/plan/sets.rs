@@ -410,6 +410,29 @@ impl Planner<'_> {
         (routed != Some(reader.name.as_str())).then(|| reader.name.clone())
     }
 
+    /// Whether `request` opens (after lead words) with a `said:` word of a tool of the set
+    /// `route` goes to («*Выкинь* мои заметки» with the deletion's «выкинуть»).
+    pub(super) fn opens_with_said_word(
+        &self,
+        route: &Result<Option<Route>, ModelError>,
+        request: &str,
+    ) -> bool {
+        let Ok(Some(r)) = route else {
+            return false;
+        };
+        let Some(set) = r.target.as_deref().and_then(|t| self.toolsets.owner_set(t)) else {
+            return false;
+        };
+        let Some(first) = opening_stems(&without_lead(request)).into_iter().next() else {
+            return false;
+        };
+        set.tools
+            .iter()
+            .flat_map(|t| t.said.iter())
+            .flat_map(|w| stems(w))
+            .any(|s| same_stem(&s, &first))
+    }
+
     /// Whether `request` says a word the tools of the set `route` goes to are asked by: an
     /// opening stem of their examples, or a `said:` word's.
     pub(super) fn says_its_sets_verb(
@@ -502,4 +525,43 @@ pub(super) fn tells_a_clause(request: &str) -> bool {
         .iter()
         .enumerate()
         .any(|(i, w)| i >= 1 && (w == "что" || w == "that") && words.len() >= i + 3)
+}
+
+/// The closing clause of `request` when it is one of its own that points back: after the last
+/// comma, two or three words, one of them pointing back ([`points_back_at`]: "delete it",
+/// «этот убери», "turn it off"), and something said before it. `None` otherwise.
+pub(super) fn closing_clause(request: &str) -> Option<String> {
+    let (head, tail) = request.rsplit_once(',')?;
+    let words = lower_words(tail);
+    let short = (2..=3).contains(&words.len());
+    (short && !lower_words(head).is_empty() && points_back_at(tail)).then(|| tail.trim().to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::closing_clause;
+
+    #[test]
+    fn a_short_closing_clause_that_points_back_is_read_alone() {
+        assert_eq!(
+            closing_clause("the team meeting on Wednesday got cancelled, delete it").as_deref(),
+            Some("delete it")
+        );
+        assert_eq!(
+            closing_clause("макароны уже сварились, этот убери").as_deref(),
+            Some("этот убери")
+        );
+        assert_eq!(
+            closing_clause("ok, that's enough, turn it off").as_deref(),
+            Some("turn it off")
+        );
+        // No pointer, a long tail, or nothing before the comma: no closing clause.
+        assert_eq!(closing_clause("milk, eggs, bread"), None);
+        assert_eq!(
+            closing_clause("by the way, delete the note about the plumber please"),
+            None
+        );
+        assert_eq!(closing_clause(", delete it"), None);
+        assert_eq!(closing_clause("delete it"), None);
+    }
 }
