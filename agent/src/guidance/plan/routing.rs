@@ -172,12 +172,14 @@ impl Planner<'_> {
         // Nor does a question of advice, cause, price or of who, routed to a set's tool that
         // does not ask ("how much does milk cost?" is no item to add, «кто поёт «Группу
         // крови»?» no song to play).
+        // A tool whose examples ask (a reader) too, while the question speaks of nobody's own
+        // ("what's the best day of the week to have a meeting?" reads no calendar).
         let doer = match &route {
             Ok(Some(r)) => r
                 .target
                 .as_deref()
                 .and_then(|t| self.toolsets.owner_set(t)?.tool(t))
-                .is_some_and(|tool| !self.asks_mostly(tool)),
+                .is_some_and(|tool| !self.asks_mostly(tool) || !speaks_of_self(user_text)),
             _ => false,
         };
         // Nor a question of what anyone needs, routed to any tool whose examples say no need
