@@ -608,7 +608,23 @@ impl Planner<'_> {
                             .iter()
                             .any(|a| says_enum_value(a, user_text))
                     };
-                    if ((same && !places) || (!names_own && declared()))
+                    // A place said is an item's of an active set's list, while the routed
+                    // tool's set is not active ("Scratch the fourth item off" with the
+                    // shopping list open, not the radio's off).
+                    let placed = || {
+                        let active_set = |s: Option<String>| {
+                            s.is_some_and(|s| active.iter().any(|a| a.eq_ignore_ascii_case(&s)))
+                        };
+                        places
+                            && !names_own
+                            && active_set(set_of(t))
+                            && !active_set(own_set.clone())
+                            && self
+                                .arg_decls(t)
+                                .iter()
+                                .any(|a| a.required && a.ty == ArgType::Integer && a.unit.is_none())
+                    };
+                    if ((same && !places) || (!names_own && declared()) || placed())
                         && self.takes_said_values(t, user_text)
                     {
                         takers.push(t.to_owned());
