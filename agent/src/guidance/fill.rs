@@ -47,16 +47,17 @@ impl Fill {
     }
 }
 
-/// Whether two words are one word in other forms: equal, or (both of four letters or more)
-/// sharing all but at most the last two letters of the shorter one, three at least
-/// («кухня» / «кухне», «Анна» / «Анне», «гостиная» / «гостиной», "light" / "lights").
+/// Whether two words are one word in other forms: equal, or (both of four letters or more,
+/// their lengths two letters apart at most) sharing all but at most the last two letters of
+/// the shorter one, three at least («кухня» / «кухне», «Анна» / «Анне», «гостиная» /
+/// «гостиной», "light" / "lights"; "work" is no "workout", «спорт» no «спортзала»).
 pub(crate) fn same_word(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
     let shorter = a.len().min(b.len());
-    if shorter < 4 {
+    if shorter < 4 || a.len().abs_diff(b.len()) > 2 {
         return false;
     }
     let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
@@ -1002,6 +1003,9 @@ mod tests {
         assert!(same_word("light", "lights"));
         assert!(!same_word("off", "office"));
         assert!(!same_word("bed", "bedroom"));
+        assert!(!same_word("work", "workout"));
+        assert!(!same_word("спорт", "спортзала"));
+        assert!(same_word("борис", "борисом"));
         assert!(!same_word("on", "one"));
     }
 }

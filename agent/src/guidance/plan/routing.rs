@@ -1,6 +1,7 @@
 //! Where a request goes: the route of its first action, and the rules that route a
 //! request again when its nearest examples mislead (`Planner::route`).
 
+use super::said::asks_rather_than_requests;
 use super::sets::{closing_clause, is_free_text, points_back_at, tells_a_clause};
 use super::*;
 
@@ -156,8 +157,10 @@ impl Planner<'_> {
         // it opens as the routed set's examples do.
         // A story of the past is one whatever names it says («Мама вчера звонила»), unless
         // it says a word the routed set's tools are asked by ("…, add it back").
+        // (A closing clause that points back asks: "…, delete it".)
         let remark = || {
             remarks(user_text)
+                && closing_clause(user_text).is_none()
                 && (!self.says_a_set_value(user_text)
                     || (tells_of_past(user_text) && !self.says_its_sets_verb(&route, user_text)))
                 && !self.opens_as_its_set(&route, user_text)
@@ -558,6 +561,40 @@ impl Planner<'_> {
                     }
                 }
                 takers.retain(|t| self.takes_said_values(t, user_text));
+                // Else a tool of another set that takes them, one a word it declares for a
+                // value or an entry of its host's list names ("Add a yoga session, forty-five
+                // minutes" near the calendar's adder: the workout log's `yoga`; "Give Sarah
+                // Connor a ring" near a timer), while the request names no subject of the
+                // lacking tool's set. Not a question, nor a request pointing at an item ("…,
+                // delete it": the lacking tool's).
+                // (A number said is one it takes too: «Переведи сто евро» is no station.)
+                let numbers = crate::guidance::numbers::numbers_said(user_text)
+                    .iter()
+                    .any(|n| !n.ordinal);
+                let takes_numbers = |t: &str| {
+                    !numbers
+                        || self
+                            .arg_decls(t)
+                            .iter()
+                            .any(|a| matches!(a.ty, ArgType::Integer | ArgType::Number))
+                };
+                if takers.is_empty()
+                    && !asks_rather_than_requests(user_text)
+                    && !points_back_at(user_text)
+                    && !self.names_subject_of(&lacking, user_text)
+                {
+                    for t in examples.iter().filter_map(|e| e.target.as_deref()) {
+                        let other = set_of(t).is_some() && set_of(t) != set_of(&lacking);
+                        if other
+                            && takes_numbers(t)
+                            && !takers.iter().any(|k| k == t)
+                            && self.names_a_declared_value(t, user_text)
+                            && self.takes_said_values(t, user_text)
+                        {
+                            takers.push(t.to_owned());
+                        }
+                    }
+                }
                 if let Some(r) = self.route_among(router, model, compared, &examples, &takers) {
                     route = Ok(Some(r));
                 }
@@ -717,7 +754,9 @@ impl Planner<'_> {
         // евро?» near an arithmetic question), is that tool's. Not a question of advice.
         let plain_route =
             matches!(&route, Ok(Some(r)) if r.target.as_deref().is_none_or(str::is_empty));
-        if self.on(Technique::SaidArgs) && plain_route && !asks_worth_or_cause(user_text) {
+        let remark = self.on(Technique::Remarks) && remarks(user_text);
+        if self.on(Technique::SaidArgs) && plain_route && !asks_worth_or_cause(user_text) && !remark
+        {
             // (Among every example: the rules above may have set the sets' aside.)
             let all = self.examples_for(active, Some(history));
             let mut takers: Vec<String> = Vec::new();

@@ -17,7 +17,7 @@ fn joins_targets(request: &str) -> bool {
 
 /// Whether `text` asks a question rather than requests an action: a question
 /// ([`is_question`]) that does not open as a polite request ("can you …", «можешь …»).
-fn asks_rather_than_requests(text: &str) -> bool {
+pub(super) fn asks_rather_than_requests(text: &str) -> bool {
     const POLITE: &[&str] = &[
         "can",
         "could",

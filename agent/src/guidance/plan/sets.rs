@@ -410,6 +410,34 @@ impl Planner<'_> {
         (routed != Some(reader.name.as_str())).then(|| reader.name.clone())
     }
 
+    /// Whether `request` names the subject of `tool`'s set: a stem of the set's name or of
+    /// its description's head ("radio", «радио»), not any word its phrases share.
+    pub(super) fn names_subject_of(&self, tool: &str, request: &str) -> bool {
+        let said = stems(request);
+        self.toolsets.owner_set(tool).is_some_and(|set| {
+            let head = set.description.split(['(', ',', ':']).next().unwrap_or("");
+            stems(&format!("{} {head}", set.name))
+                .iter()
+                .any(|st| said.contains(st))
+        })
+    }
+
+    /// Whether `request` names a value `tool` declares: an enum value by its word or a
+    /// `said:` word, or an entry of a host's list one of its arguments draws from.
+    pub(super) fn names_a_declared_value(&self, tool: &str, request: &str) -> bool {
+        let decls = self.arg_decls(tool);
+        if decls.iter().any(|a| says_enum_value(a, request)) {
+            return true;
+        }
+        let Some(fills) = self.fills_of(tool, request) else {
+            return false;
+        };
+        decls
+            .iter()
+            .zip(&fills)
+            .any(|(d, f)| d.values_from.is_some() && matches!(f, Fill::Values(_)))
+    }
+
     /// Whether `request` opens (after lead words) with a `said:` word of a tool of the set
     /// `route` goes to («*Выкинь* мои заметки» with the deletion's «выкинуть»).
     pub(super) fn opens_with_said_word(

@@ -276,6 +276,11 @@ pub(crate) fn tells_of_self(text: &str) -> bool {
 /// «календари такие *скучные*», «*бесит*», «*терпеть* не могу …»).
 const REMARK_STEMS: &[&str] = &[
     "anxious",
+    "hurts",
+    "aching",
+    "болят",
+    "болит",
+    "шикарн",
     "boring",
     "bored",
     "annoy",
@@ -305,15 +310,35 @@ const REMARK_STEMS: &[&str] = &[
 
 /// Words that set a statement in the past ("*yesterday* mum called", «мама *вчера*
 /// звонила»): a story told, no request.
-const PAST_WORDS: &[&str] = &["yesterday", "вчера", "позавчера", "когда-то"];
+const PAST_WORDS: &[&str] = &[
+    "yesterday",
+    "ago",
+    "вчера",
+    "позавчера",
+    "когда-то",
+    "недавно",
+];
 
 /// Whether `text` tells of the past ([`PAST_WORDS`]: "yesterday", «вчера»): the names it
 /// says are of its story, not of a request.
 pub(crate) fn tells_of_past(text: &str) -> bool {
-    lower_words(text)
+    let words = lower_words(text);
+    words
         .iter()
-        .any(|w| PAST_WORDS.contains(&w.as_str()))
+        .any(|w| PAST_WORDS.contains(&w.as_str()) || PAST_STEMS.iter().any(|p| w.starts_with(p)))
+        || words
+            .windows(2)
+            .any(|p| p[0] == "last" && PAST_SPANS.contains(&p[1].as_str()))
 }
+
+/// Stems of words that tell of the past in any form («*вчерашн*ий таксист», «на *прошл*ой
+/// неделе»).
+const PAST_STEMS: &[&str] = &["вчерашн", "позавчерашн", "прошл"];
+
+/// What "last" makes a time gone by ("*last night*", "*last week*").
+const PAST_SPANS: &[&str] = &[
+    "night", "week", "month", "year", "weekend", "time", "summer",
+];
 
 /// Whether `text` is a remark that asks for nothing: a feeling or a judgement about a thing
 /// ([`REMARK_STEMS`]: "Calendars make me anxious", «Вечно путаю мили с километрами, бесит»)
@@ -326,7 +351,8 @@ pub(crate) fn remarks(text: &str) -> bool {
     let words = lower_words(text);
     let remark = words
         .iter()
-        .any(|w| REMARK_STEMS.iter().any(|r| w.starts_with(r)) || PAST_WORDS.contains(&w.as_str()));
+        .any(|w| REMARK_STEMS.iter().any(|r| w.starts_with(r)))
+        || tells_of_past(text);
     let requests = words.iter().any(|w| REQUESTING.contains(&w.as_str()))
         || words.windows(2).any(|pair| {
             OBLIGATION
@@ -502,6 +528,9 @@ pub(crate) fn says_need(text: &str) -> bool {
 /// …", "how much does it *cost*"), whatever its opening.
 const WEIGHING: &[&str] = &[
     "better",
+    "cheaper",
+    "cheapest",
+    "дешевле",
     "why",
     "cost",
     "costs",
