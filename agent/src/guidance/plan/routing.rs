@@ -619,13 +619,7 @@ impl Planner<'_> {
                 let own_set = set_of(&idle);
                 // Its subject: the set's name and the head of its description ("radio",
                 // «радио»), not every word its phrases share with a request ("turn off").
-                let said = stems(user_text);
-                let names_own = self.toolsets.owner_set(&idle).is_some_and(|set| {
-                    let head = set.description.split(['(', ',', ':']).next().unwrap_or("");
-                    stems(&format!("{} {head}", set.name))
-                        .iter()
-                        .any(|st| said.contains(st))
-                });
+                let names_own = self.names_subject_of(&idle, user_text);
                 // A place said ("the fourth item") or a pointer ("this one", "the last
                 // one", "the ferns one": English "one" is a pronoun too) is an item's, never
                 // a sibling's quantity.

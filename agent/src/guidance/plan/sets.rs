@@ -107,6 +107,17 @@ impl Planner<'_> {
         (again == named).then_some(named)
     }
 
+    /// The set of the tool `route` goes to, if it goes to a set's tool.
+    fn routed_set(
+        &self,
+        route: &Result<Option<Route>, ModelError>,
+    ) -> Option<&crate::toolset::Toolset> {
+        let Ok(Some(r)) = route else {
+            return None;
+        };
+        r.target.as_deref().and_then(|t| self.toolsets.owner_set(t))
+    }
+
     /// Whether `request` opens as an example of the set `route` goes to does (its first
     /// word's stem is an example's opening stem: «Переведи …», "Add …").
     pub(super) fn opens_as_its_set(
@@ -114,10 +125,7 @@ impl Planner<'_> {
         route: &Result<Option<Route>, ModelError>,
         request: &str,
     ) -> bool {
-        let Ok(Some(r)) = route else {
-            return false;
-        };
-        let Some(set) = r.target.as_deref().and_then(|t| self.toolsets.owner_set(t)) else {
+        let Some(set) = self.routed_set(route) else {
             return false;
         };
         let Some(first) = opening_stems(request).into_iter().next() else {
@@ -445,10 +453,7 @@ impl Planner<'_> {
         route: &Result<Option<Route>, ModelError>,
         request: &str,
     ) -> bool {
-        let Ok(Some(r)) = route else {
-            return false;
-        };
-        let Some(set) = r.target.as_deref().and_then(|t| self.toolsets.owner_set(t)) else {
+        let Some(set) = self.routed_set(route) else {
             return false;
         };
         let Some(first) = opening_stems(&without_lead(request)).into_iter().next() else {
@@ -468,10 +473,7 @@ impl Planner<'_> {
         route: &Result<Option<Route>, ModelError>,
         request: &str,
     ) -> bool {
-        let Ok(Some(r)) = route else {
-            return false;
-        };
-        let Some(set) = r.target.as_deref().and_then(|t| self.toolsets.owner_set(t)) else {
+        let Some(set) = self.routed_set(route) else {
             return false;
         };
         let said = stems(request);
