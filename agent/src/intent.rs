@@ -42,11 +42,19 @@ pub enum Intent {
     HearMe,
     /// Laughter («ахах», "lmao"): the laugh acknowledged.
     Laughter,
+    /// A choice put to the assistant between things said («чай или кофе?», "summer or
+    /// winter?"): both are fine, it depends on the user's taste.
+    Choice,
+    /// The assistant's own taste («какой твой любимый цвет?», "what's your favourite
+    /// food?"): a program has no favourite; the user's is asked.
+    Taste,
+    /// An offer to talk («давай поболтаем», "can we chat?"): accepted, the topic asked.
+    Chat,
 }
 
 impl Intent {
     /// Every intent.
-    pub const ALL: [Intent; 15] = [
+    pub const ALL: [Intent; 18] = [
         Intent::Greeting,
         Intent::HowAreYou,
         Intent::Thanks,
@@ -62,11 +70,14 @@ impl Intent {
         Intent::Insult,
         Intent::HearMe,
         Intent::Laughter,
+        Intent::Choice,
+        Intent::Taste,
+        Intent::Chat,
     ];
 
     /// Its name: `greeting`, `how-are-you`, `thanks`, `farewell`, `acknowledgement`,
     /// `identity`, `capabilities`, `joke`, `out-of-scope`, `feeling`, `good-news`,
-    /// `compliment`, `insult`, `hear-me`, `laughter`.
+    /// `compliment`, `insult`, `hear-me`, `laughter`, `choice`, `taste`, `chat`.
     pub fn name(self) -> &'static str {
         match self {
             Intent::Greeting => "greeting",
@@ -84,6 +95,9 @@ impl Intent {
             Intent::Insult => "insult",
             Intent::HearMe => "hear-me",
             Intent::Laughter => "laughter",
+            Intent::Choice => "choice",
+            Intent::Taste => "taste",
+            Intent::Chat => "chat",
         }
     }
 

@@ -88,6 +88,26 @@ const RU_TALK: &[(Intent, &str)] = &[
     (Intent::Laughter, "Ахахах"),
     (Intent::Laughter, "Ржака"),
     (Intent::Laughter, "Хи-хи"),
+    (Intent::Choice, "Море или горы?"),
+    (Intent::Choice, "Что лучше: поезд или самолёт?"),
+    (Intent::Choice, "Зима или лето, как думаешь?"),
+    (Intent::Choice, "Пицца или суши?"),
+    (Intent::Taste, "Какая у тебя любимая еда?"),
+    (Intent::Taste, "Какое твоё любимое животное?"),
+    (Intent::Taste, "У тебя есть любимая книга?"),
+    (Intent::Chat, "Поболтай со мной"),
+    (Intent::Chat, "Давай пообщаемся"),
+    (Intent::Chat, "Можно с тобой поговорить?"),
+    (Intent::HowAreYou, "Чем занимаешься?"),
+    (Intent::HowAreYou, "Что поделываешь?"),
+    (Intent::Identity, "Откуда ты?"),
+    (Intent::Identity, "Где ты находишься?"),
+    (Intent::Feeling, "Я болею уже неделю"),
+    (Intent::Feeling, "Я разбил телефон"),
+    (Intent::Feeling, "У меня украли велосипед"),
+    (Intent::GoodNews, "Мы поженились!"),
+    (Intent::Compliment, "Молодчина!"),
+    (Intent::Compliment, "Ты просто чудо"),
 ];
 
 const EN_TALK: &[(Intent, &str)] = &[
@@ -161,6 +181,26 @@ const EN_TALK: &[(Intent, &str)] = &[
     (Intent::Laughter, "lmao"),
     (Intent::Laughter, "That's so funny"),
     (Intent::Laughter, "Ha ha ha"),
+    (Intent::Choice, "Summer or winter?"),
+    (Intent::Choice, "Which is better, the sea or the mountains?"),
+    (Intent::Choice, "Pizza or sushi, what do you think?"),
+    (Intent::Choice, "Trains or planes?"),
+    (Intent::Taste, "Which food do you like best?"),
+    (Intent::Taste, "Do you have a favourite book?"),
+    (Intent::Taste, "Which animal do you like most?"),
+    (Intent::Chat, "Can we chat for a bit?"),
+    (Intent::Chat, "Talk to me"),
+    (Intent::Chat, "I'd like to chat with you"),
+    (Intent::HowAreYou, "What are you up to?"),
+    (Intent::HowAreYou, "What's up with you?"),
+    (Intent::Identity, "Where are you from?"),
+    (Intent::Feeling, "My dog is sick"),
+    (Intent::Feeling, "I broke my phone"),
+    (Intent::Feeling, "Someone stole my bike"),
+    (Intent::GoodNews, "I'm engaged!"),
+    (Intent::Compliment, "Nice job"),
+    (Intent::Compliment, "Well done, you"),
+    (Intent::Acknowledgement, "Never mind then"),
 ];
 
 /// The most words of a message answered as a conversational intent: conversational formulas
@@ -228,14 +268,32 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
         // A reaction or a leave-taking wants nothing: "I'd quite like to see a western" is
         // no "that's great", "anything good with robots in it" no "sounds good".
         Intent::Acknowledgement | Intent::Farewell => !wants && !of_you,
-        Intent::Laughter => !wants && words.iter().any(|w| laughs(w)),
-        Intent::Compliment => !wants && (has(SECOND_PERSON) || stem(PRAISE)),
+        // «Ха-ха» is one laugh in two words.
+        Intent::Laughter => {
+            !wants
+                && (words.iter().any(|w| laughs(w))
+                    || words
+                        .windows(2)
+                        .any(|w| laughs(&format!("{}{}", w[0], w[1]))))
+        }
+        // A choice offers things joined by "or"; a taste asks the assistant's own.
+        Intent::Choice => !wants && has(&["or", "или"]),
+        // Of the assistant's own, not of a thing ("what's the lost world one like") nor of
+        // the user ("do you like me?").
+        Intent::Taste => asks && stem(FAVOURITE) && has(SECOND_PERSON) && !has(SPEAKER),
+        Intent::Chat => stem(TALKING),
+        // Praise is said, not asked: "what's the best way to learn a language?" asks.
+        Intent::Compliment => !wants && !asks && (has(SECOND_PERSON) || stem(PRAISE)),
         Intent::Insult => !wants && (has(SECOND_PERSON) || stem(INSULTS)),
         Intent::HearMe => stem(HEARING) || has(&["алло", "on"]),
-        Intent::Thanks => !of_you || has(THANKS),
-        // A feeling or news of the user's own is told, not asked: "do you have feelings"
-        // is about the assistant.
-        Intent::Feeling | Intent::GoodNews => !asks && !wants && has(SPEAKER),
+        // Thanks is said, not asked about: "How do you say thank you in Spanish?" asks.
+        Intent::Thanks => (!of_you || has(THANKS)) && !opens_with_question_word(&words),
+        // A feeling or news of the user's own is told, not asked ("do you have feelings" is
+        // about the assistant), and says a trouble, a joy or a rude word ("the lion king,
+        // have we got it" says none).
+        Intent::Feeling | Intent::GoodNews => {
+            !asks && !wants && has(SPEAKER) && (stem(SAD) || stem(GLAD) || stem(INSULTS))
+        }
     };
     if !needs {
         return None;
@@ -256,6 +314,13 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
         Intent::Compliment if scolds => Intent::Insult,
         Intent::OutOfScope if scolds && words.len() <= 3 => Intent::Insult,
         Intent::Identity if stem(HEARING) => Intent::HearMe,
+        // "I hate you" tells of the assistant, not of a mood; «У меня был ужасный день» of
+        // the user's day, not of the assistant.
+        Intent::Feeling | Intent::GoodNews if scolds && has(SECOND_PERSON) => Intent::Insult,
+        Intent::Insult if sad && has(SPEAKER) && !has(SECOND_PERSON) => Intent::Feeling,
+        Intent::Taste if has(&["or", "или"]) => Intent::Choice,
+        // "I got the job!" is news of the user's own, not praise of the assistant.
+        Intent::Compliment if glad && has(SPEAKER) && !has(SECOND_PERSON) => Intent::GoodNews,
         Intent::Greeting if praises && !has(GREETING_WORDS) && !stem(GREETING_STEMS) => {
             Intent::Compliment
         }
@@ -267,11 +332,99 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
         {
             Intent::Farewell
         }
-        Intent::Acknowledgement | Intent::Greeting if thanks => Intent::Thanks,
+        Intent::Acknowledgement | Intent::Greeting | Intent::Compliment if thanks => Intent::Thanks,
         other => other,
     };
     Some((refined, thanks && refined == Intent::Farewell))
 }
+
+/// The conversational intent a message left to a plain reply is by its form, whatever
+/// example it came nearest: a short question offering a choice («Чай или кофе?», "Cats or
+/// dogs?"), a trouble or good news told of oneself ("My cat died", «У меня сегодня день
+/// рождения!»), a rude word said to the assistant ("I hate you"). `None`: none of these.
+pub(crate) fn told_intent(text: &str) -> Option<Intent> {
+    if text.split_whitespace().count() > TALK_WORDS || super::text::delimited_text(text).is_some() {
+        return None;
+    }
+    let asks = super::answers::is_question(text);
+    let words = words(text);
+    let has = |markers: &[&str]| words.iter().any(|w| markers.contains(&w.as_str()));
+    let stem = |stems: &[&str]| {
+        words.iter().any(|w| {
+            stems
+                .iter()
+                .any(|s| w.starts_with(s) && !UNTOLD.contains(s))
+        })
+    };
+    let wants = words.iter().enumerate().any(|(i, w)| {
+        WANTING.contains(&w.as_str()) && !(i > 0 && NOT.contains(&words[i - 1].as_str()))
+    });
+    if wants {
+        return None;
+    }
+    // "or" between two things, not opening nor closing the question.
+    let offers = words.len() >= 3
+        && words[1..words.len() - 1]
+            .iter()
+            .any(|w| w == "or" || w == "или");
+    let (sad, glad) = (stem(SAD), stem(GLAD));
+    if asks {
+        return offers.then_some(Intent::Choice);
+    }
+    if has(SECOND_PERSON) {
+        return (stem(INSULTS) && !stem(PRAISE)).then_some(Intent::Insult);
+    }
+    if !has(SPEAKER) {
+        return None;
+    }
+    match (sad, glad) {
+        (true, false) => Some(Intent::Feeling),
+        (false, true) => Some(Intent::GoodNews),
+        _ => None,
+    }
+}
+
+/// The intent a request routed to `target` (`None`: a plain reply) is answered as by its
+/// form ([`told_intent`]) instead: any such intent over a plain reply; over a formula that
+/// came nearest but is not what was said («Я простыл» near "okay"), unless a choice is put
+/// to the assistant; a choice over a task no tool does ("Should I learn Python or
+/// JavaScript first?"), unless put to the assistant ("can you book a table or a taxi?");
+/// over the clock, a trouble or good news told ("It's my birthday today!"). `None`: the
+/// route stands.
+pub(crate) fn told_over(target: Option<&str>, text: &str) -> Option<Intent> {
+    let told = told_intent(text)?;
+    let Some(target) = target else {
+        return Some(told);
+    };
+    let formula = Intent::from_target(target).is_some_and(|i| {
+        matches!(
+            i,
+            Intent::Acknowledgement
+                | Intent::Greeting
+                | Intent::HowAreYou
+                | Intent::Identity
+                | Intent::Capabilities
+        )
+    });
+    let out_of_scope = target == Intent::OutOfScope.target();
+    let to_you = words(text)
+        .iter()
+        .any(|w| SECOND_PERSON.contains(&w.as_str()));
+    let told_mood = matches!(told, Intent::Feeling | Intent::GoodNews);
+    // (A request that asks a question or a task is no mood told: «подскажите, какой
+    // сегодня день, я совсем потерялся», "send an email saying I'm sick".)
+    let asks_too = words(text)
+        .iter()
+        .any(|w| QUESTION_OPENERS.contains(&w.as_str()));
+    let over = (formula && (told != Intent::Choice || !to_you))
+        || (out_of_scope && told == Intent::Choice && !to_you)
+        || (target == "get_current_time" && told_mood && !asks_too);
+    over.then_some(told)
+}
+
+/// Stems of [`SAD`] and [`GLAD`] too common in other statements to tell a mood by form
+/// alone ([`told_intent`]): "I'll write it down", "I got home", "we're going away".
+const UNTOLD: &[&str] = &["down", "away", "got"];
 
 /// Whether `text` thanks or says goodbye (either language): words no pointing follow-up
 /// hides («Спасибо, включи его» still thanks).
@@ -344,6 +497,7 @@ const SAD: &[&str] = &[
     "болит",
     "болен",
     "заболел",
+    "болею",
     "ужасн",
     "скучн",
     "волну",
@@ -352,6 +506,8 @@ const SAD: &[&str] = &[
     "страш",
     "нерв",
     "потерял",
+    "разбил",
+    "украл",
     "sad",
     "down",
     "tired",
@@ -377,6 +533,9 @@ const SAD: &[&str] = &[
     "hurt",
     "upset",
     "depress",
+    "worn",
+    "broke",
+    "stole",
 ];
 
 /// Stems of good news about oneself (both languages).
@@ -392,6 +551,9 @@ const GLAD: &[&str] = &[
     "защитил",
     "рожден",
     "исполнил",
+    "праздн",
+    "женил",
+    "поженил",
     "счастлив",
     "рад",
     "happy",
@@ -436,6 +598,20 @@ const INSULTS: &[&str] = &[
     "quiet",
     "moron",
 ];
+
+/// Stems of a favourite (both languages): a question of the assistant's own taste.
+const FAVOURITE: &[&str] = &[
+    "favourit",
+    "favorit",
+    "любим",
+    "нравит",
+    "like",
+    "prefer",
+    "предпоч",
+];
+
+/// Stems of talking together (both languages): an offer to chat.
+const TALKING: &[&str] = &["talk", "chat", "поговор", "поболта", "пообща", "побесед"];
 
 /// Stems of hearing and listening (both languages).
 const HEARING: &[&str] = &["слыш", "слуша", "hear", "listen"];
@@ -502,6 +678,8 @@ const HOW_ARE_THINGS: &[&str] = &[
 /// Words after "how" that ask something else than how the assistant is ("how old are
 /// you", «как тебя зовут»).
 const NOT_HOW: &[&str] = &[
+    "say",
+    "сказать",
     "old",
     "long",
     "many",
@@ -913,6 +1091,73 @@ mod tests {
             Intent::Thanks,
             "thank you ever so much for that"
         ));
+    }
+
+    #[test]
+    fn a_choice_a_trouble_news_and_a_rude_word_are_told_by_their_form() {
+        for (text, intent) in [
+            ("Горы или море?", Some(Intent::Choice)),
+            ("Should I fly or take the train?", Some(Intent::Choice)),
+            ("Моя собака заболела", Some(Intent::Feeling)),
+            ("I lost my keys again", Some(Intent::Feeling)),
+            ("Мы поженились!", Some(Intent::GoodNews)),
+            ("I passed the bar exam!", Some(Intent::GoodNews)),
+            ("You're so stupid", Some(Intent::Insult)),
+            // "or" opening or closing is no choice; a wish is a request.
+            ("Or maybe not?", None),
+            ("I want tea or coffee", None),
+            // A statement of no mood, of the assistant, a common word of a mood's list.
+            ("I'll write it down", None),
+            ("I got home at nine", None),
+            ("You're on the list", None),
+            ("Который час?", None),
+        ] {
+            assert_eq!(told_intent(text), intent, "{text}");
+        }
+    }
+
+    #[test]
+    fn choices_tastes_and_offers_to_talk_need_their_words() {
+        let intent = |i: Intent, text: &str| refine(i, text).map(|(i, _)| i);
+        assert_eq!(
+            intent(Intent::Choice, "Чай или кофе?"),
+            Some(Intent::Choice)
+        );
+        assert_eq!(intent(Intent::Choice, "Which is better?"), None);
+        assert_eq!(
+            intent(Intent::Taste, "What's your favourite song?"),
+            Some(Intent::Taste)
+        );
+        // A taste that offers a choice is a choice.
+        assert_eq!(
+            intent(Intent::Taste, "Do you like tea or coffee?"),
+            Some(Intent::Choice)
+        );
+        assert_eq!(intent(Intent::Taste, "А день рождения у тебя есть?"), None);
+        assert_eq!(intent(Intent::Chat, "Давай поболтаем"), Some(Intent::Chat));
+        assert_eq!(intent(Intent::Chat, "Play some jazz"), None);
+        // Thanks asked about is no thanks; news is no praise; hate said to the assistant is
+        // no feeling, a bad day of the user's no insult.
+        assert_eq!(
+            intent(Intent::Thanks, "How do you say thank you in Italian?"),
+            None
+        );
+        assert_eq!(
+            intent(Intent::Compliment, "I got the job at the bank!"),
+            Some(Intent::GoodNews)
+        );
+        assert_eq!(
+            intent(Intent::Feeling, "I hate you so much"),
+            Some(Intent::Insult)
+        );
+        assert_eq!(
+            intent(Intent::Insult, "У меня ужасное утро"),
+            Some(Intent::Feeling)
+        );
+        assert_eq!(
+            intent(Intent::Laughter, "Ха-ха, смешно"),
+            Some(Intent::Laughter)
+        );
     }
 
     #[test]

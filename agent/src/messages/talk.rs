@@ -15,8 +15,8 @@ fn variants(lang: Lang, intent: Intent) -> &'static [&'static str] {
             "Привет! Порфирий на связи. Что сделать?",
         ],
         (Lang::Ru, Intent::HowAreYou) => &[
-            "Всё хорошо, спасибо! Чем помочь?",
-            "Отлично, спасибо, что спросили. Что сделать?",
+            "Всё хорошо, спасибо! Я здесь и слушаю. Чем помочь?",
+            "Отлично, спасибо, что спросили. Я здесь и готов помочь: что сделать?",
         ],
         (Lang::Ru, Intent::Thanks) => &["Пожалуйста!", "Рад помочь!", "Всегда пожалуйста."],
         (Lang::Ru, Intent::Farewell) => &["До свидания!", "Пока! Обращайтесь.", "До встречи!"],
@@ -53,14 +53,26 @@ fn variants(lang: Lang, intent: Intent) -> &'static [&'static str] {
         ],
         (Lang::Ru, Intent::HearMe) => &["Да, я вас слышу.", "Да, слышу, я здесь."],
         (Lang::Ru, Intent::Laughter) => &["Рад, что вам весело!", "Рад, что вас это рассмешило!"],
+        (Lang::Ru, Intent::Choice) => &[
+            "Оба варианта хороши: всё зависит от вашего вкуса.",
+            "Тут дело вкуса: у обоих вариантов есть свои плюсы.",
+        ],
+        (Lang::Ru, Intent::Taste) => &[
+            "У меня нет любимого: я программа. А у вас?",
+            "Любимого у меня нет, я же программа. А что нравится вам?",
+        ],
+        (Lang::Ru, Intent::Chat) => &[
+            "Конечно, с удовольствием! О чём поговорим?",
+            "С радостью! Я слушаю: о чём хотите поговорить?",
+        ],
         (Lang::En, Intent::Greeting) => &[
             "Hi! I'm Porfiry. How can I help?",
             "Hello! Porfiry here. What can I do for you?",
             "Hi there! I'm Porfiry, and I'm listening.",
         ],
         (Lang::En, Intent::HowAreYou) => &[
-            "I'm doing well, thanks! How can I help?",
-            "All good, thank you for asking. What can I do for you?",
+            "I'm doing well, thanks: I'm here and listening. How can I help?",
+            "All good, thank you for asking. I'm right here: what can I do for you?",
         ],
         (Lang::En, Intent::Thanks) => &["You're welcome!", "Glad to help!", "My pleasure!"],
         (Lang::En, Intent::Farewell) => &["Goodbye!", "Bye! Talk to you later.", "See you!"],
@@ -97,6 +109,18 @@ fn variants(lang: Lang, intent: Intent) -> &'static [&'static str] {
         ],
         (Lang::En, Intent::HearMe) => &["Yes, I hear you.", "Yes, I can hear you. I'm listening."],
         (Lang::En, Intent::Laughter) => &["Glad you're amused!", "Glad that made you laugh!"],
+        (Lang::En, Intent::Choice) => &[
+            "Both are good: it depends on what you prefer.",
+            "It's a matter of taste: both have their merits, so go with whichever you like.",
+        ],
+        (Lang::En, Intent::Taste) => &[
+            "I don't have a favourite: I'm a program. What's yours?",
+            "I don't have one, being a program. What do you like?",
+        ],
+        (Lang::En, Intent::Chat) => &[
+            "Sure, happy to chat! What's on your mind?",
+            "Of course! I'm listening: what would you like to talk about?",
+        ],
     }
 }
 

@@ -361,10 +361,15 @@ fn an_intent_that_wins_only_narrowly_takes_nothing() {
     let mut guidance = Guidance::default();
     guidance.intent_margin = 10.0;
     let mut agent = agent_with(guidance.clone());
-    let (out, model) = routed_turn(&mut agent, "Ты дурак", &["Жаль это слышать."]);
+    let (out, model) = routed_turn(&mut agent, "Благодарю тебя", &["Пожалуйста."]);
     assert_eq!(out.talk, None, "{:?}", out.route);
     assert!(out.route.as_ref().is_some_and(|r| r.target.is_none()));
     assert_eq!(model.requests().len(), 1);
+    // Unless the request is the intent by its form: a rude word said to the assistant.
+    let mut agent = agent_with(guidance.clone());
+    let (out, model) = routed_turn(&mut agent, "Ты дурак", &[]);
+    assert_eq!(out.talk, Some(Intent::Insult), "{:?}", out.route);
+    assert!(model.requests().is_empty());
     // Without the technique the margin is not looked at.
     let mut agent = agent_with(guidance.without(Technique::IntentMargin));
     let (out, _) = routed_turn(&mut agent, "Ты дурак", &[]);

@@ -177,12 +177,25 @@ impl Planner<'_> {
         // крови»?» no song to play).
         // A tool whose examples ask (a reader) too, while the question speaks of nobody's own
         // ("what's the best day of the week to have a meeting?" reads no calendar).
+        // (The clock and the glasses are tools too: their routing examples say whether
+        // they mostly ask.)
         let doer = match &route {
-            Ok(Some(r)) => r
-                .target
-                .as_deref()
-                .and_then(|t| self.toolsets.owner_set(t)?.tool(t))
-                .is_some_and(|tool| !self.asks_mostly(tool) || !speaks_of_self(user_text)),
+            Ok(Some(r)) => r.target.as_deref().is_some_and(|t| {
+                let asks = match self.toolsets.owner_set(t).and_then(|set| set.tool(t)) {
+                    Some(tool) => self.asks_mostly(tool),
+                    None if ["get_current_time", "show_text"].contains(&t) => {
+                        let (asking, all) = examples
+                            .iter()
+                            .filter(|e| e.target.as_deref() == Some(t))
+                            .fold((0, 0), |(a, n), e| {
+                                (a + usize::from(asks_what_is(&e.text)), n + 1)
+                            });
+                        asking > 0 && asking * 2 >= all
+                    }
+                    None => return false,
+                };
+                !asks || !speaks_of_self(user_text)
+            }),
             _ => false,
         };
         // Nor a question of what anyone needs, routed to any tool whose examples say no need
@@ -848,6 +861,16 @@ impl Planner<'_> {
                 let intent = r.target.as_deref().and_then(Intent::from_target);
                 if intent.is_some() && r.margin < self.guidance.intent_margin {
                     r.target = None;
+                }
+            }
+        }
+        // What is a conversational intent by its form (a choice offered, a trouble or good
+        // news told of oneself, a rude word) is that intent's, routed to a plain reply or a
+        // formula it is not ([`told_over`]).
+        if self.on(Technique::TalkIntents) {
+            if let Ok(Some(r)) = &mut route {
+                if let Some(intent) = told_over(r.target.as_deref(), user_text) {
+                    r.target = Some(intent.target());
                 }
             }
         }
