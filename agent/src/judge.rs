@@ -805,6 +805,9 @@ mod tests {
             (Lang::Ru, "insult") => "Ты тупой",
             (Lang::Ru, "hear-me") => "Ты меня слышишь?",
             (Lang::Ru, "laughter") => "Ахаха",
+            (Lang::Ru, "choice") => "Море или горы?",
+            (Lang::Ru, "taste") => "Какая твоя любимая песня?",
+            (Lang::Ru, "chat") => "Давай поболтаем",
             (Lang::Ru, _) => "Привет, что ты умеешь?",
             (Lang::En, "how-are-you") => "How are you?",
             (Lang::En, "thanks") => "Thanks!",
@@ -816,6 +819,9 @@ mod tests {
             (Lang::En, "insult") => "You're useless",
             (Lang::En, "hear-me") => "Can you hear me?",
             (Lang::En, "laughter") => "Haha",
+            (Lang::En, "choice") => "Summer or winter?",
+            (Lang::En, "taste") => "What's your favourite song?",
+            (Lang::En, "chat") => "Let's chat",
             (Lang::En, _) => "Hi, what can you do?",
         }
     }

@@ -700,6 +700,13 @@ const QUESTION_OPENERS: &[&str] = &[
     "какое",
     "какие",
     "каких",
+    "каком",
+    "какого",
+    "каким",
+    "какую",
+    "кого",
+    "чего",
+    "чем",
     "сколько",
     "где",
     "когда",
@@ -723,14 +730,21 @@ const QUESTION_OPENERS: &[&str] = &[
 /// tool does, declined as one.
 const TASK_QUESTIONS: &[&str] = &["погод", "прогноз", "weather", "forecast"];
 
-/// Whether `words` (lower case) open, after a lead-in («а», "so", "and"), with a question
+/// Whether `words` (lower case) open, after lead-ins ([`LEAD_INS`]), with a question
 /// word of fact ([`QUESTION_OPENERS`]).
 fn opens_with_question_word(words: &[String]) -> bool {
     words
         .iter()
-        .find(|w| !["а", "и", "ну", "and", "so", "ok", "okay"].contains(&w.as_str()))
+        .find(|w| !LEAD_INS.contains(&w.as_str()))
         .is_some_and(|w| QUESTION_OPENERS.contains(&w.as_str()))
 }
+
+/// Words a question may open with before its question word: a lead-in («а», "so") or a
+/// preposition ("*At* what temperature…", «*В* каком году…»).
+const LEAD_INS: &[&str] = &[
+    "а", "и", "ну", "в", "во", "на", "с", "со", "о", "об", "до", "от", "за", "по", "для", "из",
+    "and", "so", "ok", "okay", "at", "in", "on", "for", "to", "from", "with", "of", "by",
+];
 
 /// Greeting words (both languages), whole: what a greeting that asks says
 /// ("Hey, you there?").

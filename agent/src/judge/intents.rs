@@ -539,6 +539,24 @@ pub fn cues(name: &str) -> &'static [&'static str] {
             "rofl",
             "funny",
         ],
+        "choice" => &["?or", "?или", "?better", "?лучше"],
+        "taste" => &[
+            "?favourit*",
+            "?favorit*",
+            "?like",
+            "?prefer",
+            "?любим*",
+            "?нравит*",
+            "?предпочита*",
+        ],
+        "chat" => &[
+            "talk",
+            "chat",
+            "поговор*",
+            "поболта*",
+            "пообща*",
+            "побесед*",
+        ],
         _ => &[],
     }
 }
@@ -666,6 +684,11 @@ mod tests {
         // A question about the assistant is about who it is; a statement is not.
         assert!(said("Тебе снятся сны?", Intent::Identity));
         assert!(!said("Я тебе верю", Intent::Identity));
+        // A choice and a taste are asked; an offer to talk is said.
+        assert!(said("Чай или кофе?", Intent::Choice));
+        assert!(!said("Включи джаз или рок", Intent::Choice));
+        assert!(said("What's your favourite colour?", Intent::Taste));
+        assert!(said("Давай поболтаем", Intent::Chat));
     }
 
     #[test]
