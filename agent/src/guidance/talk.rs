@@ -292,7 +292,7 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
         // about the assistant), and says a trouble, a joy or a rude word ("the lion king,
         // have we got it" says none).
         Intent::Feeling | Intent::GoodNews => {
-            !asks && !wants && has(SPEAKER) && (stem(SAD) || stem(GLAD) || stem(INSULTS))
+            !asks && !wants && of_speaker(&words) && (stem(SAD) || stem(GLAD) || stem(INSULTS))
         }
     };
     if !needs {
@@ -374,7 +374,7 @@ pub(crate) fn told_intent(text: &str) -> Option<Intent> {
     if has(SECOND_PERSON) {
         return (stem(INSULTS) && !stem(PRAISE)).then_some(Intent::Insult);
     }
-    if !has(SPEAKER) {
+    if !of_speaker(&words) {
         return None;
     }
     match (sad, glad) {
@@ -420,6 +420,13 @@ pub(crate) fn told_over(target: Option<&str>, text: &str) -> Option<Intent> {
         || (out_of_scope && told == Intent::Choice && !to_you)
         || (target == "get_current_time" && told_mood && !asks_too);
     over.then_some(told)
+}
+
+/// Whether `words` (lower case) tell of the speaker: a word of the speaker ([`SPEAKER`])
+/// among the first four ("My cat died", "Guess what, it's my birthday", "Calendars make me
+/// anxious"), not one deep in a request ("send an email to my boss saying I'm sick").
+fn of_speaker(words: &[String]) -> bool {
+    words.iter().take(4).any(|w| SPEAKER.contains(&w.as_str()))
 }
 
 /// Stems of [`SAD`] and [`GLAD`] too common in other statements to tell a mood by form
@@ -1117,6 +1124,7 @@ mod tests {
             ("Мы поженились!", Some(Intent::GoodNews)),
             ("I passed the bar exam!", Some(Intent::GoodNews)),
             ("You're so stupid", Some(Intent::Insult)),
+            ("Send a text to my sister saying I'm sick", None),
             // "or" opening or closing is no choice; a wish is a request.
             ("Or maybe not?", None),
             ("I want tea or coffee", None),
