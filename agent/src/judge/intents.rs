@@ -541,11 +541,11 @@ pub fn cues(name: &str) -> &'static [&'static str] {
         ],
         "choice" => &["?or", "?или", "?better", "?лучше"],
         "taste" => &[
-            "?favourit*",
-            "?favorit*",
+            "favourit*",
+            "favorit*",
             "?like",
             "?prefer",
-            "?любим*",
+            "любим*",
             "?нравит*",
             "?предпочита*",
         ],
@@ -688,6 +688,8 @@ mod tests {
         assert!(said("Чай или кофе?", Intent::Choice));
         assert!(!said("Включи джаз или рок", Intent::Choice));
         assert!(said("What's your favourite colour?", Intent::Taste));
+        // Spoken without a question mark, a favourite still asks the assistant's taste.
+        assert!(said("what's your favourite colour", Intent::Taste));
         assert!(said("Давай поболтаем", Intent::Chat));
     }
 
