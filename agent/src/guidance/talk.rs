@@ -369,6 +369,12 @@ pub(crate) fn told_intent(text: &str) -> Option<Intent> {
             .any(|w| w == "or" || w == "или");
     let (sad, glad) = (stem(SAD), stem(GLAD));
     if asks {
+        // The how-are-you formula itself, short ("Привет! Как дела?").
+        let text = format!(" {} ", words.join(" "));
+        let formula = HOW_ARE_YOU.iter().any(|f| text.contains(&format!(" {f} ")));
+        if formula && words.len() <= 5 {
+            return Some(Intent::HowAreYou);
+        }
         return offers.then_some(Intent::Choice);
     }
     if has(SECOND_PERSON) {
@@ -428,6 +434,18 @@ pub(crate) fn told_over(target: Option<&str>, text: &str) -> Option<Intent> {
 fn of_speaker(words: &[String]) -> bool {
     words.iter().take(4).any(|w| SPEAKER.contains(&w.as_str()))
 }
+
+/// The how-are-you formula's phrases (both languages, whole words): a short question saying
+/// one is how-are-you by its form ([`told_intent`]).
+const HOW_ARE_YOU: &[&str] = &[
+    "как дела",
+    "как поживаешь",
+    "как поживаете",
+    "как ты",
+    "how are you",
+    "how's it going",
+    "how are things",
+];
 
 /// Stems of [`SAD`] and [`GLAD`] too common in other statements to tell a mood by form
 /// alone ([`told_intent`]): "I'll write it down", "I got home", "we're going away".
@@ -1125,6 +1143,9 @@ mod tests {
             ("I passed the bar exam!", Some(Intent::GoodNews)),
             ("You're so stupid", Some(Intent::Insult)),
             ("Send a text to my sister saying I'm sick", None),
+            ("Привет! Как дела?", Some(Intent::HowAreYou)),
+            ("Hey, how are you?", Some(Intent::HowAreYou)),
+            ("Как дела с моими заметками на завтра?", None),
             // "or" opening or closing is no choice; a wish is a request.
             ("Or maybe not?", None),
             ("I want tea or coffee", None),
