@@ -41,6 +41,7 @@ mod route;
 mod talk;
 mod technique;
 mod text;
+mod told;
 mod units;
 mod words;
 

@@ -6,6 +6,7 @@
 //!
 //! Written apart from every eval case (a test checks that none is one).
 
+use super::told::{of_speaker, wants};
 use crate::intent::Intent;
 use crate::messages::Lang;
 
@@ -242,10 +243,7 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
     let text = format!(" {} ", words.join(" "));
     let has = |markers: &[&str]| markers.iter().any(|m| text.contains(&format!(" {m} ")));
     let stem = |stems: &[&str]| words.iter().any(|w| stems.iter().any(|s| w.starts_with(s)));
-    // A wish not negated: «не надо», "I don't want it" want nothing.
-    let wants = words.iter().enumerate().any(|(i, w)| {
-        WANTING.contains(&w.as_str()) && !(i > 0 && NOT.contains(&words[i - 1].as_str()))
-    });
+    let wants = wants(&words);
     // Words said of the assistant ("you're funny", «ты классный») praise or scold it: no
     // request for a joke, no "great" of an acknowledgement, no question about it.
     let of_you = says_of_you(&words) && !asks;
@@ -338,119 +336,6 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
     Some((refined, thanks && refined == Intent::Farewell))
 }
 
-/// The conversational intent a message left to a plain reply is by its form, whatever
-/// example it came nearest: a short question offering a choice («Чай или кофе?», "Cats or
-/// dogs?"), a trouble or good news told of oneself ("My cat died", «У меня сегодня день
-/// рождения!»), a rude word said to the assistant ("I hate you"). `None`: none of these.
-pub(crate) fn told_intent(text: &str) -> Option<Intent> {
-    if text.split_whitespace().count() > TALK_WORDS || super::text::delimited_text(text).is_some() {
-        return None;
-    }
-    let asks = super::answers::is_question(text);
-    let words = words(text);
-    let has = |markers: &[&str]| words.iter().any(|w| markers.contains(&w.as_str()));
-    let stem = |stems: &[&str]| {
-        words.iter().any(|w| {
-            stems
-                .iter()
-                .any(|s| w.starts_with(s) && !UNTOLD.contains(s))
-        })
-    };
-    let wants = words.iter().enumerate().any(|(i, w)| {
-        WANTING.contains(&w.as_str()) && !(i > 0 && NOT.contains(&words[i - 1].as_str()))
-    });
-    if wants {
-        return None;
-    }
-    // "or" between two things, not opening nor closing the question.
-    let offers = words.len() >= 3
-        && words[1..words.len() - 1]
-            .iter()
-            .any(|w| w == "or" || w == "или");
-    let (sad, glad) = (stem(SAD), stem(GLAD));
-    if asks {
-        // The how-are-you formula itself, short ("Привет! Как дела?").
-        let text = format!(" {} ", words.join(" "));
-        let formula = HOW_ARE_YOU.iter().any(|f| text.contains(&format!(" {f} ")));
-        if formula && words.len() <= 5 {
-            return Some(Intent::HowAreYou);
-        }
-        return offers.then_some(Intent::Choice);
-    }
-    if has(SECOND_PERSON) {
-        return (stem(INSULTS) && !stem(PRAISE)).then_some(Intent::Insult);
-    }
-    if !of_speaker(&words) {
-        return None;
-    }
-    match (sad, glad) {
-        (true, false) => Some(Intent::Feeling),
-        (false, true) => Some(Intent::GoodNews),
-        _ => None,
-    }
-}
-
-/// The intent a request routed to `target` (`None`: a plain reply) is answered as by its
-/// form ([`told_intent`]) instead: any such intent over a plain reply; over a formula that
-/// came nearest but is not what was said («Я простыл» near "okay"), unless a choice is put
-/// to the assistant; a choice over a task no tool does ("Should I learn Python or
-/// JavaScript first?"), unless put to the assistant ("can you book a table or a taxi?");
-/// over the clock, a trouble or good news told ("It's my birthday today!"). `None`: the
-/// route stands.
-pub(crate) fn told_over(target: Option<&str>, text: &str) -> Option<Intent> {
-    let told = told_intent(text)?;
-    let Some(target) = target else {
-        return Some(told);
-    };
-    let formula = Intent::from_target(target).is_some_and(|i| {
-        matches!(
-            i,
-            Intent::Acknowledgement
-                | Intent::Greeting
-                | Intent::HowAreYou
-                | Intent::Identity
-                | Intent::Capabilities
-        )
-    });
-    let out_of_scope = target == Intent::OutOfScope.target();
-    let to_you = words(text)
-        .iter()
-        .any(|w| SECOND_PERSON.contains(&w.as_str()));
-    let told_mood = matches!(told, Intent::Feeling | Intent::GoodNews);
-    // (A request that asks a question or a task is no mood told: «подскажите, какой
-    // сегодня день, я совсем потерялся», "send an email saying I'm sick".)
-    let asks_too = words(text)
-        .iter()
-        .any(|w| QUESTION_OPENERS.contains(&w.as_str()));
-    let over = (formula && (told != Intent::Choice || !to_you))
-        || (out_of_scope && told == Intent::Choice && !to_you)
-        || (target == "get_current_time" && told_mood && !asks_too);
-    over.then_some(told)
-}
-
-/// Whether `words` (lower case) tell of the speaker: a word of the speaker ([`SPEAKER`])
-/// among the first four ("My cat died", "Guess what, it's my birthday", "Calendars make me
-/// anxious"), not one deep in a request ("send an email to my boss saying I'm sick").
-fn of_speaker(words: &[String]) -> bool {
-    words.iter().take(4).any(|w| SPEAKER.contains(&w.as_str()))
-}
-
-/// The how-are-you formula's phrases (both languages, whole words): a short question saying
-/// one is how-are-you by its form ([`told_intent`]).
-const HOW_ARE_YOU: &[&str] = &[
-    "как дела",
-    "как поживаешь",
-    "как поживаете",
-    "как ты",
-    "how are you",
-    "how's it going",
-    "how are things",
-];
-
-/// Stems of [`SAD`] and [`GLAD`] too common in other statements to tell a mood by form
-/// alone ([`told_intent`]): "I'll write it down", "I got home", "we're going away".
-const UNTOLD: &[&str] = &["down", "away", "got"];
-
 /// Whether `text` thanks or says goodbye (either language): words no pointing follow-up
 /// hides («Спасибо, включи его» still thanks).
 pub(crate) fn thanks_or_farewell(text: &str) -> bool {
@@ -479,13 +364,13 @@ fn says_of_you(words: &[String]) -> bool {
 }
 
 /// Words of the speaker (both languages, whole): a feeling or news told of oneself.
-const SPEAKER: &[&str] = &[
+pub(super) const SPEAKER: &[&str] = &[
     "i", "i'm", "im", "i've", "my", "me", "we", "we're", "our", "я", "мне", "меня", "мой", "моя",
     "мои", "моё", "мое", "мы", "нас", "нам",
 ];
 
 /// Stems of praise ("good job", «отличная работа», «ты лучший»).
-const PRAISE: &[&str] = &[
+pub(super) const PRAISE: &[&str] = &[
     "молод",
     "умниц",
     "отличн",
@@ -509,7 +394,7 @@ const PRAISE: &[&str] = &[
 ];
 
 /// Stems of a trouble or a low mood (both languages).
-const SAD: &[&str] = &[
+pub(super) const SAD: &[&str] = &[
     "грус",
     "плох",
     "тоск",
@@ -564,7 +449,7 @@ const SAD: &[&str] = &[
 ];
 
 /// Stems of good news about oneself (both languages).
-const GLAD: &[&str] = &[
+pub(super) const GLAD: &[&str] = &[
     "взяли",
     "сдал",
     "выхожу",
@@ -597,7 +482,7 @@ const GLAD: &[&str] = &[
 ];
 
 /// Stems of rude words (both languages).
-const INSULTS: &[&str] = &[
+pub(super) const INSULTS: &[&str] = &[
     "заткн",
     "замолч",
     "дур",
@@ -663,7 +548,7 @@ fn laughs(word: &str) -> bool {
 }
 
 /// Words that speak to the assistant (both languages).
-const SECOND_PERSON: &[&str] = &[
+pub(super) const SECOND_PERSON: &[&str] = &[
     "ты",
     "тебя",
     "тебе",
@@ -717,7 +602,7 @@ const NOT_HOW: &[&str] = &[
 ];
 
 /// Words a question opens with (after «а», "so"…) that ask for a fact, not a task.
-const QUESTION_OPENERS: &[&str] = &[
+pub(super) const QUESTION_OPENERS: &[&str] = &[
     "кто",
     "что",
     "какой",
@@ -794,7 +679,7 @@ const GREETING_STEMS: &[&str] = &["привет", "здравств", "здра�
 
 /// Words that want something (both languages, whole): a wish, a need, something asked for
 /// («хочу», "I'd like", "anything good").
-const WANTING: &[&str] = &[
+pub(super) const WANTING: &[&str] = &[
     "хочу",
     "хотел",
     "хотела",
@@ -816,7 +701,7 @@ const WANTING: &[&str] = &[
 ];
 
 /// Words that negate the wish after them.
-const NOT: &[&str] = &["не", "not", "don't", "dont", "never", "no"];
+pub(super) const NOT: &[&str] = &["не", "not", "don't", "dont", "never", "no"];
 
 /// Stems of words that ask for a joke.
 const JOKE: &[&str] = &[
@@ -850,7 +735,7 @@ const WATCHING: &[&str] = &[
 ];
 
 /// The words of `text`, lower case.
-fn words(text: &str) -> Vec<String> {
+pub(super) fn words(text: &str) -> Vec<String> {
     text.to_lowercase()
         .split(|c: char| !c.is_alphanumeric() && c != '\'')
         .filter(|w| !w.is_empty())
@@ -899,6 +784,7 @@ const THANKS: &[&str] = &[
 
 #[cfg(test)]
 mod tests {
+    use super::super::told::told_intent;
     use super::*;
 
     #[test]

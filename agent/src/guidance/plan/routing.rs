@@ -2,7 +2,7 @@
 //! request again when its nearest examples mislead (`Planner::route`).
 
 use super::said::asks_rather_than_requests;
-use super::sets::{closing_clause, is_free_text, points_back_at, tells_a_clause};
+use super::sets::{closing_clause, is_free_text, mostly_ask, points_back_at, tells_a_clause};
 use super::*;
 
 /// `history` with its last user message (the request being routed) read as `request`.
@@ -183,15 +183,12 @@ impl Planner<'_> {
             Ok(Some(r)) => r.target.as_deref().is_some_and(|t| {
                 let asks = match self.toolsets.owner_set(t).and_then(|set| set.tool(t)) {
                     Some(tool) => self.asks_mostly(tool),
-                    None if ["get_current_time", "show_text"].contains(&t) => {
-                        let (asking, all) = examples
+                    None if ["get_current_time", "show_text"].contains(&t) => mostly_ask(
+                        examples
                             .iter()
                             .filter(|e| e.target.as_deref() == Some(t))
-                            .fold((0, 0), |(a, n), e| {
-                                (a + usize::from(asks_what_is(&e.text)), n + 1)
-                            });
-                        asking > 0 && asking * 2 >= all
-                    }
+                            .map(|e| e.text.as_str()),
+                    ),
                     None => return false,
                 };
                 !asks || !speaks_of_self(user_text)

@@ -498,10 +498,7 @@ impl Planner<'_> {
     /// Whether most of `tool`'s examples in the session's language (half or more, and one
     /// at least) ask a question ([`asks_what_is`]).
     pub(super) fn asks_mostly(&self, tool: &crate::toolset::ToolDecl) -> bool {
-        let (asking, all) = tool.examples_in(self.lang).fold((0, 0), |(a, n), e| {
-            (a + usize::from(asks_what_is(e)), n + 1)
-        });
-        asking > 0 && asking * 2 >= all
+        mostly_ask(tool.examples_in(self.lang))
     }
 
     /// The tool that lists what `tool` keeps ([`Technique::QuestionLists`]): when `tool`
@@ -565,6 +562,15 @@ pub(super) fn closing_clause(request: &str) -> Option<String> {
     let words = lower_words(tail);
     let short = (2..=3).contains(&words.len());
     (short && !lower_words(head).is_empty() && points_back_at(tail)).then(|| tail.trim().to_owned())
+}
+
+/// Whether most of `examples` (half or more, and one at least) ask a question
+/// ([`asks_what_is`]).
+pub(super) fn mostly_ask<'a>(examples: impl Iterator<Item = &'a str>) -> bool {
+    let (asking, all) = examples.fold((0, 0), |(a, n), e| {
+        (a + usize::from(asks_what_is(e)), n + 1)
+    });
+    asking > 0 && asking * 2 >= all
 }
 
 #[cfg(test)]
