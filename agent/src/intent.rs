@@ -50,11 +50,18 @@ pub enum Intent {
     Taste,
     /// An offer to talk («давай поболтаем», "can we chat?"): accepted, the topic asked.
     Chat,
+    /// Whether the assistant has or does what a person has or does («Тебе снятся сны?»,
+    /// "Do you have a birthday?", "Are you smarter than me?"): not as a person does, being
+    /// a program.
+    Nature,
+    /// Whether the assistant likes the user («Я тебе нравлюсь?», "Do you like me?"): of
+    /// course, it is glad to talk with them.
+    Fondness,
 }
 
 impl Intent {
     /// Every intent.
-    pub const ALL: [Intent; 18] = [
+    pub const ALL: [Intent; 20] = [
         Intent::Greeting,
         Intent::HowAreYou,
         Intent::Thanks,
@@ -73,11 +80,14 @@ impl Intent {
         Intent::Choice,
         Intent::Taste,
         Intent::Chat,
+        Intent::Nature,
+        Intent::Fondness,
     ];
 
     /// Its name: `greeting`, `how-are-you`, `thanks`, `farewell`, `acknowledgement`,
     /// `identity`, `capabilities`, `joke`, `out-of-scope`, `feeling`, `good-news`,
-    /// `compliment`, `insult`, `hear-me`, `laughter`, `choice`, `taste`, `chat`.
+    /// `compliment`, `insult`, `hear-me`, `laughter`, `choice`, `taste`, `chat`, `nature`,
+    /// `fondness`.
     pub fn name(self) -> &'static str {
         match self {
             Intent::Greeting => "greeting",
@@ -98,6 +108,8 @@ impl Intent {
             Intent::Choice => "choice",
             Intent::Taste => "taste",
             Intent::Chat => "chat",
+            Intent::Nature => "nature",
+            Intent::Fondness => "fondness",
         }
     }
 

@@ -808,6 +808,8 @@ mod tests {
             (Lang::Ru, "choice") => "Море или горы?",
             (Lang::Ru, "taste") => "Какая твоя любимая песня?",
             (Lang::Ru, "chat") => "Давай поболтаем",
+            (Lang::Ru, "nature") => "Ты спишь?",
+            (Lang::Ru, "fondness") => "Ты меня любишь?",
             (Lang::Ru, _) => "Привет, что ты умеешь?",
             (Lang::En, "how-are-you") => "How are you?",
             (Lang::En, "thanks") => "Thanks!",
@@ -822,6 +824,8 @@ mod tests {
             (Lang::En, "choice") => "Summer or winter?",
             (Lang::En, "taste") => "What's your favourite song?",
             (Lang::En, "chat") => "Let's chat",
+            (Lang::En, "nature") => "Do you sleep?",
+            (Lang::En, "fondness") => "Do you love me?",
             (Lang::En, _) => "Hi, what can you do?",
         }
     }

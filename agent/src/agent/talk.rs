@@ -45,6 +45,19 @@ impl Shared {
         let texts = Texts::new(lang);
         let sets = self.spoken_sets(lang);
         let variant = variant_of(s);
+        // More of a story after a feeling or good news: that mood answered again, in other
+        // words (routing decided it is more of the story, not a mood of its own words).
+        let previous = s
+            .history
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::Assistant)
+            .and_then(|m| Texts::mood_replied(&m.content));
+        if previous == Some(intent) {
+            if let Some(sequel) = texts.mood_sequel(intent, variant) {
+                return Some((intent, sequel.to_owned()));
+            }
+        }
         let (intent, thanked) = refine(intent, user_text)?;
         let say = |shown: usize| {
             let caps = texts.capabilities_of(&sets[..shown], shown < sets.len());

@@ -10,14 +10,14 @@ use super::{
 use crate::call_line::{parse_output_as, RepeatGuard, VisibleTextFilter};
 use crate::guidance::{
     arithmetic_question, calendar_question, day_question, only_no, routed_head, say_arithmetic,
-    say_calendar, say_day, say_units, tells_user_who_they_are, unit_question, yes_or_no,
-    FillQuestion, Route, Technique,
+    say_calendar, say_day, say_units, tells_user_who_they_are, unit_follow_up, unit_question,
+    yes_or_no, FillQuestion, Route, Technique,
 };
 use crate::judge::{judge_reply, user_lang, JudgeContext};
 use crate::messages::Texts;
 use crate::model::{
     CallSyntax, CancelToken, Generation, Message, Model, ModelError, ModelErrorKind, ModelRequest,
-    StopReason,
+    Role, StopReason,
 };
 use crate::output::{Segment, ToolCall};
 use crate::tools::CoreTool;
@@ -159,7 +159,17 @@ impl Agent {
         // How many of one unit of time make another: computed.
         let units = || {
             let on = short && shared.config.guidance.is_on(Technique::UnitQuestions);
-            let question = on.then(|| unit_question(user_text)).flatten()?;
+            // Or one going on with the user's question before ("And in two weeks?").
+            let previous = || {
+                s.history[..turn_start]
+                    .iter()
+                    .rev()
+                    .find(|m| m.role == Role::User)
+                    .and_then(|m| unit_follow_up(&m.content, user_text))
+            };
+            let question = on
+                .then(|| unit_question(user_text).or_else(previous))
+                .flatten()?;
             Some(say_units(user_lang(head, shared.config.lang), &question))
         };
         // A calendar fact (the days of a month, the days until a date): computed.

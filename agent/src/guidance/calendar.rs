@@ -37,6 +37,9 @@ pub(crate) enum CalendarQuestion {
     DateOf(Day, bool),
     /// The month (1–12) `offset` months after another (−1: before).
     MonthNext(u32, i32),
+    /// The weekday `days` days after (before, when negative) a weekday said (0: Monday) or
+    /// today (`None`: the date too).
+    DaysAfter(Option<u32>, i64),
 }
 
 /// Month stems (either language), 1–12, by a word's beginning; «мае», «мая», «май» whole.
@@ -210,6 +213,11 @@ pub(crate) fn calendar_question(text: &str) -> Option<CalendarQuestion> {
             return Some(CalendarQuestion::MonthNext(m, offset));
         }
     }
+    // The weekday some days from a weekday said or from today: "If today is Saturday,
+    // what day is it in three days?", «Какой день будет через две недели?».
+    if let Some(q) = days_after(text, &words) {
+        return Some(q);
+    }
     // The date or weekday of a day: "what day is …", «какого числа …», "when is …".
     let asks_when = has("когда")
         || has("числа")
@@ -222,6 +230,134 @@ pub(crate) fn calendar_question(text: &str) -> Option<CalendarQuestion> {
         return named_day(&words).map(|d| CalendarQuestion::DateOf(d, next_year));
     }
     None
+}
+
+/// Weekday words (either language) by their beginning, 0 for Monday; «сред» only whole
+/// forms («среди» is "among").
+const WEEKDAYS: &[(&str, u32)] = &[
+    ("понедельник", 0),
+    ("вторник", 1),
+    ("четверг", 3),
+    ("пятниц", 4),
+    ("суббот", 5),
+    ("воскресень", 6),
+    ("monday", 0),
+    ("tuesday", 1),
+    ("wednesday", 2),
+    ("thursday", 3),
+    ("friday", 4),
+    ("saturday", 5),
+    ("sunday", 6),
+];
+
+/// The weekday a word names (0: Monday).
+fn weekday_of(word: &str) -> Option<u32> {
+    if matches!(word, "среда" | "среду" | "среды" | "среде") {
+        return Some(2);
+    }
+    WEEKDAYS
+        .iter()
+        .find(|(stem, _)| word.starts_with(stem))
+        .map(|(_, d)| *d)
+}
+
+/// The question of the weekday some days from another that `text` (its lower-case `words`)
+/// asks: a question of the day («какой день», "what day", "which weekday") with a count of
+/// days or weeks said after "in", «через», "after", "from" or before "ago", «назад» ("in
+/// three days", «через две недели», "a week ago"); the weekday it counts from is the one
+/// said, else today.
+fn days_after(text: &str, words: &[String]) -> Option<CalendarQuestion> {
+    let has = |w: &str| words.iter().any(|x| x == w);
+    let asks_day = (has("what") || has("which") || has("какой") || has("какое"))
+        && (has("day") || has("weekday") || has("день") || has("date") || has("число"));
+    let counted = has("in")
+        || has("after")
+        || has("from")
+        || has("later")
+        || has("через")
+        || has("спустя")
+        || has("после");
+    let back = has("ago") || has("назад") || has("before");
+    if !asks_day || !(counted || back) {
+        return None;
+    }
+    let said = super::numbers::numbers_said(text);
+    let lower = lower_words(text);
+    let week =
+        |w: Option<&String>| w.is_some_and(|w| w.starts_with("week") || w.starts_with("недел"));
+    let mut days: Option<i64> = None;
+    for n in said
+        .iter()
+        .filter(|n| !n.ordinal && n.value.fract() == 0.0 && n.value > 0.0)
+    {
+        let value = n.value as i64;
+        let count = match n.unit {
+            Some(super::numbers::TimeUnit::Days) => value,
+            // «пять дней»: «день» is no unit of the reader («в час дня» is a time).
+            None if lower
+                .get(n.end)
+                .is_some_and(|w| w == "день" || w.starts_with("дн")) =>
+            {
+                value
+            }
+            None if week(lower.get(n.end)) => value * 7,
+            _ => continue,
+        };
+        if days.replace(count).is_some() {
+            return None;
+        }
+    }
+    // "in a week", «через неделю».
+    let days = days.or_else(|| {
+        lower
+            .iter()
+            .any(|w| matches!(w.as_str(), "week" | "неделю"))
+            .then_some(7)
+    })?;
+    let mut weekdays = words.iter().filter_map(|w| weekday_of(w));
+    let from = weekdays.next();
+    if weekdays.next().is_some() {
+        return None;
+    }
+    let days = if back { -days } else { days };
+    Some(CalendarQuestion::DaysAfter(from, days))
+}
+
+/// A weekday's name (0: Monday): nominative, or in Russian the genitive («субботы») too.
+fn weekday_name(lang: Lang, day: u32, genitive: bool) -> &'static str {
+    const RU: [&str; 7] = [
+        "понедельник",
+        "вторник",
+        "среда",
+        "четверг",
+        "пятница",
+        "суббота",
+        "воскресенье",
+    ];
+    const RU_GENITIVE: [&str; 7] = [
+        "понедельника",
+        "вторника",
+        "среды",
+        "четверга",
+        "пятницы",
+        "субботы",
+        "воскресенья",
+    ];
+    const EN: [&str; 7] = [
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+    ];
+    let i = (day % 7) as usize;
+    match (lang, genitive) {
+        (Lang::Ru, false) => RU[i],
+        (Lang::Ru, true) => RU_GENITIVE[i],
+        (Lang::En, _) => EN[i],
+    }
 }
 
 /// The days of `month` in `year`.
@@ -273,6 +409,14 @@ fn days_said(lang: Lang, n: i64) -> String {
         Lang::En if n == 1 => "1 day".to_string(),
         Lang::En => format!("{n} days"),
     }
+}
+
+/// `text` with its first letter in upper case.
+fn capital(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
 }
 
 /// The name of a month in the nominative («ноябрь», "November").
@@ -333,6 +477,31 @@ pub(crate) fn say(lang: Lang, now: &Timestamp, question: CalendarQuestion) -> Op
     let year = today.year();
     let ru = lang == Lang::Ru;
     Some(match question {
+        CalendarQuestion::DaysAfter(Some(from), days) => {
+            let to = (i64::from(from) + days).rem_euclid(7) as u32;
+            let n = days_said(lang, days.abs());
+            let (from_name, to_name) = (
+                weekday_name(lang, from, true),
+                weekday_name(lang, to, false),
+            );
+            match (lang, days >= 0) {
+                (Lang::Ru, true) => format!("Через {n} после {from_name} — {to_name}."),
+                (Lang::Ru, false) => format!("За {n} до {from_name} — {to_name}."),
+                (Lang::En, true) => format!("{} after {from_name} is {to_name}.", capital(&n)),
+                (Lang::En, false) => format!("{} before {from_name} is {to_name}.", capital(&n)),
+            }
+        }
+        CalendarQuestion::DaysAfter(None, days) => {
+            let date = today.checked_add_signed(chrono::Duration::days(days))?;
+            let (weekday, said) = said_date(lang, date, now);
+            let n = days_said(lang, days.abs());
+            match (lang, days >= 0) {
+                (Lang::Ru, true) => format!("Через {n} будет {weekday}, {said}."),
+                (Lang::Ru, false) => format!("{n} назад — {weekday}, {said}."),
+                (Lang::En, true) => format!("In {n} it will be {weekday}, {said}."),
+                (Lang::En, false) => format!("{} ago it was {weekday}, {said}.", capital(&n)),
+            }
+        }
         CalendarQuestion::MonthDays(m) => {
             let n = days_in(year, m);
             let leap = m == 2 && n == 29;
@@ -521,6 +690,24 @@ mod tests {
             ),
             ("Какой месяц идёт после октября?", MonthNext(10, 1)),
             ("Which month comes before March?", MonthNext(3, -1)),
+            (
+                "Suppose it's Friday today: which day will it be in four days?",
+                DaysAfter(Some(4), 4),
+            ),
+            (
+                "Если сегодня вторник, какой день будет через пять дней?",
+                DaysAfter(Some(1), 5),
+            ),
+            (
+                "Какой день недели будет через две недели?",
+                DaysAfter(None, 14),
+            ),
+            ("What day was it ten days ago?", DaysAfter(None, -10)),
+            ("What's the date in a week?", DaysAfter(None, 7)),
+            (
+                "What day is two days before Wednesday?",
+                DaysAfter(Some(2), -2),
+            ),
         ] {
             assert_eq!(calendar_question(text), Some(q), "{text}");
         }
@@ -531,6 +718,9 @@ mod tests {
             "Запиши: первого сентября в школу",
             "How many days are there in a week?",
             "Remind me about the party on the fifth of May and buy a cake for it",
+            "What day is it in Paris?",
+            "Which day is the meeting after lunch?",
+            "Среди дней недели какой самый длинный?",
         ] {
             assert_eq!(calendar_question(text), None, "{text}");
         }
@@ -574,6 +764,25 @@ mod tests {
         assert_eq!(
             en(DaysUntil(Day::Date(3, 14))),
             "It's today: March 14 is today."
+        );
+        // Counted from a weekday said (March 14, 2026 is a Saturday: unused then).
+        assert_eq!(en(DaysAfter(Some(4), 4)), "4 days after Friday is Tuesday.");
+        assert_eq!(
+            en(DaysAfter(Some(2), -2)),
+            "2 days before Wednesday is Monday."
+        );
+        assert_eq!(
+            ru(DaysAfter(Some(1), 5)),
+            "Через 5 дней после вторника — воскресенье."
+        );
+        // Counted from today, the date said too.
+        assert_eq!(
+            ru(DaysAfter(None, 14)),
+            "Через 14 дней будет суббота, 28 марта."
+        );
+        assert_eq!(
+            en(DaysAfter(None, -10)),
+            "10 days ago it was Wednesday, March 4."
         );
     }
 }

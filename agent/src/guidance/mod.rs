@@ -58,7 +58,7 @@ pub(crate) use plan::{FillQuestion, Planner, ReplyPlan};
 pub(crate) use route::Router;
 pub(crate) use talk::{refine as refine_intent, too_long_for};
 pub(crate) use text::routed_head;
-pub(crate) use units::{say as say_units, unit_question};
+pub(crate) use units::{say as say_units, unit_follow_up, unit_question};
 
 #[cfg(test)]
 pub(crate) use text::{delimited_text, echo_stop, number_groups};

@@ -6,7 +6,7 @@
 //!
 //! Written apart from every eval case (a test checks that none is one).
 
-use super::told::{of_speaker, wants};
+use super::told::{asks_fondness, asks_of_nature, of_speaker, wants};
 use crate::intent::Intent;
 use crate::messages::Lang;
 
@@ -109,6 +109,14 @@ const RU_TALK: &[(Intent, &str)] = &[
     (Intent::GoodNews, "Мы поженились!"),
     (Intent::Compliment, "Молодчина!"),
     (Intent::Compliment, "Ты просто чудо"),
+    (Intent::Nature, "Ты спишь по ночам?"),
+    (Intent::Nature, "Ты устаёшь от работы?"),
+    (Intent::Nature, "Ты мёрзнешь зимой?"),
+    (Intent::Nature, "Ты боишься темноты?"),
+    (Intent::Nature, "Ты ешь?"),
+    (Intent::Fondness, "Ты меня любишь?"),
+    (Intent::Fondness, "Я тебе симпатичен?"),
+    (Intent::Fondness, "Я тебе дорог?"),
 ];
 
 const EN_TALK: &[(Intent, &str)] = &[
@@ -202,6 +210,14 @@ const EN_TALK: &[(Intent, &str)] = &[
     (Intent::Compliment, "Nice job"),
     (Intent::Compliment, "Well done, you"),
     (Intent::Acknowledgement, "Never mind then"),
+    (Intent::Nature, "Do you sleep at night?"),
+    (Intent::Nature, "Do you ever get tired?"),
+    (Intent::Nature, "Do you ever get hungry?"),
+    (Intent::Nature, "Are you afraid of the dark?"),
+    (Intent::Nature, "Do you eat food?"),
+    (Intent::Fondness, "Am I special to you?"),
+    (Intent::Fondness, "Am I your favourite person?"),
+    (Intent::Fondness, "Do you care about me?"),
 ];
 
 /// The most words of a message answered as a conversational intent: conversational formulas
@@ -280,6 +296,10 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
         // the user ("do you like me?").
         Intent::Taste => asks && stem(FAVOURITE) && has(SECOND_PERSON) && !has(SPEAKER),
         Intent::Chat => stem(TALKING),
+        // What the assistant is like beside a person, and whether it likes the user, are
+        // asked of it ([`asks_of_nature`], [`asks_fondness`]).
+        Intent::Nature => asks && asks_of_nature(&words),
+        Intent::Fondness => asks && asks_fondness(&words),
         // Praise is said, not asked: "what's the best way to learn a language?" asks.
         Intent::Compliment => !wants && !asks && (has(SECOND_PERSON) || stem(PRAISE)),
         Intent::Insult => !wants && (has(SECOND_PERSON) || stem(INSULTS)),
@@ -347,7 +367,7 @@ pub(crate) fn thanks_or_farewell(text: &str) -> bool {
 
 /// Whether `words` (lower case) say what the assistant is: "you're …", "you are …", or
 /// «ты» / «вы» and an adjective («ты смешной», «вы лучший»), nothing asked.
-fn says_of_you(words: &[String]) -> bool {
+pub(super) fn says_of_you(words: &[String]) -> bool {
     let first = words.first().map(String::as_str);
     let second = words.get(1).map(String::as_str).unwrap_or("");
     match first {
@@ -510,7 +530,7 @@ pub(super) const INSULTS: &[&str] = &[
 ];
 
 /// Stems of a favourite (both languages): a question of the assistant's own taste.
-const FAVOURITE: &[&str] = &[
+pub(super) const FAVOURITE: &[&str] = &[
     "favourit",
     "favorit",
     "любим",
@@ -521,10 +541,10 @@ const FAVOURITE: &[&str] = &[
 ];
 
 /// Stems of talking together (both languages): an offer to chat.
-const TALKING: &[&str] = &["talk", "chat", "поговор", "поболта", "пообща", "побесед"];
+pub(super) const TALKING: &[&str] = &["talk", "chat", "поговор", "поболта", "пообща", "побесед"];
 
 /// Stems of hearing and listening (both languages).
-const HEARING: &[&str] = &["слыш", "слуша", "hear", "listen"];
+pub(super) const HEARING: &[&str] = &["слыш", "слуша", "hear", "listen"];
 
 /// Whether `word` (lower case) is laughter: «ахаха», «хех», "haha", "lol", «ржу».
 fn laughs(word: &str) -> bool {
@@ -578,6 +598,9 @@ const HOW_ARE_THINGS: &[&str] = &[
     "поживаешь",
     "поживаете",
     "настроение",
+    "делаешь",
+    "поделываешь",
+    "занимаешься",
     "going",
     "doing",
     "been",
@@ -786,6 +809,7 @@ const THANKS: &[&str] = &[
 mod tests {
     use super::super::told::told_intent;
     use super::*;
+    use crate::messages::Texts;
 
     #[test]
     fn a_greeting_that_asks_says_a_greeting_word() {
@@ -1040,9 +1064,83 @@ mod tests {
             ("I got home at nine", None),
             ("You're on the list", None),
             ("Который час?", None),
+            // Praise said of the assistant.
+            (
+                "You're the cleverest helper I know",
+                Some(Intent::Compliment),
+            ),
+            // What the assistant is like beside a person, whether it likes the user.
+            ("Do you ever dream?", Some(Intent::Nature)),
+            ("Ты старше меня?", Some(Intent::Nature)),
+            ("Are you faster than a person?", Some(Intent::Nature)),
+            ("А ты меня любишь?", Some(Intent::Fondness)),
+            ("Am I your favourite?", Some(Intent::Fondness)),
+            // A request, an ability, a doubt, something done, a question word: none.
+            ("Do you know what time it is?", None),
+            ("Can you hear me?", None),
+            ("Are you sure?", None),
+            ("Ты записал?", None),
+            ("Why do you like me?", None),
+            ("Would you like me to repeat?", None),
+            ("Do you have my notes?", None),
         ] {
             assert_eq!(told_intent(text), intent, "{text}");
         }
+    }
+
+    #[test]
+    fn more_of_a_story_after_a_mood_is_that_mood_again() {
+        use super::super::told::told_sequel;
+        let sad = Texts::new(Lang::En).talk_reply(Intent::Feeling, 0, "");
+        let glad = Texts::new(Lang::Ru).talk_reply(Intent::GoodNews, 1, "");
+        assert_eq!(
+            told_sequel(Some(&sad), None, "She was only three"),
+            Some(Intent::Feeling)
+        );
+        assert_eq!(
+            told_sequel(
+                Some(&sad),
+                Some("get_current_time"),
+                "We had him for ten years"
+            ),
+            Some(Intent::Feeling)
+        );
+        assert_eq!(
+            told_sequel(
+                Some(&glad),
+                Some("talk:greeting"),
+                "И мы переезжаем в Казань"
+            ),
+            Some(Intent::GoodNews)
+        );
+        // A question, a request, a tool's turn, or no mood before: none.
+        assert_eq!(told_sequel(Some(&sad), None, "What time is it?"), None);
+        assert_eq!(told_sequel(Some(&sad), None, "Show me the time"), None);
+        assert_eq!(
+            told_sequel(Some(&sad), Some("show_text"), "He said hello"),
+            None
+        );
+        assert_eq!(told_sequel(Some("Okay."), None, "She was only three"), None);
+        assert_eq!(told_sequel(None, None, "She was only three"), None);
+    }
+
+    #[test]
+    fn what_the_assistant_is_like_is_told_over_the_clock_only_without_a_word_of_the_time() {
+        use super::super::told::told_over;
+        let clock = Some("get_current_time");
+        assert_eq!(
+            told_over(clock, "А праздники у тебя бывают?"),
+            Some(Intent::Nature)
+        );
+        assert_eq!(told_over(clock, "Do you have the time?"), None);
+        assert_eq!(told_over(clock, "У тебя есть время сейчас?"), None);
+        // Over who it is only when it compares.
+        let identity = Some("talk:identity");
+        assert_eq!(
+            told_over(identity, "Are you older than me?"),
+            Some(Intent::Nature)
+        );
+        assert_eq!(told_over(identity, "Are you a robot?"), None);
     }
 
     #[test]

@@ -350,6 +350,56 @@ pub(crate) fn unit_question(text: &str) -> Option<UnitQuestion> {
     question.answer().filter(|a| *a > 0).map(|_| question)
 }
 
+/// The question of units of time that `text` asks going on with `previous`, the question
+/// before it, when that one was a question of units of time and this one names only
+/// another holder: "And in two weeks?" after "How many hours are in a week?", «А в
+/// сутках?» after «Сколько секунд в часе?».
+pub(crate) fn unit_follow_up(previous: &str, text: &str) -> Option<UnitQuestion> {
+    let before = unit_question(previous)?;
+    let words: Vec<String> = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    if words.is_empty() || words.len() > 6 {
+        return None;
+    }
+    let mut holder: Option<Unit> = None;
+    let mut count: Option<u64> = None;
+    for w in &words {
+        let w = w.as_str();
+        if let Some(unit) = Unit::of(w) {
+            if holder.replace(unit).is_some() {
+                return None;
+            }
+        } else if let Some(n) = OBLIQUE_NUMBERS
+            .iter()
+            .find(|(x, _)| *x == w)
+            .map(|(_, n)| *n)
+            .or_else(|| number_word(w))
+            .or_else(|| w.parse::<u32>().ok().map(f64::from))
+        {
+            if count.is_some() || n < 1.0 || n.fract() != 0.0 {
+                return None;
+            }
+            count = Some(n as u64);
+        } else if !FILLER.contains(&w) && !INSIDE.contains(&w) && !FOLLOW_UP.contains(&w) {
+            return None;
+        }
+    }
+    let question = UnitQuestion {
+        asked: before.asked,
+        holder: holder?,
+        count: count.unwrap_or(1),
+    };
+    (question.holder != question.asked && question.answer().is_some_and(|a| a > 0))
+        .then_some(question)
+}
+
+/// Words a question going on with the one before may say besides a holder: "what about",
+/// "for", «а за».
+const FOLLOW_UP: &[&str] = &["what", "about", "for", "за", "насчёт", "насчет", "про"];
+
 /// The answer to `question` in `lang`: «В неделе 7 дней.», "There are 120 minutes in 2
 /// hours." A year counts 365 days, and says so where that is the question.
 pub(crate) fn say(lang: Lang, question: &UnitQuestion) -> String {
@@ -466,6 +516,30 @@ mod tests {
         ] {
             assert_eq!(unit_question(text), None, "{text}");
         }
+    }
+
+    #[test]
+    fn a_question_going_on_with_the_last_takes_its_asked_unit() {
+        let follow =
+            |before: &str, text: &str| unit_follow_up(before, text).map(|q| say(Lang::En, &q));
+        assert_eq!(
+            follow("How many minutes are in an hour?", "And in three hours?").as_deref(),
+            Some("There are 180 minutes in 3 hours.")
+        );
+        assert_eq!(
+            unit_follow_up("Сколько минут в часе?", "А в сутках?").map(|q| say(Lang::Ru, &q)),
+            Some("В сутках 1440 минут.".to_string())
+        );
+        // Only after a question of units, and only a holder said.
+        assert_eq!(follow("What time is it?", "And in two weeks?"), None);
+        assert_eq!(
+            follow("How many minutes are in an hour?", "And set a timer"),
+            None
+        );
+        assert_eq!(
+            follow("How many minutes are in an hour?", "And in minutes?"),
+            None
+        );
     }
 
     #[test]

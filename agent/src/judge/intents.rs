@@ -557,6 +557,27 @@ pub fn cues(name: &str) -> &'static [&'static str] {
             "пообща*",
             "побесед*",
         ],
+        "nature" => &[
+            "?you",
+            "?ты",
+            "?тебе",
+            "?тебя",
+            "?тобой",
+            "?вы",
+            "?вас",
+            "?вам",
+        ],
+        "fondness" => &[
+            "?like",
+            "?love",
+            "?care",
+            "?favourit*",
+            "?favorit*",
+            "?нрав*",
+            "?люб*",
+            "?симпат*",
+            "?дорог*",
+        ],
         _ => &[],
     }
 }
@@ -691,6 +712,11 @@ mod tests {
         // Spoken without a question mark, a favourite still asks the assistant's taste.
         assert!(said("what's your favourite colour", Intent::Taste));
         assert!(said("Давай поболтаем", Intent::Chat));
+        // What the assistant is like, and whether it likes the user, are asked of it.
+        assert!(said("Тебе снятся сны?", Intent::Nature));
+        assert!(!said("Почему трава зелёная?", Intent::Nature));
+        assert!(said("Do you like me?", Intent::Fondness));
+        assert!(!said("I like pizza", Intent::Fondness));
     }
 
     #[test]

@@ -65,6 +65,14 @@ fn variants(lang: Lang, intent: Intent) -> &'static [&'static str] {
             "Конечно, с удовольствием! О чём поговорим?",
             "С радостью! Я слушаю: о чём хотите поговорить?",
         ],
+        (Lang::Ru, Intent::Nature) => &[
+            "Нет, не как человек: я программа в вашем устройстве. Но я всегда рад помочь.",
+            "Нет, я ведь программа, а не человек. Зато я всегда рядом, если нужна помощь.",
+        ],
+        (Lang::Ru, Intent::Fondness) => &[
+            "Конечно! Мне приятно с вами общаться.",
+            "Конечно, да! Я рад нашим разговорам.",
+        ],
         (Lang::En, Intent::Greeting) => &[
             "Hi! I'm Porfiry. How can I help?",
             "Hello! Porfiry here. What can I do for you?",
@@ -121,6 +129,38 @@ fn variants(lang: Lang, intent: Intent) -> &'static [&'static str] {
             "Sure, happy to chat! What's on your mind?",
             "Of course! I'm listening: what would you like to talk about?",
         ],
+        (Lang::En, Intent::Nature) => &[
+            "No, not like a person: I'm a program in your device. But I'm always glad to help.",
+            "Not really: I'm a program, not a person. But I'm always here when you need help.",
+        ],
+        (Lang::En, Intent::Fondness) => &[
+            "Of course! I enjoy talking with you.",
+            "Of course I do! I'm always glad to talk with you.",
+        ],
+    }
+}
+
+/// What goes on answering a feeling or good news when the user tells more of it («Ей было
+/// пятнадцать лет» after «У меня умерла собака»): sympathy or joy again, in other words.
+fn sequels(lang: Lang, intent: Intent) -> &'static [&'static str] {
+    match (lang, intent) {
+        (Lang::Ru, Intent::Feeling) => &[
+            "Понимаю, как это тяжело. Мне очень жаль, я рядом, если захотите рассказать ещё.",
+            "Спасибо, что делитесь. Мне правда жаль, я здесь и слушаю.",
+        ],
+        (Lang::Ru, Intent::GoodNews) => &[
+            "Как здорово! Я очень рад за вас.",
+            "Замечательно, я правда рад за вас!",
+        ],
+        (Lang::En, Intent::Feeling) => &[
+            "I understand how hard that is. I'm so sorry, and I'm here if you want to tell me more.",
+            "Thank you for telling me. I'm so sorry, and I'm listening.",
+        ],
+        (Lang::En, Intent::GoodNews) => &[
+            "How wonderful! I'm really happy for you.",
+            "That's great, I'm so happy for you!",
+        ],
+        _ => &[],
     }
 }
 
@@ -145,6 +185,31 @@ impl Texts {
         let all = variants(self.lang(), intent);
         let text = all[variant % all.len()];
         text.replace("{caps}", caps)
+    }
+
+    /// The reply that goes on answering a feeling or good news (`intent`) when the user
+    /// tells more of it, variant `variant` (taken modulo the number of variants); `None` for
+    /// another intent.
+    pub fn mood_sequel(self, intent: Intent, variant: usize) -> Option<&'static str> {
+        let all = sequels(self.lang(), intent);
+        (!all.is_empty()).then(|| all[variant % all.len()])
+    }
+
+    /// The mood (a feeling or good news) that `reply`, a reply of the assistant, answered:
+    /// one of the catalog's replies to it or their sequels ([`Texts::mood_sequel`]), in
+    /// either language.
+    pub fn mood_replied(reply: &str) -> Option<Intent> {
+        let reply = reply.trim();
+        [Intent::Feeling, Intent::GoodNews]
+            .into_iter()
+            .find(|&intent| {
+                [Lang::Ru, Lang::En].into_iter().any(|lang| {
+                    variants(lang, intent)
+                        .iter()
+                        .chain(sequels(lang, intent))
+                        .any(|v| *v == reply)
+                })
+            })
     }
 
     /// The honest decline of a reply the model could not give

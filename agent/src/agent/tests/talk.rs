@@ -463,6 +463,54 @@ fn a_calendar_fact_is_computed_from_the_clock_without_a_model_call() {
     assert!(!out.computed);
 }
 
+#[test]
+fn weekdays_counted_and_a_units_question_going_on_are_computed() {
+    let mut agent = agent_with(Guidance::default());
+    let (out, model) = routed_turn(
+        &mut agent,
+        "Если сегодня пятница, какой день будет через три дня?",
+        &["Сейчас 10:00."],
+    );
+    assert!(out.computed);
+    assert!(model.requests().is_empty());
+    assert_eq!(out.reply, "Через 3 дня после пятницы — понедельник.");
+    let mut agent = agent_with(Guidance::default());
+    let (out, _) = routed_turn(&mut agent, "How many minutes are in an hour?", &[]);
+    assert!(out.computed, "{}", out.reply);
+    let (out, model) = routed_turn(&mut agent, "And in a day?", &["Сейчас 10:00."]);
+    assert!(out.computed, "{}", out.reply);
+    assert!(model.requests().is_empty());
+    assert_eq!(out.reply, "There are 1440 minutes in a day.");
+}
+
+#[test]
+fn more_of_a_story_after_a_feeling_gets_sympathy_in_other_words() {
+    let mut agent = agent_with(Guidance::default());
+    let (out, _) = routed_turn(&mut agent, "У меня умерла кошка", &[]);
+    assert_eq!(out.talk, Some(Intent::Feeling), "{:?}", out.route);
+    let first = out.reply;
+    let (out, model) = routed_turn(&mut agent, "Она прожила у нас двенадцать лет", &["Привет!"]);
+    assert_eq!(out.talk, Some(Intent::Feeling), "{:?}", out.route);
+    assert!(model.requests().is_empty());
+    assert_ne!(out.reply, first);
+    assert!(out.reply.contains("жаль"), "{}", out.reply);
+}
+
+#[test]
+fn what_the_assistant_is_like_beside_a_person_is_answered_as_a_program() {
+    for (text, intent, says) in [
+        ("Тебе бывает скучно по ночам?", Intent::Nature, "программа"),
+        ("Are you ever lonely?", Intent::Nature, "program"),
+        ("А ты меня любишь?", Intent::Fondness, "Конечно"),
+    ] {
+        let mut agent = agent_with(Guidance::default());
+        let (out, model) = routed_turn(&mut agent, text, &["Привет!"]);
+        assert_eq!(out.talk, Some(intent), "{text}: {:?}", out.route);
+        assert!(model.requests().is_empty(), "{text}");
+        assert!(out.reply.contains(says), "{text}: {}", out.reply);
+    }
+}
+
 /// A turn on the scripted model whose outputs report these mean log-probabilities: the
 /// outcome and what the user heard.
 fn turn_with_confidence(

@@ -14,12 +14,12 @@ use super::route::{Route, RouteExample, Router};
 use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{
     asks_advice, asks_for_any, asks_if_available, asks_meaning, asks_of_need, asks_opinion,
-    asks_what_is, asks_worth_or_cause, delimited_text, echo_stop, from_content_start, has_word,
-    heard_right, intro_sentences, number_groups, opening_stems, points_there, quotes, read_out,
-    remarks, routed_head, says_action, says_need, speaks_of_self, tells_of_past, tells_of_self,
-    without_frame_end, without_lead, words_of,
+    asks_should, asks_what_is, asks_worth_or_cause, delimited_text, echo_stop, from_content_start,
+    has_word, heard_right, intro_sentences, number_groups, opening_stems, points_there, quotes,
+    read_out, remarks, routed_head, says_action, says_need, speaks_of_self, tells_of_past,
+    tells_of_self, without_frame_end, without_lead, words_of,
 };
-use super::told::told_over;
+use super::told::{told_over, told_sequel};
 use super::words::{
     lower_words, said_number, stems, turn_openers, ALL_WORDS, NOW_WORDS, PLACEHOLDERS, POINTS_BACK,
     WHOLE_WORDS,

@@ -179,22 +179,25 @@ impl Planner<'_> {
         // ("what's the best day of the week to have a meeting?" reads no calendar).
         // (The clock and the glasses are tools too: their routing examples say whether
         // they mostly ask.)
-        let doer = match &route {
-            Ok(Some(r)) => r.target.as_deref().is_some_and(|t| {
-                let asks = match self.toolsets.owner_set(t).and_then(|set| set.tool(t)) {
-                    Some(tool) => self.asks_mostly(tool),
-                    None if ["get_current_time", "show_text"].contains(&t) => mostly_ask(
+        // (A question whether the user should do something asks advice of a reader too:
+        // "Should I take an umbrella today?" reads no clock.)
+        let asks_tool = match &route {
+            Ok(Some(r)) => r.target.as_deref().and_then(|t| {
+                match self.toolsets.owner_set(t).and_then(|set| set.tool(t)) {
+                    Some(tool) => Some(self.asks_mostly(tool)),
+                    None if ["get_current_time", "show_text"].contains(&t) => Some(mostly_ask(
                         examples
                             .iter()
                             .filter(|e| e.target.as_deref() == Some(t))
                             .map(|e| e.text.as_str()),
-                    ),
-                    None => return false,
-                };
-                !asks || !speaks_of_self(user_text)
+                    )),
+                    None => None,
+                }
             }),
-            _ => false,
+            _ => None,
         };
+        let doer = asks_tool.is_some_and(|asks| !asks || !speaks_of_self(user_text));
+        let should = asks_tool == Some(true) && asks_should(user_text);
         // Nor a question of what anyone needs, routed to any tool whose examples say no need
         // ("how many hours of sleep does an adult need?" is no question of the clock).
         let needless = match &route {
@@ -209,7 +212,7 @@ impl Planner<'_> {
         };
         let of_need = needless && asks_of_need(user_text);
         if self.on(Technique::AdviceQuestions)
-            && (of_need || (doer && asks_worth_or_cause(user_text)))
+            && (of_need || should || (doer && asks_worth_or_cause(user_text)))
         {
             examples.retain(|e| e.target.as_deref().is_none_or(str::is_empty));
             route = router.route(model, compared, &examples, self.guidance);
@@ -861,12 +864,31 @@ impl Planner<'_> {
                 }
             }
         }
-        // What is a conversational intent by its form (a choice offered, a trouble or good
-        // news told of oneself, a rude word) is that intent's, routed to a plain reply or a
-        // formula it is not ([`told_over`]).
+        // More of a story told after a feeling or good news is that mood again
+        // ([`told_sequel`]); else what is a conversational intent by its form (a choice
+        // offered, a trouble or good news told of oneself, a rude word) is that intent's,
+        // routed to a plain reply or a formula it is not ([`told_over`]).
         if self.on(Technique::TalkIntents) {
+            let previous = history
+                .iter()
+                .rev()
+                .find(|m| m.role == Role::Assistant)
+                .map(|m| m.content.as_str());
             if let Ok(Some(r)) = &mut route {
-                if let Some(intent) = told_over(r.target.as_deref(), user_text) {
+                // An intent the message lacks the words for, reached by a later stage, is no
+                // answer: a plain reply, as its turn would give.
+                let lacking = r
+                    .target
+                    .as_deref()
+                    .and_then(Intent::from_target)
+                    .is_some_and(|intent| !is_small_talk(intent, user_text));
+                if lacking {
+                    r.target = None;
+                }
+                let target = r.target.as_deref();
+                let told = told_sequel(previous, target, user_text)
+                    .or_else(|| told_over(target, user_text));
+                if let Some(intent) = told {
                     r.target = Some(intent.target());
                 }
             }

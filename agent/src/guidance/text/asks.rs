@@ -456,6 +456,30 @@ const WHO: &[&str] = &[
     "who", "whom", "whose", "кто", "кого", "чей", "чья", "чьё", "чьи",
 ];
 
+/// Whether `text` asks whether the user should do something: it opens (after a lead-in)
+/// with "should I", "shall we", or «стоит ли», «нужно ли мне» before a verb ("Should I take
+/// an umbrella?", «Стоит ли брать куртку?»): advice asked, never a state a tool reads.
+pub(crate) fn asks_should(text: &str) -> bool {
+    let words = lower_words(text);
+    let mut rest = words
+        .iter()
+        .skip_while(|w| LEAD_INS.contains(&w.as_str()))
+        .map(String::as_str);
+    // «Стоит ли» asks advice before a verb («стоит ли брать»), not of what is scheduled
+    // («стоит ли что-то в календаре»); «мне» may come between.
+    let infinitive = |w: Option<&str>| {
+        w.is_some_and(|w| ["ть", "ти", "чь", "ться"].iter().any(|e| w.ends_with(e)))
+    };
+    match (rest.next(), rest.next()) {
+        (Some("should" | "shall"), Some("i" | "we")) => true,
+        (Some("стоит" | "нужно" | "надо" | "стоило"), Some("ли")) => {
+            let next = rest.next();
+            infinitive(next) || (next == Some("мне") && infinitive(rest.next()))
+        }
+        _ => false,
+    }
+}
+
 /// Whether `text` is a question of advice, cause, price or of who: a question with a word
 /// of [`WEIGHING`] or [`WHO`] ("is it better to …?", "how much does milk cost?", "who sings
 /// …?", «почему …?», «кто поёт …?»), or one asked with a question word that has a word of

@@ -15,8 +15,8 @@ mod lead;
 mod tests;
 
 pub(crate) use asks::{
-    asks_advice, asks_meaning, asks_of_need, asks_opinion, asks_worth_or_cause, heard_right,
-    remarks, says_need, tells_of_past, tells_of_self,
+    asks_advice, asks_meaning, asks_of_need, asks_opinion, asks_should, asks_worth_or_cause,
+    heard_right, remarks, says_need, tells_of_past, tells_of_self,
 };
 pub(crate) use lead::{
     asks_for_any, asks_if_available, asks_what_is, opening_stems, points_there, read_out,

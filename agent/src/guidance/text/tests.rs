@@ -432,6 +432,26 @@ fn questions_of_worth_or_cause_are_told_from_requests_put_as_questions() {
 }
 
 #[test]
+fn whether_the_user_should_do_something_asks_advice() {
+    for q in [
+        "Should I bring a jacket tonight?",
+        "So shall we leave at eight?",
+        "Стоит ли брать куртку?",
+        "А нужно ли мне записываться заранее?",
+    ] {
+        assert!(asks_should(q), "{q}");
+    }
+    for r in [
+        "What should I cook?",
+        "I should call mom",
+        "Стоит ли что-то в календаре на завтра",
+        "Сколько стоит молоко?",
+    ] {
+        assert!(!asks_should(r), "{r}");
+    }
+}
+
+#[test]
 fn a_remark_that_asks_for_nothing_is_told_from_a_request() {
     for r in [
         "Calendars make me anxious, to be honest",
