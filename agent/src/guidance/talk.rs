@@ -275,8 +275,11 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
                 || (has(&["how", "как"]) && has(SECOND_PERSON) && !has(NOT_HOW))
         }
         // A question of fact is no task: «Какая столица Канады?», "What should I cook
-        // tonight?" are not declined as requests no tool does (the weather is one).
-        Intent::OutOfScope => !opens_with_question_word(&words) || stem(TASK_QUESTIONS),
+        // tonight?", "Is coffee bad for you?", «Полезно ли бегать?» are not declined as
+        // requests no tool does (the weather is one).
+        Intent::OutOfScope => {
+            !(opens_with_question_word(&words) || asks_yes_or_no(&words)) || stem(TASK_QUESTIONS)
+        }
         Intent::Joke => stem(JOKE) && !stem(WATCHING) && !of_you,
         Intent::Greeting => (!asks || has(GREETING_WORDS) || stem(GREETING_STEMS)) && !wants,
         // A reaction or a leave-taking wants nothing: "I'd quite like to see a western" is
@@ -670,6 +673,42 @@ fn opens_with_question_word(words: &[String]) -> bool {
         .iter()
         .find(|w| !LEAD_INS.contains(&w.as_str()))
         .is_some_and(|w| QUESTION_OPENERS.contains(&w.as_str()))
+}
+
+/// Whether `words` (lower case) ask a yes-or-no question of fact, not put to the assistant:
+/// opening (after lead-ins) with "is", "does", "should"… not followed by "you" ("Is it safe
+/// to swim after eating?", "Do cats dream?"; "Do you deliver?" may ask a task of it), or with
+/// a word and «ли» («Полезно ли бегать по утрам?»; «Можно ли…», «Можешь ли…» ask for
+/// something).
+fn asks_yes_or_no(words: &[String]) -> bool {
+    let mut rest = words
+        .iter()
+        .skip_while(|w| LEAD_INS.contains(&w.as_str()))
+        .map(String::as_str);
+    let (Some(first), second) = (rest.next(), rest.next()) else {
+        return false;
+    };
+    let english = matches!(
+        first,
+        "is" | "are"
+            | "was"
+            | "were"
+            | "isn't"
+            | "aren't"
+            | "does"
+            | "doesn't"
+            | "do"
+            | "did"
+            | "has"
+            | "should"
+            | "shall"
+    ) && !matches!(second, Some("you" | "u" | "ya"));
+    let russian = second == Some("ли")
+        && !matches!(
+            first,
+            "можно" | "можешь" | "можете" | "сможешь" | "сможете" | "не" | "нельзя"
+        );
+    english || russian
 }
 
 /// Words a question may open with before its question word: a lead-in («а», "so") or a
@@ -1163,6 +1202,27 @@ mod tests {
         assert_eq!(intent(Intent::Taste, "А день рождения у тебя есть?"), None);
         assert_eq!(intent(Intent::Chat, "Давай поболтаем"), Some(Intent::Chat));
         assert_eq!(intent(Intent::Chat, "Play some jazz"), None);
+        // A yes-or-no question of fact is no task; one put to the assistant may be.
+        assert_eq!(
+            intent(Intent::OutOfScope, "Is it safe to swim after lunch?"),
+            None
+        );
+        assert_eq!(
+            intent(Intent::OutOfScope, "Вредно ли пить холодную воду?"),
+            None
+        );
+        assert_eq!(
+            intent(Intent::OutOfScope, "Do you deliver flowers?"),
+            Some(Intent::OutOfScope)
+        );
+        assert_eq!(
+            intent(Intent::OutOfScope, "Можно ли заказать такси?"),
+            Some(Intent::OutOfScope)
+        );
+        assert_eq!(
+            intent(Intent::OutOfScope, "Is it going to rain today?"),
+            None
+        );
         // Thanks asked about is no thanks; news is no praise; hate said to the assistant is
         // no feeling, a bad day of the user's no insult.
         assert_eq!(
