@@ -196,7 +196,11 @@ impl Planner<'_> {
             }),
             _ => None,
         };
-        let doer = asks_tool.is_some_and(|asks| !asks || !speaks_of_self(user_text));
+        // (The clock is nobody's own: "What should I cook tonight?" asks advice of it
+        // however much it speaks of the user.)
+        let clock =
+            matches!(&route, Ok(Some(r)) if r.target.as_deref() == Some("get_current_time"));
+        let doer = asks_tool.is_some_and(|asks| !asks || clock || !speaks_of_self(user_text));
         let should = asks_tool == Some(true) && asks_should(user_text);
         // Nor a question of what anyone needs, routed to any tool whose examples say no need
         // ("how many hours of sleep does an adult need?" is no question of the clock).
