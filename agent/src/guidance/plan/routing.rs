@@ -179,8 +179,8 @@ impl Planner<'_> {
         // ("what's the best day of the week to have a meeting?" reads no calendar).
         // (The clock and the glasses are tools too: their routing examples say whether
         // they mostly ask.)
-        // (A question whether the user should do something asks advice of a reader too:
-        // "Should I take an umbrella today?" reads no clock.)
+        // (A question whether the user should do something asks advice of a reader or a
+        // core tool too: "Should I take an umbrella today?" reads no clock.)
         let asks_tool = match &route {
             Ok(Some(r)) => r.target.as_deref().and_then(|t| {
                 match self.toolsets.owner_set(t).and_then(|set| set.tool(t)) {
@@ -201,7 +201,8 @@ impl Planner<'_> {
         let clock =
             matches!(&route, Ok(Some(r)) if r.target.as_deref() == Some("get_current_time"));
         let doer = asks_tool.is_some_and(|asks| !asks || clock || !speaks_of_self(user_text));
-        let should = asks_tool == Some(true) && asks_should(user_text);
+        let core = matches!(&route, Ok(Some(r)) if r.target.as_deref().is_some_and(|t| ["get_current_time", "show_text"].contains(&t)));
+        let should = (asks_tool == Some(true) || core) && asks_should(user_text);
         // Nor a question of what anyone needs, routed to any tool whose examples say no need
         // ("how many hours of sleep does an adult need?" is no question of the clock).
         let needless = match &route {
