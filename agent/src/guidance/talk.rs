@@ -1160,6 +1160,10 @@ mod tests {
             None
         );
         assert_eq!(told_sequel(Some("Okay."), None, "She was only three"), None);
+        assert_eq!(
+            told_sequel(Some(&sad), Some("talk:acknowledgement"), "It's okay"),
+            None
+        );
         assert_eq!(told_sequel(None, None, "She was only three"), None);
     }
 

@@ -156,22 +156,25 @@ pub(crate) fn told_sequel(
     if !subject || wants(&words) || words.iter().any(|w| QUESTION_OPENERS.contains(&w.as_str())) {
         return None;
     }
+    // ("It's okay", «Я знаю»: a short acknowledgement stays one.)
+    let short_ack = |i: Intent| i == Intent::Acknowledgement && words.len() <= 3;
     let over = match target {
         None => true,
         Some("get_current_time") => true,
         Some(t) => Intent::from_target(t).is_some_and(|i| {
-            matches!(
-                i,
-                Intent::Acknowledgement
-                    | Intent::Greeting
-                    | Intent::HowAreYou
-                    | Intent::Identity
-                    | Intent::Capabilities
-                    | Intent::Compliment
-                    | Intent::Feeling
-                    | Intent::GoodNews
-                    | Intent::OutOfScope
-            )
+            !short_ack(i)
+                && matches!(
+                    i,
+                    Intent::Acknowledgement
+                        | Intent::Greeting
+                        | Intent::HowAreYou
+                        | Intent::Identity
+                        | Intent::Capabilities
+                        | Intent::Compliment
+                        | Intent::Feeling
+                        | Intent::GoodNews
+                        | Intent::OutOfScope
+                )
         }),
     };
     over.then_some(mood)
