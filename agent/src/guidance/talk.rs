@@ -284,7 +284,13 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
                 || stem(TASK_QUESTIONS)
         }
         Intent::Joke => stem(JOKE) && !stem(WATCHING) && !of_you,
-        Intent::Greeting => (!asks || has(GREETING_WORDS) || stem(GREETING_STEMS)) && !wants,
+        // A question opening with a question word asks about the greeting word, not says
+        // it: "How do you say good morning in French?" ("what's up" greets).
+        Intent::Greeting => {
+            (!asks || has(GREETING_WORDS) || stem(GREETING_STEMS))
+                && !wants
+                && (!opens_with_question_word(&words) || has(&["up", "sup"]))
+        }
         // A reaction or a leave-taking wants nothing: "I'd quite like to see a western" is
         // no "that's great", "anything good with robots in it" no "sounds good".
         Intent::Acknowledgement | Intent::Farewell => !wants && !of_you,
@@ -668,6 +674,16 @@ pub(super) const QUESTION_OPENERS: &[&str] = &[
 /// Stems of the questions that ask for what a tool would look up (the weather): a task no
 /// tool does, declined as one.
 const TASK_QUESTIONS: &[&str] = &["погод", "прогноз", "weather", "forecast"];
+
+/// Whether `text` is a question opening with a question word ("How do you say thank you in
+/// Spanish?", «Что значит «привет»?»), not an offer ("how about showing it…"): no request
+/// to show a text.
+pub(crate) fn asks_with_question_word(text: &str) -> bool {
+    let words = words(text);
+    opens_with_question_word(&words)
+        && !(words.first().is_some_and(|w| w == "how")
+            && words.get(1).is_some_and(|w| w == "about"))
+}
 
 /// Whether `words` (lower case) open, after lead-ins ([`LEAD_INS`]), with a question
 /// word of fact ([`QUESTION_OPENERS`]).
@@ -1246,6 +1262,22 @@ mod tests {
         assert_eq!(intent(Intent::Taste, "А день рождения у тебя есть?"), None);
         assert_eq!(intent(Intent::Chat, "Давай поболтаем"), Some(Intent::Chat));
         assert_eq!(intent(Intent::Chat, "Play some jazz"), None);
+        // A question about a greeting word is no greeting.
+        assert_eq!(
+            intent(Intent::Greeting, "How do you say good morning in French?"),
+            None
+        );
+        assert_eq!(
+            intent(Intent::Greeting, "Hey, what's up?"),
+            Some(Intent::Greeting)
+        );
+        assert!(asks_with_question_word(
+            "How do you say thank you in Spanish?"
+        ));
+        assert!(!asks_with_question_word(
+            "How about showing it on the glasses?"
+        ));
+        assert!(!asks_with_question_word("Show the word hello"));
         // A yes-or-no question of fact is no task; one put to the assistant may be.
         assert_eq!(
             intent(Intent::OutOfScope, "Is it safe to swim after lunch?"),

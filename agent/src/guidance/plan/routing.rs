@@ -203,6 +203,10 @@ impl Planner<'_> {
         let doer = asks_tool.is_some_and(|asks| !asks || clock || !speaks_of_self(user_text));
         let core = matches!(&route, Ok(Some(r)) if r.target.as_deref().is_some_and(|t| ["get_current_time", "show_text"].contains(&t)));
         let should = (asks_tool == Some(true) || core) && asks_should(user_text);
+        // Nor is a question opening with a question word a text to show ("How do you say
+        // thank you in Spanish?" came nearest to "Let the screen say").
+        let shown = matches!(&route, Ok(Some(r)) if r.target.as_deref() == Some("show_text"))
+            && asks_with_question_word(user_text);
         // Nor a question of what anyone needs, routed to any tool whose examples say no need
         // ("how many hours of sleep does an adult need?" is no question of the clock).
         let needless = match &route {
@@ -217,7 +221,7 @@ impl Planner<'_> {
         };
         let of_need = needless && asks_of_need(user_text);
         if self.on(Technique::AdviceQuestions)
-            && (of_need || should || (doer && asks_worth_or_cause(user_text)))
+            && (of_need || should || shown || (doer && asks_worth_or_cause(user_text)))
         {
             examples.retain(|e| e.target.as_deref().is_none_or(str::is_empty));
             route = router.route(model, compared, &examples, self.guidance);
