@@ -215,7 +215,7 @@ const EN_TALK: &[(Intent, &str)] = &[
     (Intent::Nature, "Do you ever get hungry?"),
     (Intent::Nature, "Are you afraid of the dark?"),
     (Intent::Nature, "Do you eat food?"),
-    (Intent::Fondness, "Am I special to you?"),
+    (Intent::Fondness, "Do you think of me as a friend?"),
     (Intent::Fondness, "Am I your favourite person?"),
     (Intent::Fondness, "Do you care about me?"),
 ];
@@ -277,11 +277,8 @@ pub(crate) fn refine(intent: Intent, text: &str) -> Option<(Intent, bool)> {
         // A question of fact is no task: «Какая столица Канады?», "What should I cook
         // tonight?", "Is coffee bad for you?", «Полезно ли бегать?» are not declined as
         // requests no tool does (the weather is one).
-        // Nor is a request to tell, explain or recommend ("Explain how rainbows form",
-        // «Посоветуй хороший сериал»): it is answered in words, or honestly not known.
         Intent::OutOfScope => {
-            !(opens_with_question_word(&words) || asks_yes_or_no(&words) || asks_to_tell(&words))
-                || stem(TASK_QUESTIONS)
+            !(opens_with_question_word(&words) || asks_yes_or_no(&words)) || stem(TASK_QUESTIONS)
         }
         Intent::Joke => stem(JOKE) && !stem(WATCHING) && !of_you,
         // A question opening with a question word asks about the greeting word, not says
@@ -729,43 +726,6 @@ fn asks_yes_or_no(words: &[String]) -> bool {
         );
     english || russian
 }
-
-/// Whether `words` (lower case) open (after lead-ins and "please", «пожалуйста») with a
-/// request to tell, explain or recommend something: "Explain…", "Recommend…", «Расскажи…»,
-/// «Посоветуй…»; "tell" and «скажи» only to the user ("tell me…", «скажи мне…»): "Tell my
-/// boss I'm late" asks a message sent.
-fn asks_to_tell(words: &[String]) -> bool {
-    let mut rest = words
-        .iter()
-        .skip_while(|w| {
-            LEAD_INS.contains(&w.as_str()) || matches!(w.as_str(), "please" | "пожалуйста")
-        })
-        .map(String::as_str);
-    let (Some(first), second) = (rest.next(), rest.next()) else {
-        return false;
-    };
-    let to_user = matches!(second, Some("me" | "us" | "мне" | "нам"));
-    TELLING.iter().any(|t| first.starts_with(t))
-        || (matches!(first, "tell" | "скажи" | "скажите") && to_user)
-}
-
-/// Verbs of a request to tell, explain or recommend, by their beginning (both languages).
-const TELLING: &[&str] = &[
-    "explain",
-    "describe",
-    "recommend",
-    "suggest",
-    "advise",
-    "define",
-    "teach",
-    "расскажи",
-    "объясни",
-    "опиши",
-    "посоветуй",
-    "порекомендуй",
-    "подскажи",
-    "научи",
-];
 
 /// Words a question may open with before its question word: a lead-in («а», "so") or a
 /// preposition ("*At* what temperature…", «*В* каком году…»).
@@ -1298,14 +1258,6 @@ mod tests {
         assert_eq!(
             intent(Intent::OutOfScope, "Is it going to rain today?"),
             None
-        );
-        // Nor is a request to tell, explain or recommend; telling someone else is a task.
-        assert_eq!(intent(Intent::OutOfScope, "Explain how tides work"), None);
-        assert_eq!(intent(Intent::OutOfScope, "Посоветуй хороший сериал"), None);
-        assert_eq!(intent(Intent::OutOfScope, "Tell me about volcanoes"), None);
-        assert_eq!(
-            intent(Intent::OutOfScope, "Tell my boss I'm running late"),
-            Some(Intent::OutOfScope)
         );
         // Thanks asked about is no thanks; news is no praise; hate said to the assistant is
         // no feeling, a bad day of the user's no insult.
