@@ -16,21 +16,35 @@ pub(crate) fn current_time(lang: Lang, t: &Timestamp) -> String {
     }
 }
 
+/// The days of the week in Russian, Monday first (nominative).
+pub(crate) const RU_WEEKDAYS: [&str; 7] = [
+    "понедельник",
+    "вторник",
+    "среда",
+    "четверг",
+    "пятница",
+    "суббота",
+    "воскресенье",
+];
+
+/// The days of the week in English, Monday first.
+pub(crate) const EN_WEEKDAYS: [&str; 7] = [
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+];
+
 /// The day of the week and the date without the year, as said: (`суббота`, `22 августа`),
 /// (`Saturday`, `August 22`).
 pub(crate) fn day_and_date(lang: Lang, t: &Timestamp) -> (String, String) {
     use chrono::Datelike;
     let (days, months): (&[&str; 7], &[&str; 12]) = match lang {
         Lang::Ru => (
-            &[
-                "понедельник",
-                "вторник",
-                "среда",
-                "четверг",
-                "пятница",
-                "суббота",
-                "воскресенье",
-            ],
+            &RU_WEEKDAYS,
             &[
                 "января",
                 "февраля",
@@ -47,15 +61,7 @@ pub(crate) fn day_and_date(lang: Lang, t: &Timestamp) -> (String, String) {
             ],
         ),
         Lang::En => (
-            &[
-                "Monday",
-                "Tuesday",
-                "Wednesday",
-                "Thursday",
-                "Friday",
-                "Saturday",
-                "Sunday",
-            ],
+            &EN_WEEKDAYS,
             &[
                 "January",
                 "February",

@@ -8,7 +8,7 @@
 use super::words::lower_words;
 use crate::clock::Timestamp;
 use crate::messages::Lang;
-use crate::time_text::day_and_date;
+use crate::time_text::{day_and_date, EN_WEEKDAYS, RU_WEEKDAYS};
 use chrono::{Datelike, NaiveDate};
 
 /// A day of the year a question names.
@@ -325,15 +325,6 @@ fn days_after(text: &str, words: &[String]) -> Option<CalendarQuestion> {
 
 /// A weekday's name (0: Monday): nominative, or in Russian the genitive («субботы») too.
 fn weekday_name(lang: Lang, day: u32, genitive: bool) -> &'static str {
-    const RU: [&str; 7] = [
-        "понедельник",
-        "вторник",
-        "среда",
-        "четверг",
-        "пятница",
-        "суббота",
-        "воскресенье",
-    ];
     const RU_GENITIVE: [&str; 7] = [
         "понедельника",
         "вторника",
@@ -343,20 +334,11 @@ fn weekday_name(lang: Lang, day: u32, genitive: bool) -> &'static str {
         "субботы",
         "воскресенья",
     ];
-    const EN: [&str; 7] = [
-        "Monday",
-        "Tuesday",
-        "Wednesday",
-        "Thursday",
-        "Friday",
-        "Saturday",
-        "Sunday",
-    ];
     let i = (day % 7) as usize;
     match (lang, genitive) {
-        (Lang::Ru, false) => RU[i],
+        (Lang::Ru, false) => RU_WEEKDAYS[i],
         (Lang::Ru, true) => RU_GENITIVE[i],
-        (Lang::En, _) => EN[i],
+        (Lang::En, _) => EN_WEEKDAYS[i],
     }
 }
 

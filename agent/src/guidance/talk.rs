@@ -6,7 +6,9 @@
 //!
 //! Written apart from every eval case (a test checks that none is one).
 
-use super::told::{asks_fondness, asks_of_nature, of_speaker, wants};
+use super::told::{
+    asks_fondness, asks_of_nature, asks_yes_or_no, of_speaker, opens_with_question_word, wants,
+};
 use crate::intent::Intent;
 use crate::messages::Lang;
 
@@ -633,106 +635,9 @@ const NOT_HOW: &[&str] = &[
     "лет",
 ];
 
-/// Words a question opens with (after «а», "so"…) that ask for a fact, not a task.
-pub(super) const QUESTION_OPENERS: &[&str] = &[
-    "кто",
-    "что",
-    "какой",
-    "какая",
-    "какое",
-    "какие",
-    "каких",
-    "каком",
-    "какого",
-    "каким",
-    "какую",
-    "кого",
-    "чего",
-    "чем",
-    "сколько",
-    "где",
-    "когда",
-    "почему",
-    "зачем",
-    "как",
-    "чему",
-    "при",
-    "who",
-    "what",
-    "what's",
-    "whats",
-    "which",
-    "where",
-    "when",
-    "why",
-    "how",
-];
-
 /// Stems of the questions that ask for what a tool would look up (the weather): a task no
 /// tool does, declined as one.
 const TASK_QUESTIONS: &[&str] = &["погод", "прогноз", "weather", "forecast"];
-
-/// Whether `text` is a question opening with a question word ("How do you say thank you in
-/// Spanish?", «Что значит «привет»?»), not an offer ("how about showing it…"): no request
-/// to show a text.
-pub(crate) fn asks_with_question_word(text: &str) -> bool {
-    let words = words(text);
-    opens_with_question_word(&words)
-        && !(words.first().is_some_and(|w| w == "how")
-            && words.get(1).is_some_and(|w| w == "about"))
-}
-
-/// Whether `words` (lower case) open, after lead-ins ([`LEAD_INS`]), with a question
-/// word of fact ([`QUESTION_OPENERS`]).
-fn opens_with_question_word(words: &[String]) -> bool {
-    words
-        .iter()
-        .find(|w| !LEAD_INS.contains(&w.as_str()))
-        .is_some_and(|w| QUESTION_OPENERS.contains(&w.as_str()))
-}
-
-/// Whether `words` (lower case) ask a yes-or-no question of fact, not put to the assistant:
-/// opening (after lead-ins) with "is", "does", "should"… not followed by "you" ("Is it safe
-/// to swim after eating?", "Do cats dream?"; "Do you deliver?" may ask a task of it), or with
-/// a word and «ли» («Полезно ли бегать по утрам?»; «Можно ли…», «Можешь ли…» ask for
-/// something).
-fn asks_yes_or_no(words: &[String]) -> bool {
-    let mut rest = words
-        .iter()
-        .skip_while(|w| LEAD_INS.contains(&w.as_str()))
-        .map(String::as_str);
-    let (Some(first), second) = (rest.next(), rest.next()) else {
-        return false;
-    };
-    let english = matches!(
-        first,
-        "is" | "are"
-            | "was"
-            | "were"
-            | "isn't"
-            | "aren't"
-            | "does"
-            | "doesn't"
-            | "do"
-            | "did"
-            | "has"
-            | "should"
-            | "shall"
-    ) && !matches!(second, Some("you" | "u" | "ya"));
-    let russian = second == Some("ли")
-        && !matches!(
-            first,
-            "можно" | "можешь" | "можете" | "сможешь" | "сможете" | "не" | "нельзя"
-        );
-    english || russian
-}
-
-/// Words a question may open with before its question word: a lead-in («а», "so") or a
-/// preposition ("*At* what temperature…", «*В* каком году…»).
-const LEAD_INS: &[&str] = &[
-    "а", "и", "ну", "в", "во", "на", "с", "со", "о", "об", "до", "от", "за", "по", "для", "из",
-    "and", "so", "ok", "okay", "at", "in", "on", "for", "to", "from", "with", "of", "by",
-];
 
 /// Greeting words (both languages), whole: what a greeting that asks says
 /// ("Hey, you there?").
@@ -862,7 +767,7 @@ const THANKS: &[&str] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::super::told::told_intent;
+    use super::super::told::{asks_with_question_word, told_intent};
     use super::*;
     use crate::messages::Texts;
 

@@ -1,10 +1,13 @@
 //! Conversational intents told by a message's form, not by the example it came nearest
 //! ([`super::Technique::TalkIntents`]): a choice offered, a trouble or good news told of
-//! oneself, a rude word said to the assistant, the how-are-you formula.
+//! oneself, a rude word or praise said to the assistant, the how-are-you formula, what the
+//! assistant is like beside a person, whether it likes the user, more of a story after a
+//! mood; and the forms of a question these and the intents' words rest on (a question word
+//! opening it, a yes-or-no question of fact).
 
 use super::talk::{
-    says_of_you, words, FAVOURITE, GLAD, HEARING, INSULTS, NOT, PRAISE, QUESTION_OPENERS, SAD,
-    SECOND_PERSON, SPEAKER, TALKING, TALK_WORDS, WANTING,
+    says_of_you, words, FAVOURITE, GLAD, HEARING, INSULTS, NOT, PRAISE, SAD, SECOND_PERSON,
+    SPEAKER, TALKING, TALK_WORDS, WANTING,
 };
 use crate::intent::Intent;
 use crate::messages::Texts;
@@ -403,3 +406,100 @@ const HOW_ARE_YOU: &[&str] = &[
 /// Stems of [`SAD`] and [`GLAD`] too common in other statements to tell a mood by form
 /// alone ([`told_intent`]): "I'll write it down", "I got home", "we're going away".
 const UNTOLD: &[&str] = &["down", "away", "got"];
+
+/// Words a question opens with (after «а», "so"…) that ask for a fact, not a task.
+pub(super) const QUESTION_OPENERS: &[&str] = &[
+    "кто",
+    "что",
+    "какой",
+    "какая",
+    "какое",
+    "какие",
+    "каких",
+    "каком",
+    "какого",
+    "каким",
+    "какую",
+    "кого",
+    "чего",
+    "чем",
+    "сколько",
+    "где",
+    "когда",
+    "почему",
+    "зачем",
+    "как",
+    "чему",
+    "при",
+    "who",
+    "what",
+    "what's",
+    "whats",
+    "which",
+    "where",
+    "when",
+    "why",
+    "how",
+];
+
+/// Whether `text` is a question opening with a question word ("How do you say thank you in
+/// Spanish?", «Что значит «привет»?»), not an offer ("how about showing it…"): no request
+/// to show a text.
+pub(crate) fn asks_with_question_word(text: &str) -> bool {
+    let words = words(text);
+    opens_with_question_word(&words)
+        && !(words.first().is_some_and(|w| w == "how")
+            && words.get(1).is_some_and(|w| w == "about"))
+}
+
+/// Whether `words` (lower case) open, after lead-ins ([`LEAD_INS`]), with a question
+/// word of fact ([`QUESTION_OPENERS`]).
+pub(super) fn opens_with_question_word(words: &[String]) -> bool {
+    words
+        .iter()
+        .find(|w| !LEAD_INS.contains(&w.as_str()))
+        .is_some_and(|w| QUESTION_OPENERS.contains(&w.as_str()))
+}
+
+/// Whether `words` (lower case) ask a yes-or-no question of fact, not put to the assistant:
+/// opening (after lead-ins) with "is", "does", "should"… not followed by "you" ("Is it safe
+/// to swim after eating?", "Do cats dream?"; "Do you deliver?" may ask a task of it), or with
+/// a word and «ли» («Полезно ли бегать по утрам?»; «Можно ли…», «Можешь ли…» ask for
+/// something).
+pub(super) fn asks_yes_or_no(words: &[String]) -> bool {
+    let mut rest = words
+        .iter()
+        .skip_while(|w| LEAD_INS.contains(&w.as_str()))
+        .map(String::as_str);
+    let (Some(first), second) = (rest.next(), rest.next()) else {
+        return false;
+    };
+    let english = matches!(
+        first,
+        "is" | "are"
+            | "was"
+            | "were"
+            | "isn't"
+            | "aren't"
+            | "does"
+            | "doesn't"
+            | "do"
+            | "did"
+            | "has"
+            | "should"
+            | "shall"
+    ) && !matches!(second, Some("you" | "u" | "ya"));
+    let russian = second == Some("ли")
+        && !matches!(
+            first,
+            "можно" | "можешь" | "можете" | "сможешь" | "сможете" | "не" | "нельзя"
+        );
+    english || russian
+}
+
+/// Words a question may open with before its question word: a lead-in («а», "so") or a
+/// preposition ("*At* what temperature…", «*В* каком году…»).
+const LEAD_INS: &[&str] = &[
+    "а", "и", "ну", "в", "во", "на", "с", "со", "о", "об", "до", "от", "за", "по", "для", "из",
+    "and", "so", "ok", "okay", "at", "in", "on", "for", "to", "from", "with", "of", "by",
+];

@@ -290,14 +290,30 @@ impl UnitQuestion {
     }
 }
 
+/// The words of a question of units (lower case, apostrophes kept: "what's").
+fn question_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// The count a word says, in digits or words («трёх», "two"): `Some(None)` for a number
+/// that counts no whole units (zero, a fraction), `None` for no number.
+fn count_said(word: &str) -> Option<Option<u64>> {
+    let n = OBLIQUE_NUMBERS
+        .iter()
+        .find(|(x, _)| *x == word)
+        .map(|(_, n)| *n)
+        .or_else(|| number_word(word))
+        .or_else(|| word.parse::<u32>().ok().map(f64::from))?;
+    Some((n >= 1.0 && n.fract() == 0.0).then_some(n as u64))
+}
+
 /// The question of units of time `text` asks, if it asks one with a whole answer and
 /// nothing else: «Сколько минут в часе?», "How many hours are in two days?".
 pub(crate) fn unit_question(text: &str) -> Option<UnitQuestion> {
-    let words: Vec<String> = text
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
+    let words = question_words(text);
     if words.is_empty() || words.len() > 12 {
         return None;
     }
@@ -321,18 +337,11 @@ pub(crate) fn unit_question(text: &str) -> Option<UnitQuestion> {
             asking = true;
         } else if INSIDE.contains(&w) {
             inside = true;
-        } else if let Some(n) = OBLIQUE_NUMBERS
-            .iter()
-            .find(|(x, _)| *x == w)
-            .map(|(_, n)| *n)
-            .or_else(|| number_word(w))
-            .or_else(|| w.parse::<u32>().ok().map(f64::from))
-        {
+        } else if let Some(n) = count_said(w) {
             // Only a count of the holding unit; "one" in "how many … in one day".
-            if count.is_some() || n < 1.0 || n.fract() != 0.0 {
+            if count.replace(n?).is_some() {
                 return None;
             }
-            count = Some(n as u64);
         } else if !FILLER.contains(&w) {
             return None;
         }
@@ -356,11 +365,7 @@ pub(crate) fn unit_question(text: &str) -> Option<UnitQuestion> {
 /// сутках?» after «Сколько секунд в часе?».
 pub(crate) fn unit_follow_up(previous: &str, text: &str) -> Option<UnitQuestion> {
     let before = unit_question(previous)?;
-    let words: Vec<String> = text
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
+    let words = question_words(text);
     if words.is_empty() || words.len() > 6 {
         return None;
     }
@@ -372,17 +377,10 @@ pub(crate) fn unit_follow_up(previous: &str, text: &str) -> Option<UnitQuestion>
             if holder.replace(unit).is_some() {
                 return None;
             }
-        } else if let Some(n) = OBLIQUE_NUMBERS
-            .iter()
-            .find(|(x, _)| *x == w)
-            .map(|(_, n)| *n)
-            .or_else(|| number_word(w))
-            .or_else(|| w.parse::<u32>().ok().map(f64::from))
-        {
-            if count.is_some() || n < 1.0 || n.fract() != 0.0 {
+        } else if let Some(n) = count_said(w) {
+            if count.replace(n?).is_some() {
                 return None;
             }
-            count = Some(n as u64);
         } else if !FILLER.contains(&w) && !INSIDE.contains(&w) && !FOLLOW_UP.contains(&w) {
             return None;
         }

@@ -11,7 +11,7 @@ use super::fill::{fill_args, says_enum_value, Fill, HostValues};
 use super::howto::asks_how_to;
 use super::refer::{is_id_arg, pointer, points_surely, referents, said_id, Pointer, Referents};
 use super::route::{Route, RouteExample, Router};
-use super::talk::{asks_with_question_word, is_small_talk, talk_examples, thanks_or_farewell};
+use super::talk::{is_small_talk, talk_examples, thanks_or_farewell};
 use super::text::{
     asks_advice, asks_for_any, asks_if_available, asks_meaning, asks_of_need, asks_opinion,
     asks_should, asks_what_is, asks_worth_or_cause, delimited_text, echo_stop, from_content_start,
@@ -19,7 +19,7 @@ use super::text::{
     read_out, remarks, routed_head, says_action, says_need, speaks_of_self, tells_of_past,
     tells_of_self, without_frame_end, without_lead, words_of,
 };
-use super::told::{told_over, told_sequel};
+use super::told::{asks_with_question_word, told_over, told_sequel};
 use super::words::{
     lower_words, said_number, stems, turn_openers, ALL_WORDS, NOW_WORDS, PLACEHOLDERS, POINTS_BACK,
     WHOLE_WORDS,
