@@ -82,6 +82,9 @@ pub struct ContentionBench {
     pub model: Option<String>,
     /// Engine threads (`None`: the engine's default).
     pub threads: Option<u32>,
+    /// The nice value the compute threads ask for (`None`: the engine's default,
+    /// `EngineParams::nice`).
+    pub nice: Option<i32>,
     /// Turns of the scripted dialogue played per condition.
     pub turns: usize,
     /// Sampled answers per condition (greedy, short questions, fresh sessions).
@@ -103,6 +106,9 @@ pub struct ConditionReport {
     pub condition: String,
     /// Threads the engine was loaded with (decode).
     pub threads: u32,
+    /// The nice value its compute threads ran at (`ModelInfo::nice`).
+    #[serde(default)]
+    pub nice: Option<i32>,
     /// Model load, ms (the first of the condition's loads).
     pub load_ms: f64,
     /// Dialogue turns: wall time, ms.
@@ -265,14 +271,17 @@ pub fn run_contention(
             condition: name.clone(),
             ..ConditionReport::default()
         };
+        let defaults = EngineParams::default();
         let params = EngineParams {
             threads: bench.threads,
-            ..EngineParams::default()
+            nice: bench.nice.or(defaults.nice),
+            ..defaults
         };
         let started = Instant::now();
         let engine = load_engine(&model, params.clone())?;
         c.load_ms = started.elapsed().as_secs_f64() * 1e3;
         c.threads = engine.info().threads;
+        c.nice = engine.info().nice;
         let (dialogue_report, _, engine) = play_on_engine_with(
             &dialogue,
             PromptLayout::default(),
@@ -461,10 +470,11 @@ pub fn contention_table(reports: &[ContentionReport]) -> String {
         .first()
         .and_then(|r| r.conditions.iter().find(|c| c.condition == "quiet"));
     out.push_str(&format!(
-        "{:<22} {:<7} {:>3} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>9} {:>5}\n",
+        "{:<22} {:<7} {:>3} {:>4} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>9} {:>5}\n",
         "setting",
         "load",
         "thr",
+        "nice",
         "turn p50",
         "turn p95",
         "ttft p50",
@@ -506,10 +516,11 @@ pub fn contention_table(reports: &[ContentionReport]) -> String {
                 ),
             };
             out.push_str(&format!(
-                "{:<22} {:<7} {:>3} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7.0}ms {:>7.0}ms {:>7.0}ms {:>5}\n",
+                "{:<22} {:<7} {:>3} {:>4} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7.0}ms {:>7.0}ms {:>7.0}ms {:>5}\n",
                 r.setting,
                 c.condition,
                 c.threads,
+                c.nice.map_or_else(|| "-".to_owned(), |n| n.to_string()),
                 turn50,
                 turn95,
                 ttft,

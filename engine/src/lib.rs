@@ -88,7 +88,7 @@ pub use kv::TokenId;
 pub use model::EngineModel;
 pub use params::{
     allowed_cpus, fit_threads, performance_cores, performance_cores_in, physical_cores,
-    EngineParams, KvType, CPU_SYSFS,
+    set_thread_nice, thread_nice, EngineParams, KvType, CPU_SYSFS, DEFAULT_NICE,
 };
 pub use prompt::RenderedPrompt;
 pub use snapshot::SnapshotError;

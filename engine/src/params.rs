@@ -80,7 +80,20 @@ pub struct EngineParams {
     /// computed attending to the removed span — measured by `porfiry bench shift`.
     /// Default false.
     pub kv_shift: bool,
+    /// The scheduling priority the compute threads ask for, as a nice value (-20 … 19; lower
+    /// gets more CPU where other work shares the cores): set on the engine's worker thread
+    /// before it starts the compute threads, which inherit it. A turn is work the user waits
+    /// for, as a phone's foreground app is; a loop in the background is not. Default
+    /// [`DEFAULT_NICE`]. `None` keeps what the process has; where the system refuses (an
+    /// unprivileged desktop process may not lower its nice value) nothing changes, and
+    /// [`ModelInfo::nice`](crate::ModelInfo::nice) says what the threads run at.
+    pub nice: Option<i32>,
 }
+
+/// The nice value the compute threads ask for by default ([`EngineParams::nice`]): what
+/// llama.cpp's own `--prio 1` ("medium") gives a process. Measured by `porfiry bench
+/// contention` (BENCHMARKS.md, "A busy phone").
+pub const DEFAULT_NICE: i32 = -5;
 
 impl Default for EngineParams {
     fn default() -> Self {
@@ -101,6 +114,7 @@ impl Default for EngineParams {
             model_sha256: None,
             anticipate: true,
             kv_shift: false,
+            nice: Some(DEFAULT_NICE),
         }
     }
 }
@@ -138,6 +152,51 @@ pub fn allowed_cpus() -> Option<u32> {
                 return None;
             }
             u32::try_from(libc::CPU_COUNT(&set)).ok().filter(|n| *n > 0)
+        }
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        None
+    }
+}
+
+/// Ask for nice value `nice` (clamped to -20 … 19) for the calling thread; threads it starts
+/// afterwards inherit it. Returns the nice value the thread runs at afterwards — unchanged
+/// where the system refused — or `None` where it cannot be read (no such notion here).
+pub fn set_thread_nice(nice: i32) -> Option<i32> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        let nice = nice.clamp(-20, 19);
+        // SAFETY: setpriority and getpriority take plain integers; on Linux `who` 0 with
+        // PRIO_PROCESS is the calling thread (a nice value belongs to a thread there). A
+        // refusal (EPERM, EACCES) leaves the value as it was, which is read back below.
+        unsafe {
+            let _ = libc::setpriority(libc::PRIO_PROCESS, 0, nice);
+        }
+        thread_nice()
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let _ = nice;
+        None
+    }
+}
+
+/// The calling thread's nice value, `None` where it cannot be read.
+pub fn thread_nice() -> Option<i32> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        // getpriority returns the nice value itself, and -1 both for nice -1 and for an
+        // error: errno, cleared first, tells them apart.
+        // SAFETY: errno is this thread's; getpriority takes plain integers.
+        unsafe {
+            #[cfg(target_os = "android")]
+            let errno = libc::__errno();
+            #[cfg(target_os = "linux")]
+            let errno = libc::__errno_location();
+            *errno = 0;
+            let n = libc::getpriority(libc::PRIO_PROCESS, 0);
+            (*errno == 0).then_some(n)
         }
     }
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
@@ -282,6 +341,31 @@ mod tests {
         let n = physical_cores();
         let logical = std::thread::available_parallelism().unwrap().get() as u32;
         assert!(n >= 1 && n <= logical, "{n} of {logical}");
+    }
+
+    #[test]
+    fn a_thread_sets_its_own_nice_value_and_the_threads_it_starts_inherit_it() {
+        let Some(main) = thread_nice() else {
+            return; // no nice values on this system
+        };
+        // Asking for a higher value (less CPU) is always allowed.
+        let (own, child) = std::thread::spawn(move || {
+            let own = set_thread_nice(main + 3);
+            let child = std::thread::spawn(thread_nice).join().ok().flatten();
+            (own, child)
+        })
+        .join()
+        .expect("the thread ran");
+        let wanted = (main + 3).min(19);
+        assert_eq!(own, Some(wanted));
+        assert_eq!(child, Some(wanted), "a thread started later inherits it");
+        assert_eq!(thread_nice(), Some(main), "the other threads keep theirs");
+        // Out of range is clamped, not an error.
+        let clamped = std::thread::spawn(|| set_thread_nice(99))
+            .join()
+            .ok()
+            .flatten();
+        assert_eq!(clamped, Some(19));
     }
 
     #[test]

@@ -128,6 +128,9 @@ pub struct ModelInfo {
     pub threads: u32,
     /// CPU threads for prompt batches (prefill).
     pub threads_batch: u32,
+    /// The nice value the compute threads run at (`EngineParams::nice`, or what the system
+    /// left when it refused), `None` where there is no such notion.
+    pub nice: Option<i32>,
     /// Whether the context computes on persistent thread pools (`EngineParams::thread_pool`
     /// and ggml started them), rather than threads started per graph.
     pub thread_pool: bool,

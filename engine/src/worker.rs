@@ -67,7 +67,9 @@ use crate::gpu;
 use crate::heads::{Head, Heads, HEAD_SESSION};
 use crate::idle::{AheadBook, IdleQueue};
 use crate::kv::KvBook;
-use crate::params::{allowed_cpus, fit_threads, EngineParams, KvType};
+use crate::params::{
+    allowed_cpus, fit_threads, set_thread_nice, thread_nice, EngineParams, KvType,
+};
 use crate::prompt::{self, RenderedPrompt, ReplyMemo, TokenCache};
 use crate::sampling::llama::PickBuffers;
 use crate::threads::ThreadChooser;
@@ -325,6 +327,11 @@ fn run(
         format,
         started,
     };
+    // The compute threads (the pools' and any ggml starts per graph) are started from this
+    // thread and inherit its priority.
+    if let Some(nice) = setup.params.nice {
+        set_thread_nice(nice);
+    }
     // Declared before the context too (after the backend is up): attached to it, they must
     // outlive it.
     let pools = setup
@@ -459,6 +466,7 @@ impl<'m> Worker<'m> {
             kv_shift: params.kv_shift && shiftable,
             threads,
             threads_batch,
+            nice: thread_nice(),
             thread_pool,
             batch: params.batch,
             n_seq: layout.n_seq,

@@ -21,6 +21,7 @@ use crate::error::BridgeError;
 /// | `context` | context size in tokens (0: the model's recommendation) | 0 |
 /// | `threads` | CPU threads (0: the engine's choice) | 0 |
 /// | `threads_batch` | CPU threads for prompt batches, when they should differ (0: `threads`) | 0 |
+/// | `nice` | the compute threads' scheduling priority, a nice value −20 … 19 (lower: more CPU when other work shares the cores; kept as it is where the system refuses) | −5 |
 /// | `max_tokens` | most tokens per generation (0: the engine's default, 512) | 0 |
 /// | `sessions` | sessions whose KV cache is kept at once | 1 |
 /// | `language` | `"ru"` or `"en"` | `"ru"` |
@@ -46,6 +47,7 @@ pub(crate) struct OpenOptions {
     pub context: Option<u32>,
     pub threads: Option<u32>,
     pub threads_batch: Option<u32>,
+    pub nice: Option<i32>,
     pub max_tokens: Option<u32>,
     pub sessions: Option<u32>,
     pub language: Option<String>,
@@ -63,7 +65,7 @@ pub(crate) struct OpenOptions {
 }
 
 /// The keys [`OpenOptions`] knows.
-const KEYS: [&str; 21] = [
+const KEYS: [&str; 22] = [
     "model",
     "skills",
     "toolsets",
@@ -71,6 +73,7 @@ const KEYS: [&str; 21] = [
     "context",
     "threads",
     "threads_batch",
+    "nice",
     "max_tokens",
     "sessions",
     "language",
@@ -125,6 +128,7 @@ impl OpenOptions {
                 "context" => o.context = value_of(key, v)?,
                 "threads" => o.threads = value_of(key, v)?,
                 "threads_batch" => o.threads_batch = value_of(key, v)?,
+                "nice" => o.nice = value_of(key, v)?,
                 "max_tokens" => o.max_tokens = value_of(key, v)?,
                 "sessions" => o.sessions = value_of(key, v)?,
                 "language" => o.language = value_of(key, v)?,
@@ -195,6 +199,14 @@ impl OpenOptions {
         config.n_ctx = positive(self.context);
         config.threads = positive(self.threads);
         config.threads_batch = positive(self.threads_batch);
+        if let Some(n) = self.nice {
+            if !(-20..=19).contains(&n) {
+                return Err(invalid(format!(
+                    "option \"nice\": {n} is no nice value: use -20 … 19"
+                )));
+            }
+            config.nice = Some(n);
+        }
         if let Some(max) = positive(self.max_tokens) {
             config.generate.max_tokens = max as usize;
         }
@@ -290,6 +302,7 @@ pub(crate) fn info(config: &RuntimeConfig, report: &OpenReport, agent: &Agent) -
         "n_seq": m.n_seq,
         "threads": m.threads,
         "threads_batch": m.threads_batch,
+        "nice": m.nice,
         "thread_pool": m.thread_pool,
         "load_ms": m.load_ms,
         "max_tokens": config.generate.max_tokens,
@@ -325,7 +338,7 @@ mod tests {
     fn every_key_reaches_the_config() {
         let o = OpenOptions::parse(
             r#"{"model": "/m/g.gguf", "skills": ["/s", ""], "toolsets": ["/t"], "builtin": false,
-                "context": 1024, "threads": 0, "threads_batch": 3, "max_tokens": 48, "sessions": 2, "language": "en",
+                "context": 1024, "threads": 0, "threads_batch": 3, "nice": -3, "max_tokens": 48, "sessions": 2, "language": "en",
                 "chat_format": "chatml", "data_dir": "/d", "kv_dir": "/k", "tool_timeout_ms": 250,
                 "max_sentences": 0, "route": false, "catalog": "/d/catalog.sqlite", "mmap": false}"#,
         )
@@ -338,6 +351,7 @@ mod tests {
         assert_eq!(c.toolset_dirs, vec![PathBuf::from("/t")]);
         assert_eq!((c.n_ctx, c.threads, c.n_seq), (Some(1024), None, 2));
         assert_eq!(c.threads_batch, Some(3));
+        assert_eq!(c.nice, Some(-3));
         assert_eq!(c.generate.max_tokens, 48);
         assert_eq!(c.agent.guidance.max_sentences, None);
         assert!(!c.agent.guidance.is_on(Technique::Route));
@@ -409,6 +423,7 @@ mod tests {
         assert!(error(r#"{"model": "m.gguf", "language": "de"}"#).contains("\"de\""));
         assert!(error(r#"{"model": "m.gguf", "context": "big"}"#).contains("context"));
         assert!(error(r#"{"model": "m.gguf", "tool_timeout_ms": 0}"#).contains("tool_timeout_ms"));
+        assert!(error(r#"{"model": "m.gguf", "nice": -40}"#).contains("-20"));
         assert!(error(r#"{"skills": []}"#).contains("model"));
         assert!(error("[1]").contains("object"));
         assert!(error("{").contains("not JSON"));

@@ -40,6 +40,9 @@ pub struct RuntimeConfig {
     /// CPU threads for prompt batches (prefill), when they should differ from `threads`
     /// (which then counts for one-token decodes). Default `None`: `threads`.
     pub threads_batch: Option<u32>,
+    /// The nice value the compute threads ask for (`EngineParams::nice`). Default `None`: the
+    /// engine's, `porfiry_engine::DEFAULT_NICE`.
+    pub nice: Option<i32>,
     /// Reuse the KV cache across a removed span by shifting (`EngineParams::kv_shift`).
     /// Default `None`: the model manifest's choice (off for a file it does not know).
     pub kv_shift: Option<bool>,
@@ -89,6 +92,7 @@ impl Default for RuntimeConfig {
             n_ctx: None,
             threads: None,
             threads_batch: None,
+            nice: None,
             kv_shift: None,
             gpu_layers: None,
             mmap: true,
@@ -156,6 +160,7 @@ pub fn engine_params(
             .unwrap_or(defaults.n_ctx),
         threads: config.threads,
         threads_batch: config.threads_batch,
+        nice: config.nice.or(defaults.nice),
         kv_shift: config
             .kv_shift
             .or(spec.map(|s| s.kv_shift))

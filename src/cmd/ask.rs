@@ -37,6 +37,11 @@ pub struct ModelArgs {
     /// (which then counts for one-token decodes). Default: `--threads`.
     #[arg(long, value_name = "N")]
     pub threads_batch: Option<u32>,
+    /// The scheduling priority of the compute threads, a nice value (-20 … 19): lower gets
+    /// more CPU where other work shares the cores. Default: -5 where the system allows it
+    /// (a process without the privilege keeps its own).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub nice: Option<i32>,
     /// Layers to offload to the GPU (a build with `--features vulkan` or `opencl`). Default:
     /// all of them when llama.cpp found a GPU device; 0 keeps the model on the CPU.
     #[arg(long, value_name = "N")]
@@ -247,6 +252,7 @@ impl Host {
             n_ctx: model.ctx,
             threads: model.threads,
             threads_batch: model.threads_batch,
+            nice: model.nice,
             kv_shift: model.kv_shift,
             gpu_layers: model.gpu_layers,
             mmap: !model.no_mmap,

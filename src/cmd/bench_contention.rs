@@ -16,9 +16,14 @@ pub struct ContentionArgs {
     /// `--settings`, each setting says its own.
     #[arg(long, value_name = "N")]
     threads: Option<u32>,
+    /// The nice value the compute threads ask for (default: the engine's, `DEFAULT_NICE`;
+    /// 0: no more than any other process). With `--settings`, each setting says its own.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    nice: Option<i32>,
     /// Thread settings to compare, each in a child process, comma-separated: `N` (N threads,
     /// OpenMP waiting as the environment says), `N-passive` / `N-active` (OpenMP threads
-    /// that sleep / spin while they wait: `OMP_WAIT_POLICY`), `auto` (the engine's choice).
+    /// that sleep / spin while they wait: `OMP_WAIT_POLICY`), `auto` (the engine's choice);
+    /// each may end in `@NICE`, the nice value its compute threads ask for (`2@0`, `2@-5`).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     settings: Vec<String>,
     /// Another build of porfiry to run every setting on as well, `LABEL=PATH` (for
@@ -58,6 +63,7 @@ struct Setting {
     binary: std::path::PathBuf,
     threads: Option<u32>,
     wait_policy: Option<&'static str>,
+    nice: Option<i32>,
 }
 
 fn settings(a: &ContentionArgs) -> anyhow::Result<Vec<Setting>> {
@@ -71,8 +77,18 @@ fn settings(a: &ContentionArgs) -> anyhow::Result<Vec<Setting>> {
     let mut out = Vec::new();
     for (build, binary) in &builds {
         for s in &a.settings {
-            let (threads, wait_policy) = match s.split_once('-') {
+            let (spec, nice) = match s.split_once('@') {
+                Some((spec, n)) => (
+                    spec,
+                    Some(
+                        n.parse()
+                            .with_context(|| format!("the nice value of {s:?}"))?,
+                    ),
+                ),
                 None => (s.as_str(), None),
+            };
+            let (threads, wait_policy) = match spec.split_once('-') {
+                None => (spec, None),
                 Some((t, "passive")) => (t, Some("PASSIVE")),
                 Some((t, "active")) => (t, Some("ACTIVE")),
                 Some(_) => bail!("unknown setting {s:?}: N, N-passive, N-active or auto"),
@@ -86,6 +102,7 @@ fn settings(a: &ContentionArgs) -> anyhow::Result<Vec<Setting>> {
                 binary: binary.clone(),
                 threads,
                 wait_policy,
+                nice,
             });
         }
     }
@@ -98,6 +115,7 @@ pub fn run(a: ContentionArgs) -> anyhow::Result<ExitCode> {
         let bench = ContentionBench {
             model: a.model.clone(),
             threads: a.threads,
+            nice: a.nice,
             turns: a.turns,
             answers: a.answers,
             cancels: a.cancels,
@@ -155,6 +173,9 @@ fn run_child(a: &ContentionArgs, s: &Setting) -> anyhow::Result<ContentionReport
     }
     if let Some(t) = s.threads {
         cmd.args(["--threads", &t.to_string()]);
+    }
+    if let Some(n) = s.nice {
+        cmd.arg(format!("--nice={n}"));
     }
     match s.wait_policy {
         Some(p) => cmd.env("OMP_WAIT_POLICY", p),
