@@ -50,7 +50,8 @@ impl Fill {
 /// Whether two words are one word in other forms: equal, or (both of four letters or more,
 /// their lengths two letters apart at most) sharing all but at most the last two letters of
 /// the shorter one, three at least («кухня» / «кухне», «Анна» / «Анне», «гостиная» /
-/// «гостиной», "light" / "lights"; "work" is no "workout", «спорт» no «спортзала»).
+/// «гостиной», "light" / "lights"; "work" is no "workout", «спорт» no «спортзала»). An
+/// ending is letters: "hdmi" is no "hdmi1", "mp3" no "mp4".
 pub(crate) fn same_word(a: &str, b: &str) -> bool {
     if a == b {
         return true;
@@ -61,7 +62,8 @@ pub(crate) fn same_word(a: &str, b: &str) -> bool {
         return false;
     }
     let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    common >= 3 && common + 2 >= shorter
+    let letters = |w: &[char]| w.iter().skip(common).all(|c| c.is_alphabetic());
+    common >= 3 && common + 2 >= shorter && letters(&a) && letters(&b)
 }
 
 /// The indices of `request` words (lower case) that say `phrase`: all its words, each
@@ -911,6 +913,27 @@ mod tests {
         // Several units converted into: each one a target.
         let got = fill(&decls, "convert 10 miles to feet and to inches", Lang::En);
         assert_eq!(got[2], values(&["foot", "inch"]));
+    }
+
+    #[test]
+    fn a_value_numbered_by_a_digit_is_told_from_its_neighbours() {
+        let source = ArgDecl {
+            said: vec![
+                ("hdmi1".into(), vec!["hdmi 1".into(), "hdmi one".into()]),
+                ("hdmi2".into(), vec!["hdmi 2".into(), "hdmi two".into()]),
+            ],
+            ..ArgDecl::new(
+                "source",
+                ArgType::Enum(vec!["hdmi1".into(), "hdmi2".into(), "antenna".into()]),
+                true,
+            )
+        };
+        let one = std::slice::from_ref(&source);
+        assert_eq!(fill(one, "HDMI 2", Lang::En), vec![values(&["hdmi2"])]);
+        assert_eq!(fill(one, "switch to hdmi one", Lang::En), vec![values(&["hdmi1"])]);
+        assert_eq!(fill(one, "hdmi2 please", Lang::En), vec![values(&["hdmi2"])]);
+        assert!(!same_word("hdmi", "hdmi1"));
+        assert!(same_word("lights", "light"));
     }
 
     #[test]

@@ -283,6 +283,43 @@ fn a_follow_up_saying_a_value_stays_in_the_set_the_previous_turn_acted_in() {
     assert_eq!(routed_to(&out), Some("memo_add"));
 }
 
+const TV: &str = "\
+name: tv
+description: the television
+tools:
+  - name: tv_channel
+    description: switch the channel
+    args:
+      - {name: channel, type: integer, required: true, min: 1, max: 999}
+    examples:
+      en: ['Switch to channel 5', 'Put on channel 24']
+  - name: tv_volume
+    description: set the TV volume
+    args:
+      - {name: level, type: integer, required: true, min: 0, max: 30}
+    examples:
+      en: ['Make it 20 on the TV volume', 'TV volume 10', 'Make it quieter, 8']
+";
+
+#[test]
+fn a_short_request_pointing_back_with_a_value_is_the_previous_call_again() {
+    let sets = [("tv", TV)];
+    let mut agent = sets_agent(Guidance::default(), &sets);
+    let (out, _) = routed_turn(&mut agent, "Let's watch channel 12", &["Done."]);
+    assert_eq!(out.executed[0].name, "tv_channel");
+    let (out, model) = routed_turn(&mut agent, "hmm, make it fourteen", &["Done."]);
+    assert_eq!(routed_to(&out), Some("tv_channel"), "{:?}", out.route);
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: tv_channel|14")
+    );
+    // A word of another tool of the set said: that tool.
+    let mut agent = sets_agent(Guidance::default(), &sets);
+    routed_turn(&mut agent, "Let's watch channel 12", &["Done."]);
+    let (out, _) = routed_turn(&mut agent, "make it 8 on the TV volume", &["Done."]);
+    assert_eq!(routed_to(&out), Some("tv_volume"), "{:?}", out.route);
+}
+
 #[test]
 fn a_verb_only_one_tool_declares_routes_to_it() {
     let sets = [("kitchen", KITCHEN)];

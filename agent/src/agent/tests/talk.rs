@@ -361,10 +361,15 @@ fn an_intent_that_wins_only_narrowly_takes_nothing() {
     let mut guidance = Guidance::default();
     guidance.intent_margin = 10.0;
     let mut agent = agent_with(guidance.clone());
-    let (out, model) = routed_turn(&mut agent, "Благодарю тебя", &["Пожалуйста."]);
+    let (out, model) = routed_turn(&mut agent, "Доброе утро", &["Доброе утро!"]);
     assert_eq!(out.talk, None, "{:?}", out.route);
     assert!(out.route.as_ref().is_some_and(|r| r.target.is_none()));
     assert_eq!(model.requests().len(), 1);
+    // Unless it says the formula in its words: thanks is thanks however narrowly it won.
+    let mut agent = agent_with(guidance.clone());
+    let (out, model) = routed_turn(&mut agent, "Понятно, спасибо", &[]);
+    assert_eq!(out.talk, Some(Intent::Thanks), "{:?}", out.route);
+    assert!(model.requests().is_empty());
     // Unless the request is the intent by its form: a rude word said to the assistant.
     let mut agent = agent_with(guidance.clone());
     let (out, model) = routed_turn(&mut agent, "Ты дурак", &[]);

@@ -868,7 +868,15 @@ impl Planner<'_> {
         if self.on(Technique::TalkIntents) && self.on(Technique::IntentMargin) {
             if let Ok(Some(r)) = &mut route {
                 let intent = r.target.as_deref().and_then(Intent::from_target);
-                if intent.is_some() && r.margin < self.guidance.intent_margin {
+                // (A formula the message says in its words — thanks, a leave-taking — wins
+                // however narrowly: «Понятно, спасибо» between an acknowledgement and thanks
+                // is one of them, never none.)
+                let formula = matches!(
+                    intent,
+                    Some(Intent::Acknowledgement | Intent::Thanks | Intent::Farewell)
+                ) && thanks_or_farewell(user_text)
+                    && !is_question(user_text);
+                if intent.is_some() && !formula && r.margin < self.guidance.intent_margin {
                     r.target = None;
                 }
             }

@@ -33,6 +33,40 @@ impl Planner<'_> {
                 .first()
                 .is_some_and(|w| ["and", "what", "а", "и", "ну"].contains(&w.as_str()))
             && !crate::guidance::numbers::numbers_said(request).is_empty();
+        // "make it fourteen" after a channel: a short request that points back at what the
+        // previous call acted on and says a value it takes is that call again, wherever in
+        // the set it was routed (the volume's "make it 20" is nearest), unless it says
+        // another tool's word.
+        let points = elliptic
+            || points_back_at(request)
+            || words
+                .iter()
+                .any(|w| ["it", "that", "его", "её", "ее", "это"].contains(&w.as_str()));
+        let says_other = |other: &str| {
+            let Some(tool) = set.tool(other) else {
+                return false;
+            };
+            let own: std::collections::BTreeSet<String> = set
+                .tool(&previous)
+                .map(|p| stems(&declared(p).collect::<Vec<_>>().join(" ")))
+                .unwrap_or_default()
+                .into_iter()
+                .collect();
+            let theirs = stems(&declared(tool).collect::<Vec<_>>().join(" "));
+            says_action(request, &tool.said)
+                || stems(request)
+                    .iter()
+                    .any(|s| theirs.contains(s) && !own.contains(s))
+        };
+        let again = inside
+            && routed.as_deref() != Some(previous.as_str())
+            && words.len() <= 5
+            && points
+            && !routed.as_deref().is_some_and(says_other)
+            && self.takes_said_values(&previous, request);
+        if again {
+            return Some(previous);
+        }
         if inside
             || (is_question(request) && !elliptic)
             || thanks_or_farewell(request)
@@ -561,7 +595,10 @@ pub(super) fn closing_clause(request: &str) -> Option<String> {
     let (head, tail) = request.rsplit_once(',')?;
     let words = lower_words(tail);
     let short = (2..=3).contains(&words.len());
-    (short && !lower_words(head).is_empty() && points_back_at(tail)).then(|| tail.trim().to_owned())
+    // (Said before it: more than a filler — "hmm, make it fourteen" is one request.)
+    let said_before = without_lead(request).trim_start().len() > tail.trim().len();
+    (short && !lower_words(head).is_empty() && said_before && points_back_at(tail))
+        .then(|| tail.trim().to_owned())
 }
 
 /// Whether most of `examples` (half or more, and one at least) ask a question
