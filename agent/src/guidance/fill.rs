@@ -297,8 +297,16 @@ pub(crate) fn fill_args(
             // An ordinal says a place: where one is said, an argument without a unit takes
             // the place, not a quantity said beside it.
             let ordinals: Vec<&Said> = said.iter().filter(|s| s.ordinal).collect();
+            // A duration said is what an argument of a unit takes, while another numeric
+            // argument without one is there for a bare number said beside it ("a ten
+            // kilometre run, fifty-two minutes": 52 minutes and 10 km; "5 and 10 minutes"
+            // to a timer alone are two durations).
+            let durations: Vec<&Said> = said.iter().filter(|s| s.unit.is_some()).collect();
+            let bare_taker = numeric.iter().any(|&j| j != i && decls[j].unit.is_none());
             if d.unit.is_none() && !ordinals.is_empty() {
                 ordinals
+            } else if d.unit.is_some() && bare_taker && !durations.is_empty() {
+                durations
             } else {
                 said.iter()
                     .filter(|s| !s.ordinal || d.unit.is_none())
@@ -916,6 +924,32 @@ mod tests {
     }
 
     #[test]
+    fn a_duration_said_goes_to_the_argument_of_a_unit_and_a_bare_number_to_the_other() {
+        let minutes = ArgDecl {
+            unit: Some(DurationUnit::Minutes),
+            ..ArgDecl::new("minutes", ArgType::Integer, true)
+        };
+        let km = ArgDecl::new("distance_km", ArgType::Number, false);
+        let decls = vec![minutes, km];
+        assert_eq!(
+            fill(
+                &decls,
+                "Log a ten kilometre run, it took me fifty-two minutes",
+                Lang::En
+            ),
+            vec![values(&["52"]), values(&["10"])]
+        );
+        assert_eq!(
+            fill(
+                &decls,
+                "запиши пробежку на десять километров, бежал пятьдесят две минуты",
+                Lang::Ru
+            ),
+            vec![values(&["52"]), values(&["10"])]
+        );
+    }
+
+    #[test]
     fn a_value_numbered_by_a_digit_is_told_from_its_neighbours() {
         let source = ArgDecl {
             said: vec![
@@ -930,8 +964,14 @@ mod tests {
         };
         let one = std::slice::from_ref(&source);
         assert_eq!(fill(one, "HDMI 2", Lang::En), vec![values(&["hdmi2"])]);
-        assert_eq!(fill(one, "switch to hdmi one", Lang::En), vec![values(&["hdmi1"])]);
-        assert_eq!(fill(one, "hdmi2 please", Lang::En), vec![values(&["hdmi2"])]);
+        assert_eq!(
+            fill(one, "switch to hdmi one", Lang::En),
+            vec![values(&["hdmi1"])]
+        );
+        assert_eq!(
+            fill(one, "hdmi2 please", Lang::En),
+            vec![values(&["hdmi2"])]
+        );
         assert!(!same_word("hdmi", "hdmi1"));
         assert!(same_word("lights", "light"));
     }

@@ -313,6 +313,17 @@ fn a_short_request_pointing_back_with_a_value_is_the_previous_call_again() {
         model.requests()[0].forced_reply.as_deref(),
         Some("TOOL_CALL: tv_channel|14")
     );
+    // Said with a word of another tool of the set: that tool, wherever it was routed (the
+    // music's volume came nearer).
+    let sets = [("tv", TV), ("music", MUSIC)];
+    let mut agent = sets_agent(Guidance::default(), &sets);
+    routed_turn(&mut agent, "Let's watch channel 12", &["Done."]);
+    let (out, model) = routed_turn(&mut agent, "and a bit quieter, volume ten", &["Done."]);
+    assert_eq!(routed_to(&out), Some("tv_volume"), "{:?}", out.route);
+    assert_eq!(
+        model.requests()[0].forced_reply.as_deref(),
+        Some("TOOL_CALL: tv_volume|10")
+    );
     // A word of another tool of the set said: that tool.
     let mut agent = sets_agent(Guidance::default(), &sets);
     routed_turn(&mut agent, "Let's watch channel 12", &["Done."]);

@@ -87,6 +87,14 @@ impl Planner<'_> {
         }
         // A value said: a number, an enum's word or a list entry, not a text alone.
         let takes = |tool: &str| self.takes_said_values(tool, request);
+        // Another tool of the set named by its own declared words and taking the value goes
+        // before the previous call ("and a bit quieter, volume ten" after a channel).
+        let mut named = tools
+            .iter()
+            .filter(|t| **t != previous && says_other(t) && takes(t));
+        if let (Some(one), None) = (named.next(), named.next()) {
+            return Some((*one).to_owned());
+        }
         if takes(&previous) {
             return Some(previous);
         }
