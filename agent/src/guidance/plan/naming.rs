@@ -23,6 +23,7 @@ pub(super) fn best_named<'a>(
     named: impl Iterator<Item = (&'a String, &'a String)>,
 ) -> Option<String> {
     let want = stems(request);
+    let words = super::super::words::lower_words(request);
     let mut best: Option<(f32, &String)> = None;
     for (name, description) in named {
         let have = stems(&format!("{name} {description}"));
@@ -30,10 +31,15 @@ pub(super) fn best_named<'a>(
             .iter()
             .filter(|w| have.iter().any(|h| same_stem(w, h)))
             .count();
-        let score = if want.is_empty() {
+        // A name too short to be a stem ("tv") counts when the request says it as a word.
+        let short_name = usize::from(
+            name.chars().count() < 3 && words.iter().any(|w| w.eq_ignore_ascii_case(name)),
+        );
+        let said = want.len() + short_name;
+        let score = if said == 0 {
             0.0
         } else {
-            shared as f32 / want.len() as f32
+            (shared + short_name) as f32 / said as f32
         };
         if score > 0.0 && best.is_none_or(|(b, _)| score > b) {
             best = Some((score, name));
@@ -132,6 +138,27 @@ mod tests {
         // Nothing shared, no subject; a three-letter word starts no longer one ("fil" is no "films").
         assert_eq!(best("fil the tank"), None);
         assert_eq!(best("what about the weather"), None);
+        // A name too short to be a stem is said as a word.
+        let named = [
+            (
+                "radio".to_string(),
+                "play radio stations, set the volume, turn it off".to_string(),
+            ),
+            (
+                "tv".to_string(),
+                "turn the set on and off, channels, the volume".to_string(),
+            ),
+        ];
+        let best = |request: &str| best_named(request, named.iter().map(|(n, d)| (n, d)));
+        assert_eq!(
+            best("TV a bit quieter, twelve please").as_deref(),
+            Some("tv")
+        );
+        assert_eq!(
+            best("Turn the TV volume all the way up").as_deref(),
+            Some("tv")
+        );
+        assert_eq!(best("turn the volume up").as_deref(), Some("radio"));
     }
 
     #[test]
