@@ -42,19 +42,20 @@ impl Planner<'_> {
             || words
                 .iter()
                 .any(|w| ["it", "that", "его", "её", "ее", "это"].contains(&w.as_str()));
-        let says_other = |other: &str| {
+        // Whether the request names set tool `other` by its own declared words: a `said:`
+        // word of it, or a stem of its declaration that the previous call's lacks.
+        let said_stems = stems(request);
+        let own = set
+            .tool(&previous)
+            .map(|p| stems(&declared(p).collect::<Vec<_>>().join(" ")))
+            .unwrap_or_default();
+        let names_tool = |other: &str| {
             let Some(tool) = set.tool(other) else {
                 return false;
             };
-            let own: std::collections::BTreeSet<String> = set
-                .tool(&previous)
-                .map(|p| stems(&declared(p).collect::<Vec<_>>().join(" ")))
-                .unwrap_or_default()
-                .into_iter()
-                .collect();
             let theirs = stems(&declared(tool).collect::<Vec<_>>().join(" "));
             says_action(request, &tool.said)
-                || stems(request)
+                || said_stems
                     .iter()
                     .any(|s| theirs.contains(s) && !own.contains(s))
         };
@@ -62,7 +63,7 @@ impl Planner<'_> {
             && routed.as_deref() != Some(previous.as_str())
             && words.len() <= 5
             && points
-            && !routed.as_deref().is_some_and(says_other)
+            && !routed.as_deref().is_some_and(names_tool)
             && self.takes_said_values(&previous, request);
         if again {
             return Some(previous);
@@ -91,7 +92,7 @@ impl Planner<'_> {
         // before the previous call ("and a bit quieter, volume ten" after a channel).
         let mut named = tools
             .iter()
-            .filter(|t| **t != previous && says_other(t) && takes(t));
+            .filter(|t| **t != previous && names_tool(t) && takes(t));
         if let (Some(one), None) = (named.next(), named.next()) {
             return Some((*one).to_owned());
         }
